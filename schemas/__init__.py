@@ -1,0 +1,1 @@
+"""Versioned event models, the CloudEvents envelope, upcasters and exported JSON Schemas."""

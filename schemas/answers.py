@@ -1,0 +1,121 @@
+"""The upstream contract (`answer.submitted` v1), acceptance and rejection (SPEC §3, §4.1)."""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import Field, field_validator
+
+from schemas.base import Model
+
+ANSWER_ID_PATTERN = r"^[A-Za-z0-9._:-]{1,200}$"
+MAX_TEXT_CHARS = 200_000
+MAX_SOURCES = 1_000
+
+RenderingName = Literal["markdown", "html", "plain"]
+ALL_RENDERINGS: tuple[RenderingName, ...] = ("markdown", "html", "plain")
+
+
+class Chunk(Model):
+    """A retrieved passage of a source, with where it sits in its section."""
+
+    chunk_id: str | None = None
+    text: str
+    section_id: str | None = None
+    href: str | None = None
+    page: int | None = Field(default=None, ge=1)
+    start_char: int | None = Field(default=None, ge=0)
+
+
+class Source(Model):
+    """One source the model saw; the answer cites it as `[index]`."""
+
+    index: int = Field(ge=1)
+    kind: Literal["document", "web"] = "document"
+    source_id: str | None = None
+    doc_id: str | None = None
+    title: str | None = None
+    url: str | None = None
+    format: Literal["pdf", "epub", "html", "text"] | None = None
+    score: float | None = None
+    authors: list[str] = Field(default_factory=list)
+    journal: str | None = None
+    year: int | None = None
+    doi: str | None = None
+    pmid: str | None = None
+    chunks: list[Chunk] = Field(default_factory=list)
+
+
+class AnswerUnitIn(Model):
+    """An upstream classification of part of the answer (SPEC §4.4)."""
+
+    id: str
+    text: str
+    kind: Literal["verbatim", "derived"]
+    quote: str | None = None
+    source_indexes: list[int] = Field(default_factory=list)
+
+
+class AnswerOptions(Model):
+    """Per-answer processing options."""
+
+    min_citation_score: float = 0.0
+    max_citations: int = Field(default=10, ge=0)
+    renderings: list[RenderingName] = Field(default_factory=lambda: list(ALL_RENDERINGS))
+
+
+class AnswerSubmitted(Model):
+    """`citeflow.answer.submitted.v1`: what an upstream RAG service publishes."""
+
+    answer_id: str = Field(pattern=ANSWER_ID_PATTERN)
+    query: str | None = None
+    text: str = Field(max_length=MAX_TEXT_CHARS)
+    sources: list[Source] = Field(max_length=MAX_SOURCES)
+    answer_units: list[AnswerUnitIn] | None = None
+    options: AnswerOptions | None = None
+    metadata: dict[str, Any] | None = None
+
+    @field_validator("sources")
+    @classmethod
+    def _unique_indexes(cls, sources: list[Source]) -> list[Source]:
+        seen: set[int] = set()
+        for source in sources:
+            if source.index in seen:
+                raise ValueError(f"duplicate source index {source.index}")
+            seen.add(source.index)
+        return sources
+
+    def effective_options(self) -> AnswerOptions:
+        """The options with defaults filled in."""
+        return self.options or AnswerOptions()
+
+
+class AnswerAccepted(Model):
+    """`citeflow.answer.accepted.v1`: a submission that passed validation."""
+
+    answer: AnswerSubmitted
+    submitted_event_id: str
+    size_bytes: int
+
+
+class RejectionError(Model):
+    """One validation error of a rejected input."""
+
+    code: str
+    message: str
+    path: str
+
+
+class AnswerRejected(Model):
+    """`citeflow.answer.rejected.v1`: bad input, with the reason and the original bytes."""
+
+    answer_id: str | None = None
+    code: str
+    message: str
+    path: str
+    errors: list[RejectionError] = Field(default_factory=list)
+    original_base64: str
+    original_topic: str | None = None
+    original_partition: int | None = None
+    original_offset: int | None = None
+    size_bytes: int

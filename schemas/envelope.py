@@ -1,0 +1,240 @@
+"""The CloudEvents 1.0 structured-mode envelope: encode, decode (with upcasting), headers."""
+
+from __future__ import annotations
+
+import uuid
+from dataclasses import dataclass
+from datetime import datetime, timezone
+from typing import Any
+
+import orjson
+from pydantic import BaseModel, ValidationError
+
+from schemas.registry import EVENT_TYPES, EventType, event_type_of, parse_type, type_string
+from schemas.upcasters import UpcastError, upcast
+
+SPECVERSION = "1.0"
+CONTENT_TYPE = "application/json"
+_ID_NAMESPACE = uuid.UUID("6f1c9a52-1b3e-4d5e-9a47-3c1f0e8d2b71")
+_REQUIRED = ("specversion", "id", "source", "type", "subject", "data")
+
+Headers = list[tuple[str, bytes]]
+
+
+class EventDecodeError(ValueError):
+    """An input that is not a readable event. `code` is stable, `path` points at the problem."""
+
+    def __init__(
+        self,
+        code: str,
+        message: str,
+        path: str = "$",
+        errors: list[dict[str, str]] | None = None,
+        subject: str | None = None,
+    ) -> None:
+        super().__init__(message)
+        self.code = code
+        self.message = message
+        self.path = path
+        self.errors = errors or [{"code": code, "message": message, "path": path}]
+        self.subject = subject
+
+
+@dataclass(frozen=True)
+class Event:
+    """A decoded event: its CloudEvents attributes and its validated current-version data."""
+
+    id: str
+    source: str
+    type: str
+    subject: str
+    time: str
+    data: BaseModel
+    traceparent: str | None = None
+    upcast_from: int | None = None
+
+
+def derived_event_id(input_event_id: str, stage: str, output_type: str = "") -> str:
+    """A deterministic id: the same input through the same stage always gets the same id,
+    so a duplicate from an at-least-once retry is recognisable downstream."""
+    return str(uuid.uuid5(_ID_NAMESPACE, f"{stage}|{output_type}|{input_event_id}"))
+
+
+def now_iso() -> str:
+    """The current UTC time as RFC 3339."""
+    return datetime.now(timezone.utc).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+
+
+def make_event(
+    data: BaseModel,
+    *,
+    subject: str,
+    source: str,
+    event_id: str | None = None,
+    traceparent: str | None = None,
+    time: str | None = None,
+) -> Event:
+    """Wrap a payload model in a current-version event."""
+    etype = event_type_of(type(data))
+    return Event(
+        id=event_id or str(uuid.uuid4()),
+        source=source,
+        type=etype.type,
+        subject=subject,
+        time=time or now_iso(),
+        data=data,
+        traceparent=traceparent,
+    )
+
+
+def encode(event: Event) -> bytes:
+    """The structured-mode JSON value of an event."""
+    body: dict[str, Any] = {
+        "specversion": SPECVERSION,
+        "id": event.id,
+        "source": event.source,
+        "type": event.type,
+        "time": event.time,
+        "subject": event.subject,
+        "datacontenttype": CONTENT_TYPE,
+    }
+    if event.traceparent:
+        body["traceparent"] = event.traceparent
+    body["data"] = orjson.Fragment(event.data.model_dump_json())
+    return orjson.dumps(body)
+
+
+def headers_for(event: Event) -> Headers:
+    """Attributes mirrored into `ce_*` headers for cheap filtering, plus `traceparent`."""
+    headers: Headers = [
+        ("ce_specversion", SPECVERSION.encode()),
+        ("ce_id", event.id.encode()),
+        ("ce_type", event.type.encode()),
+        ("ce_source", event.source.encode()),
+        ("ce_subject", event.subject.encode()),
+        ("ce_time", event.time.encode()),
+        ("content-type", b"application/cloudevents+json"),
+    ]
+    if event.traceparent:
+        headers.append(("traceparent", event.traceparent.encode()))
+    return headers
+
+
+def _error_path(loc: tuple[Any, ...]) -> str:
+    path = "$.data"
+    for part in loc:
+        path += f"[{part}]" if isinstance(part, int) else f".{part}"
+    return path
+
+
+def validation_error(exc: ValidationError, subject: str | None) -> EventDecodeError:
+    """An EventDecodeError from pydantic errors, with JSON paths into `data`."""
+    errors = [
+        {"code": err["type"], "message": err["msg"], "path": _error_path(err["loc"])}
+        for err in exc.errors(include_url=False)
+    ]
+    first = errors[0]
+    return EventDecodeError(
+        "invalid_data",
+        f"{first['path']}: {first['message']}"
+        + (f" (and {len(errors) - 1} more)" if len(errors) > 1 else ""),
+        first["path"],
+        errors,
+        subject,
+    )
+
+
+def parse_envelope(value: bytes) -> dict[str, Any]:
+    """Bytes to the envelope dict; raises EventDecodeError on bad UTF-8, JSON or shape."""
+    try:
+        text = value.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise EventDecodeError(
+            "invalid_utf8", f"value is not valid UTF-8 at byte {exc.start}: {exc.reason}"
+        ) from None
+    try:
+        body = orjson.loads(text)
+    except orjson.JSONDecodeError as exc:
+        raise EventDecodeError("invalid_json", f"value is not valid JSON: {exc}") from None
+    if not isinstance(body, dict):
+        raise EventDecodeError("not_an_envelope", "value is not a JSON object")
+    subject = body.get("subject") if isinstance(body.get("subject"), str) else None
+    for attr in _REQUIRED:
+        if attr not in body:
+            raise EventDecodeError(
+                "not_an_envelope", f"CloudEvents attribute '{attr}' is missing", f"$.{attr}",
+                subject=subject,
+            )
+    for attr in ("specversion", "id", "source", "type", "subject"):
+        if not isinstance(body[attr], str):
+            raise EventDecodeError(
+                "not_an_envelope", f"CloudEvents attribute '{attr}' must be a string",
+                f"$.{attr}", subject=subject,
+            )
+    if body["specversion"] != SPECVERSION:
+        raise EventDecodeError(
+            "not_an_envelope", f"unsupported specversion {body['specversion']!r}",
+            "$.specversion", subject=subject,
+        )
+    return body
+
+
+def resolve_type(ce_type: str, subject: str | None = None) -> tuple[EventType, int]:
+    """The registered event type and the version an envelope's `type` names."""
+    parsed = parse_type(ce_type)
+    if parsed is None or parsed[0] not in EVENT_TYPES:
+        raise EventDecodeError("unknown_type", f"unknown event type {ce_type!r}", "$.type",
+                               subject=subject)
+    name, version = parsed
+    etype = EVENT_TYPES[name]
+    if not etype.oldest_readable <= version <= etype.version:
+        raise EventDecodeError(
+            "unknown_version",
+            f"{name} v{version} is not readable here (readable: "
+            f"v{etype.oldest_readable}..v{etype.version})",
+            "$.type",
+            subject=subject,
+        )
+    return etype, version
+
+
+def decode(value: bytes, expected: type[BaseModel] | None = None) -> Event:
+    """Bytes to a validated current-version event; old versions are upcast first.
+
+    Raises EventDecodeError with a stable code for anything that is not such an event.
+    """
+    body = parse_envelope(value)
+    subject = body["subject"]
+    etype, version = resolve_type(body["type"], subject)
+    if expected is not None and etype.model is not expected:
+        wanted = event_type_of(expected)
+        raise EventDecodeError(
+            "unexpected_type",
+            f"expected {wanted.type}, got {body['type']!r}",
+            "$.type",
+            subject=subject,
+        )
+    data = body["data"]
+    if version != etype.version:
+        if not isinstance(data, dict):
+            raise EventDecodeError("invalid_data", "data must be a JSON object", "$.data",
+                                   subject=subject)
+        try:
+            data = upcast(etype.name, version, etype.version, data)
+        except UpcastError as exc:
+            raise EventDecodeError("unknown_version", str(exc), "$.type",
+                                   subject=subject) from None
+    try:
+        model = etype.model.model_validate(data)
+    except ValidationError as exc:
+        raise validation_error(exc, subject) from None
+    return Event(
+        id=body["id"],
+        source=body["source"],
+        type=type_string(etype.name, etype.version),
+        subject=subject,
+        time=body.get("time") if isinstance(body.get("time"), str) else "",
+        data=model,
+        traceparent=body.get("traceparent") if isinstance(body.get("traceparent"), str) else None,
+        upcast_from=version if version != etype.version else None,
+    )

@@ -1,0 +1,109 @@
+"""`answer.resolved`: answer units with exact source spans and locators (SPEC §4.4)."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import Field
+
+from schemas.answers import AnswerSubmitted
+from schemas.base import Model, Problem
+from schemas.citations import CitationExtraction
+from schemas.scoring import SourceScore
+
+
+class TextQuoteSelector(Model):
+    """W3C Web Annotation TextQuoteSelector."""
+
+    type: Literal["TextQuoteSelector"] = "TextQuoteSelector"
+    exact: str
+    prefix: str = ""
+    suffix: str = ""
+
+
+class Locator(Model):
+    """Where a reader lands: a container plus a TextQuoteSelector."""
+
+    type: Literal["epub_text", "pdf_text", "text", "web"]
+    href: str | None = None
+    page: int | None = None
+    section_id: str | None = None
+    url: str | None = None
+    selector: TextQuoteSelector
+
+
+class SourceSpan(Model):
+    """An exact, checkable location in a source section."""
+
+    doc_id: str | None = None
+    section_id: str
+    source_index: int
+    chunk_id: str | None = None
+    start_char: int = Field(ge=0)
+    end_char: int = Field(gt=0)
+    start_utf16: int | None = None
+    end_utf16: int | None = None
+    quote: str
+    locator: Locator | None = None
+
+
+class ApproximateMatch(Model):
+    """Diagnostic only: the closest text found for a quote that was not found. Never a span."""
+
+    source_index: int
+    section_id: str
+    chunk_id: str | None = None
+    start_char: int
+    end_char: int
+    text: str
+    score: float
+
+
+class AnswerUnit(Model):
+    """A unit of the answer. Only `verbatim` units have spans and are clickable."""
+
+    id: str
+    text: str
+    kind: Literal["verbatim", "derived"]
+    start: int | None = None
+    end: int | None = None
+    start_utf16: int | None = None
+    end_utf16: int | None = None
+    source_spans: list[SourceSpan] = Field(default_factory=list)
+    supporting_sources: list[str] = Field(default_factory=list)
+    origin: Literal["upstream", "sentence", "quotation"] = "upstream"
+    downgraded: bool = False
+    closest_match: ApproximateMatch | None = None
+
+
+class Link(Model):
+    """A clickable citation link (seed 001): a citation to its passage and locator."""
+
+    citation_id: int
+    sentence_index: int
+    source_index: int
+    doc_id: str | None = None
+    doc_title: str | None = None
+    chunk_id: str | None = None
+    score: float = 0.0
+    excerpt: str = ""
+    passage: str = ""
+    locator: Locator | None = None
+
+
+class SpanResolution(Model):
+    """Everything the spans stage finds."""
+
+    units: list[AnswerUnit] = Field(default_factory=list)
+    links: list[Link] = Field(default_factory=list)
+    problems: list[Problem] = Field(default_factory=list)
+
+
+class AnswerResolved(Model):
+    """`citeflow.answer.resolved.v1`."""
+
+    answer: AnswerSubmitted
+    scores: list[SourceScore]
+    passage_sources: list[int] = Field(default_factory=list)
+    extraction: CitationExtraction
+    resolution: SpanResolution

@@ -1,0 +1,1 @@
+"""citeflow services: the five stages, their shared runtime, the broker launcher and the CLI."""

@@ -1,0 +1,107 @@
+"""The seam between stage logic and Kafka I/O.
+
+A stage is a plain callable from one inbound message to a list of outputs. It knows
+nothing of Kafka: the runtime loop (or the in-memory transport of the tests and of
+`citeflow process`) feeds it messages and delivers what it returns.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+
+from pydantic import BaseModel
+
+from schemas.envelope import Event, EventDecodeError, decode
+
+
+@dataclass(frozen=True)
+class Message:
+    """One inbound record, transport-neutral."""
+
+    topic: str
+    value: bytes
+    key: bytes | None = None
+    partition: int = 0
+    offset: int = 0
+    headers: Sequence[tuple[str, bytes]] = ()
+
+    @property
+    def position(self) -> str:
+        """`topic:partition:offset`, the identity of a record without a readable event id."""
+        return f"{self.topic}:{self.partition}:{self.offset}"
+
+
+@dataclass(frozen=True)
+class Output:
+    """One event a stage wants published.
+
+    `cause_id` is the id of the event (or the record position) that produced it; the
+    runtime derives the output's event id from it, so re-processing after a crash
+    produces the same ids.
+    """
+
+    topic: str
+    data: BaseModel
+    subject: str
+    cause_id: str
+    traceparent: str | None = None
+
+
+class PermanentError(Exception):
+    """The message can never be processed: dead-letter it at once, no retries."""
+
+    def __init__(self, code: str, message: str) -> None:
+        super().__init__(message)
+        self.code = code
+
+
+class TransientError(Exception):
+    """A failure that may pass (a dependency unavailable): retry with backoff."""
+
+
+@dataclass(frozen=True)
+class Stage:
+    """A named stage: the topics it reads and writes, and its message handler."""
+
+    name: str
+    input_topics: tuple[str, ...]
+    output_topics: tuple[str, ...]
+    handle: Callable[[Message], list[Output]]
+    # Extra config a stage may declare (e.g. the documents store root); not used by the loop.
+    description: str = ""
+    tags: tuple[str, ...] = field(default=())
+
+
+def decode_input(message: Message, model: type[BaseModel]) -> Event:
+    """Decode an internal-topic message, turning any decode error into a PermanentError
+    (an unreadable or unknown-version event on an internal topic is a dead letter)."""
+    try:
+        return decode(message.value, expected=model)
+    except EventDecodeError as exc:
+        raise PermanentError(exc.code, exc.message) from None
+
+
+def typed_stage(
+    name: str,
+    input_topic: str,
+    input_model: type[BaseModel],
+    output_topic: str,
+    logic: Callable[[BaseModel], BaseModel],
+    description: str = "",
+) -> Stage:
+    """A stage whose logic maps one validated event payload to one output payload."""
+
+    def handle(message: Message) -> list[Output]:
+        event = decode_input(message, input_model)
+        return [
+            Output(
+                topic=output_topic,
+                data=logic(event.data),
+                subject=event.subject,
+                cause_id=event.id,
+                traceparent=event.traceparent,
+            )
+        ]
+
+    return Stage(name, (input_topic,), (output_topic,), handle, description)

@@ -1,0 +1,1 @@
+"""Text utilities shared by several stages (offsets, normalisation, lexical similarity)."""
