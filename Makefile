@@ -1,0 +1,39 @@
+# Fresh-machine entry points: `make run` (the pipeline on the embedded broker, with a demo
+# answer) and `make test` (the whole suite). Both create the virtualenv on first use.
+PYTHON ?= python3
+VENV   ?= .venv
+BIN    := $(VENV)/bin
+STAMP  := $(VENV)/.installed-stamp
+
+.PHONY: install run test test-unit test-integration bench schemas clean
+
+$(STAMP): pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+	$(BIN)/python -m pip install --quiet -e ".[test]"
+	touch $(STAMP)
+
+install: $(STAMP)
+
+run: install
+	$(BIN)/citeflow up --demo services/examples/demo_answer.json
+
+test: install
+	$(BIN)/python -m pytest -q
+
+test-unit: install
+	$(BIN)/python -m pytest -q -m "not integration"
+
+test-integration: install
+	$(BIN)/python -m pytest -q -m integration
+
+bench: install
+	$(BIN)/citeflow bench process
+	$(BIN)/citeflow bench ingest
+	$(BIN)/citeflow bench e2e
+
+schemas: install
+	$(BIN)/citeflow schemas export
+
+clean:
+	rm -rf $(VENV) .pytest_cache .hypothesis
