@@ -1,0 +1,109 @@
+"""Runtime configuration: environment variables with sane defaults, overridable by flags."""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, fields, replace
+from typing import Any
+
+# Environment variable of each field (all optional).
+ENV_VARS: dict[str, str] = {
+    "bootstrap_servers": "KAFKA_BOOTSTRAP_SERVERS",
+    "group_id": "CITEFLOW_GROUP_ID",
+    "topic_prefix": "CITEFLOW_TOPIC_PREFIX",
+    "partitions": "CITEFLOW_PARTITIONS",
+    "batch_size": "CITEFLOW_BATCH_SIZE",
+    "fetch_max_wait_ms": "CITEFLOW_FETCH_MAX_WAIT_MS",
+    "linger_ms": "CITEFLOW_LINGER_MS",
+    "session_timeout_ms": "CITEFLOW_SESSION_TIMEOUT_MS",
+    "heartbeat_interval_ms": "CITEFLOW_HEARTBEAT_INTERVAL_MS",
+    "retry_max_attempts": "CITEFLOW_RETRY_MAX_ATTEMPTS",
+    "retry_base_ms": "CITEFLOW_RETRY_BASE_MS",
+    "retry_max_ms": "CITEFLOW_RETRY_MAX_MS",
+    "shutdown_timeout_s": "CITEFLOW_SHUTDOWN_TIMEOUT_S",
+    "metrics_port": "CITEFLOW_METRICS_PORT",
+    "log_level": "CITEFLOW_LOG_LEVEL",
+}
+
+
+@dataclass(frozen=True)
+class RuntimeConfig:
+    """Everything a stage process needs to talk to Kafka."""
+
+    # Empty: not configured (the CLI then finds a running `citeflow up` or starts a broker).
+    bootstrap_servers: str = ""
+    # Consumer group; empty means `citeflow-<stage>` (with the topic prefix in front).
+    group_id: str = ""
+    # Prepended to every topic a stage reads and writes (test isolation, multi-tenancy).
+    topic_prefix: str = ""
+    partitions: int = 4
+    batch_size: int = 500
+    # Tansu's fetch long-poll waits the full time even when data is there: keep it low.
+    fetch_max_wait_ms: int = 20
+    linger_ms: int = 2
+    session_timeout_ms: int = 10_000
+    heartbeat_interval_ms: int = 3_000
+    retry_max_attempts: int = 5
+    retry_base_ms: int = 100
+    retry_max_ms: int = 10_000
+    shutdown_timeout_s: float = 15.0
+    # Prometheus endpoint port; None or 0 disables it.
+    metrics_port: int | None = None
+    log_level: str = "info"
+
+    @classmethod
+    def from_env(cls, environ: dict[str, str] | None = None, **overrides: Any) -> RuntimeConfig:
+        """Defaults, then environment variables, then explicit overrides (None = not given)."""
+        env = os.environ if environ is None else environ
+        values: dict[str, Any] = {}
+        for f in fields(cls):
+            raw = env.get(ENV_VARS[f.name])
+            if raw is not None and raw != "":
+                values[f.name] = _convert(f.name, raw)
+        config = cls(**values)
+        given = {k: v for k, v in overrides.items() if v is not None}
+        return replace(config, **given) if given else config
+
+    def group_for(self, stage: str) -> str:
+        """The consumer group of a stage."""
+        return self.group_id or f"{self.topic_prefix}citeflow-{stage}"
+
+    def physical(self, topic: str) -> str:
+        """The broker-side name of a logical topic."""
+        return self.topic_prefix + topic
+
+    def logical(self, topic: str) -> str:
+        """The logical name of a broker-side topic."""
+        if self.topic_prefix and topic.startswith(self.topic_prefix):
+            return topic[len(self.topic_prefix) :]
+        return topic
+
+
+_INTS = {
+    "partitions", "batch_size", "fetch_max_wait_ms", "linger_ms", "session_timeout_ms",
+    "heartbeat_interval_ms", "retry_max_attempts", "retry_base_ms", "retry_max_ms",
+    "metrics_port",
+}
+
+
+def _convert(name: str, raw: str) -> Any:
+    try:
+        if name in _INTS:
+            return int(raw)
+        if name == "shutdown_timeout_s":
+            return float(raw)
+    except ValueError:
+        raise ValueError(f"{ENV_VARS[name]}={raw!r} is not a number") from None
+    return raw
+
+
+def to_env(config: RuntimeConfig) -> dict[str, str]:
+    """The environment variables that reproduce `config` in a child process (without the
+    group id: each stage of a child derives its own)."""
+    env: dict[str, str] = {}
+    for f in fields(config):
+        value = getattr(config, f.name)
+        if f.name == "group_id" or value is None or value == "":
+            continue
+        env[ENV_VARS[f.name]] = str(value)
+    return env

@@ -1,0 +1,394 @@
+"""The consumer/producer loop every stage shares (SPEC §5).
+
+One `StageRunner` per process: a consumer in the stage's group, one producer, and the
+stage's pure handler in between. Delivery is at-least-once; the comments marked
+COMMIT say what is committed when, and why.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from typing import Any
+
+from aiokafka import AIOKafkaConsumer, AIOKafkaProducer, ConsumerRecord, TopicPartition
+from aiokafka.abc import ConsumerRebalanceListener
+from aiokafka.errors import CommitFailedError, KafkaError, KafkaTimeoutError
+
+from schemas.envelope import derived_event_id, encode, headers_for, make_event
+from schemas.registry import event_type_of
+from services.runtime.config import RuntimeConfig
+from services.runtime.dead_letters import Record, dead_letter
+from services.runtime.kafka import make_consumer, make_producer
+from services.runtime.logging import get_logger
+from services.runtime.metrics import StageMetrics
+from services.runtime.offsets import OffsetTracker
+from services.runtime.retry import RetryPolicy
+from services.runtime.stage import Message, Output, PermanentError, Stage
+
+_GETMANY_TIMEOUT_MS = 200
+_YIELD_EVERY_S = 0.01
+
+
+class Abandoned(Exception):
+    """Processing of a message was given up because the process is stopping."""
+
+
+class FatalDeliveryError(Exception):
+    """Neither a message's outputs nor its dead letter can be produced: stop the process."""
+
+
+@dataclass
+class _Pending:
+    """One input record whose produced records are in flight."""
+
+    tp: TopicPartition
+    message: Message
+    records: list[Record]
+    futures: list[asyncio.Future[Any]] = field(default_factory=list)
+    left: int = 0
+    failed: bool = False
+
+
+def output_record(stage: str, output: Output) -> Record:
+    """An Output as a CloudEvent record keyed by its subject, with a deterministic id."""
+    etype = event_type_of(type(output.data)).type
+    event = make_event(
+        output.data,
+        subject=output.subject,
+        source=f"citeflow/{stage}",
+        event_id=derived_event_id(output.cause_id, stage, etype),
+        traceparent=output.traceparent,
+    )
+    return Record(output.topic, encode(event), output.subject.encode(), headers_for(event))
+
+
+def is_retriable(error: BaseException) -> bool:
+    """Whether a delivery error may pass by itself (broker down, timeout, leader moving)."""
+    if isinstance(error, KafkaError):
+        return bool(error.retriable) or isinstance(error, KafkaTimeoutError)
+    return isinstance(error, (asyncio.TimeoutError, ConnectionError))
+
+
+class StageRunner:
+    """Runs one stage against Kafka until `stop()` is called."""
+
+    def __init__(
+        self, stage: Stage, config: RuntimeConfig, metrics: StageMetrics | None = None
+    ) -> None:
+        self.stage = stage
+        self.config = config
+        self.metrics = metrics or StageMetrics(stage.name)
+        self.policy = RetryPolicy(
+            config.retry_max_attempts, config.retry_base_ms, config.retry_max_ms
+        )
+        self.log = get_logger(stage.name)
+        self.tracker = OffsetTracker()
+        self.stopping = asyncio.Event()
+        self._idle = asyncio.Event()
+        self._idle.set()
+        self._consumer: AIOKafkaConsumer | None = None
+        self._producer: AIOKafkaProducer | None = None
+        self._last_yield = time.monotonic()
+
+    def stop(self) -> None:
+        """Stop fetching; the in-flight batch is finished, delivered and committed."""
+        if not self.stopping.is_set():
+            self.log.info("stopping")
+        self.stopping.set()
+
+    # -- lifecycle -----------------------------------------------------------------------
+
+    async def run(self) -> None:
+        """Consume, process, produce, commit, until stopped; then leave the group cleanly."""
+        topics = [self.config.physical(t) for t in self.stage.input_topics]
+        self._consumer = make_consumer(self.config, group_id=self.config.group_for(self.stage.name))
+        self._consumer.subscribe(topics, listener=_Rebalance(self))
+        self._producer = make_producer(self.config)
+        try:
+            if not await self._start():
+                return
+            self.log.info("started", topics=topics, group=self.config.group_for(self.stage.name))
+            while not self.stopping.is_set():
+                await self._poll_once()
+        finally:
+            await self._shutdown()
+
+    async def _start(self) -> bool:
+        """Start producer and consumer, retrying while the broker is not reachable yet."""
+        attempt = 0
+        while not self.stopping.is_set():
+            try:
+                assert self._producer is not None and self._consumer is not None
+                await self._producer.start()
+                await self._consumer.start()
+                return True
+            except KafkaError as exc:
+                attempt += 1
+                self.log.warning("broker not reachable", error=str(exc), attempt=attempt)
+                await self._sleep(self.policy.delay(min(attempt, 8)))
+        return False
+
+    async def _shutdown(self) -> None:
+        # COMMIT (shutdown): the loop has stopped fetching and the in-flight batch is
+        # delivered (or abandoned, uncommitted); commit what is finished, then leave the
+        # group so the partitions move to another replica at once.
+        if self._consumer is not None:
+            try:
+                await self._commit()
+            except Exception as exc:  # noqa: BLE001 - shutting down; re-delivery covers it
+                self.log.warning("final commit failed", error=str(exc))
+            await self._consumer.stop()
+        if self._producer is not None:
+            await self._producer.stop()
+        self.log.info("stopped")
+
+    async def _sleep(self, seconds: float) -> None:
+        """Sleep, but wake at once when the process is stopping."""
+        try:
+            await asyncio.wait_for(self.stopping.wait(), timeout=seconds)
+        except asyncio.TimeoutError:
+            pass
+
+    # -- the loop ------------------------------------------------------------------------
+
+    async def _poll_once(self) -> None:
+        assert self._consumer is not None
+        try:
+            batches = await self._consumer.getmany(
+                timeout_ms=_GETMANY_TIMEOUT_MS, max_records=self.config.batch_size
+            )
+        except KafkaError as exc:
+            self.log.warning("fetch failed", error=str(exc))
+            await self._sleep(self.policy.delay(1))
+            return
+        if not batches:
+            return
+        self._idle.clear()
+        try:
+            await self._process_batch(batches)
+        finally:
+            self._idle.set()
+        # COMMIT (after each batch): every record produced for the committed offsets was
+        # acknowledged by the broker (acks=all); anything unfinished, and everything after
+        # it in its partition, stays uncommitted and is re-delivered after a crash.
+        await self._commit()
+        self._report_lag(batches)
+
+    async def _process_batch(self, batches: dict[TopicPartition, list[ConsumerRecord]]) -> None:
+        self.metrics.batch(sum(len(records) for records in batches.values()))
+        # Partitions run concurrently, records of one partition strictly in order.
+        results = await asyncio.gather(
+            *(self._process_partition(tp, records) for tp, records in batches.items())
+        )
+        pending = [p for partition in results for p in partition]
+        await self._settle(pending)
+
+    async def _process_partition(
+        self, tp: TopicPartition, records: list[ConsumerRecord]
+    ) -> list[_Pending]:
+        pending: list[_Pending] = []
+        topic = self.config.logical(tp.topic)
+        for record in records:
+            message = Message(
+                topic=topic,
+                value=record.value or b"",
+                key=record.key,
+                partition=record.partition,
+                offset=record.offset,
+                headers=tuple(record.headers or ()),
+            )
+            self.tracker.start(tp, record.offset)
+            try:
+                out = await self._handle(message)
+            except Abandoned:
+                # Stopping mid-retry: leave this record and the rest of the partition
+                # unfinished, so nothing from here on is committed.
+                break
+            item = _Pending(tp, message, out)
+            await self._send(item)
+            pending.append(item)
+            if time.monotonic() - self._last_yield > _YIELD_EVERY_S:
+                # Let heartbeats and the other partitions run during a long CPU-bound batch.
+                self._last_yield = time.monotonic()
+                await asyncio.sleep(0)
+        return pending
+
+    async def _handle(self, message: Message) -> list[Record]:
+        """The records to produce for one message: its outputs, or its dead letter."""
+        attempt = 0
+        while True:
+            attempt += 1
+            started = time.perf_counter()
+            try:
+                outputs = self.stage.handle(message)
+                records = [output_record(self.stage.name, o) for o in outputs]
+            except PermanentError as exc:
+                self.metrics.failed(type(exc).__name__)
+                return [self._dead_letter(message, exc, attempt)]
+            except Exception as exc:  # noqa: BLE001 - stages never crash on input
+                # TransientError and any unexpected exception: retried with backoff, without
+                # committing; after the last attempt it becomes a dead letter.
+                self.metrics.failed(type(exc).__name__)
+                if self.policy.exhausted(attempt):
+                    return [self._dead_letter(message, exc, attempt)]
+                self._message_log(message).warning(
+                    "retrying", error_type=type(exc).__name__, error=str(exc), attempt=attempt
+                )
+                await self._sleep(self.policy.delay(attempt))
+                if self.stopping.is_set():
+                    raise Abandoned() from exc
+                continue
+            self.metrics.processing_time(time.perf_counter() - started)
+            rejected = sum(1 for r in records if r.topic.endswith(".rejected"))
+            if rejected:
+                self.metrics.rejected(rejected)
+                self._message_log(message).info("rejected", outputs=rejected)
+            return records
+
+    def _dead_letter(self, message: Message, error: BaseException, attempts: int) -> Record:
+        self.metrics.dead_lettered()
+        self._message_log(message).error(
+            "dead-lettered", error_type=type(error).__name__, error=str(error), attempts=attempts
+        )
+        return dead_letter(message, self.stage.name, error, attempts)
+
+    def _message_log(self, message: Message) -> Any:
+        event_id = next((v.decode("utf-8", "replace") for k, v in message.headers if k == "ce_id"),
+                        None)
+        return self.log.bind(
+            topic=message.topic,
+            partition=message.partition,
+            offset=message.offset,
+            answer_id=message.key.decode("utf-8", "replace") if message.key else None,
+            event_id=event_id,
+        )
+
+    # -- delivery ------------------------------------------------------------------------
+
+    async def _send(self, item: _Pending) -> None:
+        """Hand every record of `item` to the producer without waiting for delivery; the
+        tracker marks the input finished when the last acknowledgement arrives."""
+        assert self._producer is not None
+        item.futures = []
+        item.failed = False
+        item.left = len(item.records)
+        if not item.records:
+            self._finish(item)
+            return
+        for record in item.records:
+            try:
+                future = await self._producer.send(
+                    self.config.physical(record.topic),
+                    record.value,
+                    key=record.key,
+                    headers=record.headers,
+                )
+            except Exception as exc:  # noqa: BLE001 - kept as a failed delivery, settled below
+                future = asyncio.get_running_loop().create_future()
+                future.set_exception(exc)
+            future.add_done_callback(lambda f, item=item: self._delivered(item, f))
+            item.futures.append(future)
+
+    def _delivered(self, item: _Pending, future: asyncio.Future[Any]) -> None:
+        if future.cancelled() or future.exception() is not None:
+            item.failed = True
+        item.left -= 1
+        if item.left == 0 and not item.failed:
+            self._finish(item)
+
+    def _finish(self, item: _Pending) -> None:
+        self.tracker.finish(item.tp, item.message.offset)
+        self.metrics.processed()
+
+    async def _settle(self, pending: list[_Pending]) -> None:
+        """Wait for every delivery of the batch; re-send what failed."""
+        futures = [f for item in pending for f in item.futures]
+        if futures:
+            await asyncio.gather(*futures, return_exceptions=True)
+        for item in pending:
+            attempt = 0
+            while item.failed:
+                error = next(
+                    (f.exception() for f in item.futures if not f.cancelled() and f.exception()),
+                    None,
+                ) or KafkaError("delivery cancelled")
+                attempt += 1
+                if not is_retriable(error):
+                    # An output the broker will never take (e.g. too large): the input is
+                    # poison for this stage, so it becomes a dead letter instead.
+                    if item.records and item.records[0].topic.endswith(".dlq"):
+                        raise FatalDeliveryError(f"dead letter not deliverable: {error}")
+                    item.records = [self._dead_letter(item.message, error, attempt)]
+                elif self.stopping.is_set() and self.policy.exhausted(attempt):
+                    # Broker gone while shutting down: leave it uncommitted (re-delivered).
+                    self._message_log(item.message).warning("delivery abandoned", error=str(error))
+                    break
+                else:
+                    self._message_log(item.message).warning(
+                        "delivery failed, retrying", error=str(error), attempt=attempt
+                    )
+                    await self._sleep(self.policy.delay(attempt))
+                await self._send(item)
+                await asyncio.gather(*item.futures, return_exceptions=True)
+
+    # -- commits -------------------------------------------------------------------------
+
+    async def _commit(self, tps: Iterable[TopicPartition] | None = None) -> None:
+        """Commit the finished prefix of each (given) partition this consumer still owns."""
+        assert self._consumer is not None
+        assigned = self._consumer.assignment()
+        offsets = {
+            tp: pos
+            for tp, pos in self.tracker.to_commit(list(tps) if tps is not None else None).items()
+            if tp in assigned
+        }
+        if not offsets:
+            return
+        try:
+            await self._consumer.commit(offsets)  # type: ignore[arg-type]
+        except CommitFailedError as exc:
+            # The group rebalanced: the partitions may belong to another member now, which
+            # resumes from the last successful commit (duplicates, never losses).
+            self.log.warning("commit failed after rebalance", error=str(exc))
+            return
+        except KafkaError as exc:
+            # Still committable next time: the tracker only forgets what the broker took.
+            self.log.warning("commit failed", error=str(exc))
+            return
+        self.tracker.committed(offsets)  # type: ignore[arg-type]
+
+    def _report_lag(self, batches: dict[TopicPartition, list[ConsumerRecord]]) -> None:
+        assert self._consumer is not None
+        for tp, records in batches.items():
+            high = self._consumer.highwater(tp)
+            if high is not None and records:
+                self.metrics.lag(tp.topic, tp.partition, max(0, high - records[-1].offset - 1))
+
+
+class _Rebalance(ConsumerRebalanceListener):  # type: ignore[misc]
+    """Commit what is finished before partitions move; never half-done work."""
+
+    def __init__(self, runner: StageRunner) -> None:
+        self.runner = runner
+
+    async def on_partitions_revoked(self, revoked: set[TopicPartition]) -> None:
+        # COMMIT (revoke): wait (bounded) for the in-flight batch to be delivered, then
+        # commit the finished prefix of the revoked partitions. A record still unfinished
+        # at the deadline is not committed; the next owner processes it again.
+        if not revoked:
+            return
+        try:
+            await asyncio.wait_for(
+                self.runner._idle.wait(), timeout=self.runner.config.shutdown_timeout_s
+            )
+        except asyncio.TimeoutError:
+            self.runner.log.warning("revoke: in-flight batch not finished in time")
+        await self.runner._commit(revoked)
+        self.runner.tracker.forget(list(revoked))
+        self.runner.log.info("partitions revoked", partitions=sorted(str(tp) for tp in revoked))
+
+    async def on_partitions_assigned(self, assigned: set[TopicPartition]) -> None:
+        self.runner.log.info("partitions assigned", partitions=sorted(str(tp) for tp in assigned))

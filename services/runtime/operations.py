@@ -1,0 +1,215 @@
+"""What the operator commands do: submit, tail, replay, inspect and drain dead letters."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import Awaitable, Callable, Iterable
+from dataclasses import dataclass
+from typing import Any
+
+import orjson
+from aiokafka import ConsumerRecord, TopicPartition
+from pydantic import ValidationError
+
+from schemas.answers import AnswerSubmitted
+from schemas.envelope import encode, headers_for, make_event
+from schemas.topics import ANSWERS_SUBMITTED
+from services.runtime.config import RuntimeConfig
+from services.runtime.dead_letters import DeadLetterInfo, Record, read_dead_letter
+from services.runtime.kafka import make_consumer
+from services.runtime.topic_io import Range, partitions_of, publish, read_range
+
+
+@dataclass(frozen=True)
+class BadLine:
+    """An input line `submit` could not turn into an event."""
+
+    line: int
+    answer_id: str | None
+    error: str
+
+
+def answer_records(lines: Iterable[str], raw: bool = False) -> tuple[list[Record], list[BadLine]]:
+    """`answer.submitted` records from JSON lines of `data` objects (blank lines skipped).
+
+    With `raw`, each line is published unchanged as the value (already an envelope, or
+    deliberately bad input); the key is the answer id or subject when it can be read.
+    """
+    records: list[Record] = []
+    bad: list[BadLine] = []
+    for number, line in enumerate(lines, 1):
+        if not line.strip():
+            continue
+        try:
+            obj: Any = orjson.loads(line)
+        except orjson.JSONDecodeError as exc:
+            if raw:
+                records.append(Record(ANSWERS_SUBMITTED, line.encode(), None, []))
+            else:
+                bad.append(BadLine(number, None, f"invalid JSON: {exc}"))
+            continue
+        answer_id = _answer_id(obj)
+        if raw:
+            key = answer_id.encode() if answer_id else None
+            records.append(Record(ANSWERS_SUBMITTED, line.rstrip("\r\n").encode(), key, []))
+            continue
+        try:
+            answer = AnswerSubmitted.model_validate(obj)
+        except ValidationError as exc:
+            first = exc.errors(include_url=False)[0]
+            where = ".".join(str(p) for p in first["loc"]) or "$"
+            bad.append(BadLine(number, answer_id, f"{where}: {first['msg']}"))
+            continue
+        event = make_event(answer, subject=answer.answer_id, source="citeflow/submit")
+        records.append(
+            Record(ANSWERS_SUBMITTED, encode(event), answer.answer_id.encode(), headers_for(event))
+        )
+    return records, bad
+
+
+def _answer_id(obj: Any) -> str | None:
+    if not isinstance(obj, dict):
+        return None
+    for holder in (obj, obj.get("data")):
+        if isinstance(holder, dict) and isinstance(holder.get("answer_id"), str):
+            return holder["answer_id"]
+    return obj.get("subject") if isinstance(obj.get("subject"), str) else None
+
+
+async def tail(
+    config: RuntimeConfig,
+    topic: str,
+    on_record: Callable[[ConsumerRecord], Awaitable[None] | None],
+    *,
+    from_beginning: bool = False,
+    count: int | None = None,
+    timeout: float | None = None,
+    ready: asyncio.Event | None = None,
+) -> int:
+    """Call `on_record` for each new record of `topic` (every partition, no group, no
+    commits) until `count` records or `timeout` seconds of silence; returns the count.
+    `ready` is set once the consumer is positioned (anything published later is seen)."""
+    consumer = make_consumer(config, group_id=None)
+    await consumer.start()
+    seen = 0
+    try:
+        tps = await partitions_of(consumer, config.physical(topic))
+        consumer.assign(tps)
+        if from_beginning:
+            await consumer.seek_to_beginning(*tps)
+        else:
+            await consumer.seek_to_end(*tps)
+        for tp in tps:
+            await consumer.position(tp)
+        if ready is not None:
+            ready.set()
+        last = time.monotonic()
+        while count is None or seen < count:
+            batches = await consumer.getmany(timeout_ms=200)
+            if not batches:
+                if timeout is not None and time.monotonic() - last > timeout:
+                    break
+                continue
+            last = time.monotonic()
+            for records in batches.values():
+                for record in records:
+                    result = on_record(record)
+                    if result is not None:
+                        await result
+                    seen += 1
+                    if count is not None and seen >= count:
+                        return seen
+    finally:
+        await consumer.stop()
+    return seen
+
+
+def replay_target(record: ConsumerRecord, topic: str, to: str | None) -> str:
+    """Where replay sends a record: `to`, else a dead letter's original topic, else the
+    topic it was read from."""
+    if to:
+        return to
+    info = read_dead_letter(list(record.headers or ()))
+    return info.original_topic if info is not None else topic
+
+
+async def replay(
+    config: RuntimeConfig, topic: str, where: Range = Range(), to: str | None = None
+) -> dict[str, int]:
+    """Copy records of `topic` in `where` (key, value and non-dead-letter headers kept) to
+    their target topic; returns how many went to each target."""
+    records: list[Record] = []
+    async for record in read_range(config, config.physical(topic), where):
+        records.append(
+            Record(
+                replay_target(record, topic, to),
+                record.value or b"",
+                record.key,
+                [(k, v) for k, v in (record.headers or ()) if not k.startswith("dlq_")],
+            )
+        )
+    await publish(config, records)
+    counts: dict[str, int] = {}
+    for record in records:
+        counts[record.topic] = counts.get(record.topic, 0) + 1
+    return counts
+
+
+async def dlq_topics(config: RuntimeConfig) -> list[str]:
+    """The logical names of every dead-letter topic on the broker."""
+    consumer = make_consumer(config, group_id=None)
+    await consumer.start()
+    try:
+        names = await consumer.topics()
+    finally:
+        await consumer.stop()
+    return sorted(
+        config.logical(t) for t in names
+        if t.endswith(".dlq") and t.startswith(config.topic_prefix)
+    )
+
+
+async def dead_letters(
+    config: RuntimeConfig, topic: str, where: Range = Range()
+) -> list[tuple[ConsumerRecord, DeadLetterInfo | None]]:
+    """The records of a dead-letter topic with their parsed headers."""
+    return [
+        (record, read_dead_letter(list(record.headers or ())))
+        async for record in read_range(config, config.physical(topic), where)
+    ]
+
+
+async def drain(config: RuntimeConfig, topic: str, group_id: str) -> dict[str, int]:
+    """Re-publish the dead letters of `topic` not yet drained by `group_id` to their original
+    topics, committing each one only after its copy was acknowledged."""
+    consumer = make_consumer(config, group_id=group_id)
+    await consumer.start()
+    counts: dict[str, int] = {}
+    try:
+        tps = await partitions_of(consumer, config.physical(topic))
+        consumer.assign(tps)
+        ends = await consumer.end_offsets(tps)
+        todo = {tp for tp in tps if await consumer.position(tp) < ends[tp]}
+        while todo:
+            batches = await consumer.getmany(*todo, timeout_ms=500)
+            records: list[Record] = []
+            offsets: dict[TopicPartition, int] = {}
+            for tp, batch in batches.items():
+                for record in batch:
+                    if record.offset >= ends[tp]:
+                        break
+                    target = replay_target(record, topic, None)
+                    headers = [(k, v) for k, v in (record.headers or ()) if not k.startswith("dlq_")]
+                    records.append(Record(target, record.value or b"", record.key, headers))
+                    offsets[tp] = record.offset + 1
+                    counts[target] = counts.get(target, 0) + 1
+                if offsets.get(tp, 0) >= ends[tp]:
+                    todo.discard(tp)
+            await publish(config, records)
+            # Committed only after the broker acknowledged every copy: a crash re-drains.
+            if offsets:
+                await consumer.commit(offsets)  # type: ignore[arg-type]
+    finally:
+        await consumer.stop()
+    return counts

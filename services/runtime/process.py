@@ -1,0 +1,46 @@
+"""Running one stage as a process: logging, metrics, signals, shutdown deadline."""
+
+from __future__ import annotations
+
+import asyncio
+import signal
+
+from services.runtime.config import RuntimeConfig
+from services.runtime.logging import configure, get_logger
+from services.runtime.loop import StageRunner
+from services.runtime.metrics import StageMetrics
+from services.runtime.stage import Stage
+
+
+async def serve(stage: Stage, config: RuntimeConfig) -> int:
+    """Run `stage` until SIGTERM/SIGINT; returns the exit code (0 after a clean stop)."""
+    log = get_logger(stage.name)
+    metrics = StageMetrics(stage.name)
+    port = metrics.serve(config.metrics_port)
+    if port:
+        log.info("metrics endpoint", port=port)
+    runner = StageRunner(stage, config, metrics)
+    loop = asyncio.get_running_loop()
+    for sig in (signal.SIGTERM, signal.SIGINT):
+        loop.add_signal_handler(sig, runner.stop)
+    task = asyncio.create_task(runner.run())
+    stop_wait = asyncio.create_task(runner.stopping.wait())
+    await asyncio.wait({task, stop_wait}, return_when=asyncio.FIRST_COMPLETED)
+    stop_wait.cancel()
+    try:
+        # Finish the in-flight batch, flush, commit and leave the group within the deadline.
+        await asyncio.wait_for(asyncio.shield(task), timeout=config.shutdown_timeout_s)
+    except asyncio.TimeoutError:
+        log.error("shutdown deadline exceeded; unfinished records will be re-delivered")
+        task.cancel()
+        return 1
+    except Exception as exc:  # noqa: BLE001 - reported, the supervisor restarts us
+        log.exception("stage failed", error=str(exc))
+        return 1
+    return 0
+
+
+def run_stage(stage: Stage, config: RuntimeConfig) -> int:
+    """Configure logging and run `stage` in a fresh event loop."""
+    configure(config.log_level)
+    return asyncio.run(serve(stage, config))

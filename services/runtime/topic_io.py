@@ -1,0 +1,97 @@
+"""Operator tools' Kafka I/O: read a bounded range of a topic, publish a list of records."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator, Iterable
+from dataclasses import dataclass
+from typing import Any
+
+from aiokafka import AIOKafkaConsumer, AIOKafkaProducer, ConsumerRecord, TopicPartition
+
+from services.runtime.config import RuntimeConfig
+from services.runtime.dead_letters import Record
+from services.runtime.kafka import make_consumer, make_producer
+
+
+@dataclass(frozen=True)
+class Range:
+    """Which records of a topic to read: optional partition and [start, end) offsets."""
+
+    partition: int | None = None
+    start: int | None = None
+    end: int | None = None
+
+
+async def partitions_of(consumer: AIOKafkaConsumer, topic: str) -> list[TopicPartition]:
+    """The partitions of `topic` (LookupError when it does not exist)."""
+    found = consumer.partitions_for_topic(topic)
+    if not found:
+        await consumer.topics()
+        found = consumer.partitions_for_topic(topic)
+    if not found:
+        raise LookupError(f"topic {topic!r} does not exist")
+    return [TopicPartition(topic, p) for p in sorted(found)]
+
+
+async def read_range(
+    config: RuntimeConfig, topic: str, where: Range = Range()
+) -> AsyncIterator[ConsumerRecord]:
+    """Records of `topic` in `where`, up to the end offsets seen when reading started."""
+    consumer = make_consumer(config, group_id=None)
+    await consumer.start()
+    try:
+        tps = await partitions_of(consumer, topic)
+        if where.partition is not None:
+            tps = [tp for tp in tps if tp.partition == where.partition]
+            if not tps:
+                raise LookupError(f"topic {topic!r} has no partition {where.partition}")
+        consumer.assign(tps)
+        ends = await consumer.end_offsets(tps)
+        begins = await consumer.beginning_offsets(tps)
+        stops: dict[TopicPartition, int] = {}
+        for tp in tps:
+            first = max(begins[tp], where.start or 0)
+            stop = ends[tp] if where.end is None else min(ends[tp], where.end)
+            if first < stop:
+                consumer.seek(tp, first)
+                stops[tp] = stop
+        active = set(stops)
+        consumer.pause(*[tp for tp in tps if tp not in active])
+        while active:
+            batches = await consumer.getmany(*active, timeout_ms=500)
+            for tp, records in batches.items():
+                for record in records:
+                    if record.offset < stops[tp]:
+                        yield record
+                if records and records[-1].offset >= stops[tp] - 1:
+                    active.discard(tp)
+                    consumer.pause(tp)
+    finally:
+        await consumer.stop()
+
+
+async def publish(config: RuntimeConfig, records: Iterable[Record]) -> int:
+    """Produce records (topics are logical names) and wait for every acknowledgement."""
+    producer = make_producer(config)
+    await producer.start()
+    try:
+        return await publish_with(producer, config, records)
+    finally:
+        await producer.stop()
+
+
+async def publish_with(
+    producer: AIOKafkaProducer, config: RuntimeConfig, records: Iterable[Record]
+) -> int:
+    """Send all records through an open producer, then wait for all deliveries."""
+    futures: list[asyncio.Future[Any]] = []
+    for record in records:
+        futures.append(
+            await producer.send(
+                config.physical(record.topic), record.value, key=record.key,
+                headers=record.headers,
+            )
+        )
+    await asyncio.gather(*futures)
+    return len(futures)
