@@ -96,6 +96,8 @@ class AnswerAccepted(Model):
     answer: AnswerSubmitted
     submitted_event_id: str
     size_bytes: int
+    # Additive: the version the submission was written in when it was upcast (e.g. 0).
+    upcast_from: int | None = None
 
 
 class RejectionError(Model):
@@ -119,3 +121,7 @@ class AnswerRejected(Model):
     original_partition: int | None = None
     original_offset: int | None = None
     size_bytes: int
+    # Additive: the submitted event's id when it could be read, and where the input came from
+    # (`topic:partition:offset`, or e.g. `stdin:3` for a line of `citeflow process`).
+    original_event_id: str | None = None
+    position: str | None = None
