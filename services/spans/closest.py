@@ -1,0 +1,51 @@
+"""The closest approximate match of a quote that was not found: a diagnostic, never a span.
+
+rapidfuzz's `partial_ratio` (C, fast) picks the piece most similar to the quote (ties go to the
+unit's own sources, then source order); the Hypothesis-compatible `match_quote` then finds the
+best occurrence inside it and scores it (1 - errors / len(quote), weighted as Hypothesis does).
+A quote more than half wrong has no closest match.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Collection
+
+from rapidfuzz import fuzz
+
+from schemas.spans import ApproximateMatch
+from services.spans.sections import Piece
+from services.text.approx import match_quote
+
+# Pieces scoring below this partial-ratio (0-100) cannot hold a match within len/2 errors
+# in practice; skipping them keeps the diagnostic cheap.
+_MIN_PARTIAL_RATIO = 50.0
+
+
+def closest_match(
+    quote: str, pieces: list[Piece], preferred: Collection[int] = ()
+) -> ApproximateMatch | None:
+    """The closest approximate occurrence of `quote` in `pieces`, or None."""
+    quote = quote.strip()
+    if not quote:
+        return None
+    best: Piece | None = None
+    best_key: tuple[float, bool] = (_MIN_PARTIAL_RATIO, False)
+    for piece in pieces:
+        ratio = fuzz.partial_ratio(quote, piece.text, score_cutoff=best_key[0])
+        key = (ratio, piece.source.index in preferred)
+        if ratio and key > best_key:
+            best, best_key = piece, key
+    if best is None:
+        return None
+    match = match_quote(best.text, quote)
+    if match is None:
+        return None
+    return ApproximateMatch(
+        source_index=best.source.index,
+        section_id=best.section_id,
+        chunk_id=best.place_at(match.start).chunk.chunk_id,
+        start_char=best.section_start + match.start,
+        end_char=best.section_start + match.end,
+        text=best.text[match.start : match.end],
+        score=round(match.score, 4),
+    )

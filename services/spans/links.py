@@ -1,0 +1,84 @@
+"""Clickable citation links (seed 001): each supporting passage with its locator.
+
+A passage is located in its chunk (`chunk_position`, checked against `chunk_id`) by exact
+search, then in its source's other chunks, then by normalised search; the locator's `exact`
+is the source's own text there. A passage that cannot be located keeps a locator built from
+its chunk with the passage as `exact` and no context; one whose source or chunk is unknown
+has no locator.
+"""
+
+from __future__ import annotations
+
+from schemas.answers import Source
+from schemas.citations import AnswerCited, SupportingPassage
+from schemas.spans import Link, Locator, TextQuoteSelector
+from services.spans.locators import locate, locator
+from services.spans.search import QuoteFinder
+from services.spans.sections import SectionIndex
+
+EXCERPT_CHARS = 200
+
+
+def excerpt(text: str, limit: int = EXCERPT_CHARS) -> str:
+    """The first ~`limit` characters of `text`, cut at a word boundary, with an ellipsis."""
+    text = " ".join(text.split())
+    if len(text) <= limit:
+        return text
+    cut = text.rfind(" ", 0, limit + 1)
+    return text[: cut if cut > limit // 2 else limit].rstrip() + "\u2026"
+
+
+def _chunk_position(source: Source, passage: SupportingPassage) -> int | None:
+    position = passage.chunk_position
+    if 0 <= position < len(source.chunks) and (
+        passage.chunk_id is None or source.chunks[position].chunk_id == passage.chunk_id
+    ):
+        return position
+    for number, chunk in enumerate(source.chunks):
+        if passage.chunk_id is not None and chunk.chunk_id == passage.chunk_id:
+            return number
+    return None
+
+
+def passage_locator(
+    index: SectionIndex, finder: QuoteFinder, source: Source, passage: SupportingPassage
+) -> Locator | None:
+    """Where the passage is, as a locator (see the module docstring)."""
+    position = _chunk_position(source, passage)
+    entry = index.chunk_places.get((source.index, position)) if position is not None else None
+    if entry is None:
+        return None
+    piece, place = entry
+    text = passage.passage.strip()
+    found = place.chunk.text.find(text) if text else -1
+    if found != -1:
+        start = place.start + found
+        return locate(piece, start, start + len(text))
+    for hit in finder.find(text):
+        if hit.piece.source.index == source.index:
+            return locate(hit.piece, hit.start, hit.end)
+    return locator(piece, place, TextQuoteSelector(exact=text))
+
+
+def build_links(cited: AnswerCited, index: SectionIndex, finder: QuoteFinder) -> list[Link]:
+    """One link per supporting passage, in the extraction's order."""
+    sources = {source.index: source for source in cited.answer.sources}
+    scores = {score.index: score.score for score in cited.scores}
+    links: list[Link] = []
+    for passage in cited.extraction.passages:
+        source = sources.get(passage.source_index)
+        links.append(
+            Link(
+                citation_id=passage.citation_id,
+                sentence_index=passage.sentence_index,
+                source_index=passage.source_index,
+                doc_id=source.doc_id if source else None,
+                doc_title=source.title if source else None,
+                chunk_id=passage.chunk_id,
+                score=scores.get(passage.source_index, 0.0),
+                excerpt=excerpt(passage.passage),
+                passage=passage.passage,
+                locator=passage_locator(index, finder, source, passage) if source else None,
+            )
+        )
+    return links

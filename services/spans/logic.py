@@ -1,0 +1,33 @@
+"""The spans stage logic: `answer.cited` in, `answer.resolved` out (SPEC §4.4). Pure."""
+
+from __future__ import annotations
+
+from schemas.base import Problem
+from schemas.citations import AnswerCited
+from schemas.spans import AnswerResolved, SpanResolution
+from services.spans.links import build_links
+from services.spans.search import QuoteFinder
+from services.spans.sections import SectionIndex
+from services.spans.units import UnitContext, sentence_units, upstream_units
+
+
+def resolve_answer(cited: AnswerCited) -> AnswerResolved:
+    """Resolve the answer's units to exact source spans and its passages to links.
+
+    Units come from `answer_units` when upstream sent any, else from the sentences.
+    """
+    answer = cited.answer
+    index = SectionIndex.from_sources(answer.sources)
+    finder = QuoteFinder(index.pieces)
+    problems: list[Problem] = []
+    ctx = UnitContext(answer, cited.extraction, finder, index.pieces, problems)
+    units = upstream_units(ctx, answer.answer_units) if answer.answer_units else sentence_units(ctx)
+    return AnswerResolved(
+        answer=answer,
+        scores=cited.scores,
+        passage_sources=cited.passage_sources,
+        extraction=cited.extraction,
+        resolution=SpanResolution(
+            units=units, links=build_links(cited, index, finder), problems=problems
+        ),
+    )

@@ -1,0 +1,199 @@
+"""Answer units: upstream ones resolved (or downgraded), or units derived from sentences.
+
+Upstream units (`answer_units`): a verbatim unit's quote (its `quote`, else its text without
+citation markers) is searched in all chunks; found, it keeps `verbatim` with a span per
+section; not found, it is downgraded to `derived` with its sources as `supporting_sources`
+and, when there is one, the closest approximate match as a diagnostic.
+
+Without upstream units, each sentence is a unit. Its text without citation markers (or,
+failing that, without its final punctuation) found in a chunk makes it verbatim (origin
+"sentence"); else each quotation inside it of at least `MIN_WORDS` words that is found gives
+it a span (origin "quotation"); else it is derived, supported by the sources it validly cites.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from schemas.answers import AnswerSubmitted, AnswerUnitIn, Source
+from schemas.base import Problem
+from schemas.citations import CitationExtraction, Sentence
+from schemas.spans import AnswerUnit, SourceSpan
+from services.spans.closest import closest_match
+from services.spans.markers import MarkerStripper
+from services.spans.resolve import resolve_quote
+from services.spans.search import QuoteFinder
+from services.spans.sections import Piece, source_ref
+from services.text.offsets import Utf16Index
+
+MIN_WORDS = 3
+_QUOTATION = re.compile(r"\u201c([^\u201c\u201d]+)\u201d|\"([^\"]+)\"|\u00ab\s?([^\u00ab\u00bb]+?)\s?\u00bb")
+_FINAL_PUNCT = ".!?\u2026"
+_QUOTATION_TRIM = " ,;:.!?\u2026"
+
+
+@dataclass(slots=True)
+class UnitContext:
+    """What unit resolution needs about one answer."""
+
+    answer: AnswerSubmitted
+    extraction: CitationExtraction
+    finder: QuoteFinder
+    pieces: list[Piece]
+    problems: list[Problem]
+    _utf16: Utf16Index = field(init=False, repr=False)
+    _markers: MarkerStripper = field(init=False, repr=False)
+    _sources: dict[int, Source] = field(init=False, repr=False)
+
+    def __post_init__(self) -> None:
+        self._utf16 = Utf16Index(self.answer.text)
+        self._markers = MarkerStripper(self.answer.text, self.extraction)
+        self._sources: dict[int, Source] = {s.index: s for s in self.answer.sources}
+
+    def refs(self, indexes: list[int]) -> list[str]:
+        """Supporting-source ids of source indexes (unknown indexes as their number)."""
+        refs: list[str] = []
+        for index in indexes:
+            source = self._sources.get(index)
+            ref = source_ref(source) if source else str(index)
+            if ref not in refs:
+                refs.append(ref)
+        return refs
+
+    def positions(self, start: int | None, end: int | None) -> dict[str, int | None]:
+        """Answer-side offsets in code points and UTF-16."""
+        if start is None or end is None:
+            return {"start": None, "end": None, "start_utf16": None, "end_utf16": None}
+        return {
+            "start": start,
+            "end": end,
+            "start_utf16": self._utf16(start),
+            "end_utf16": self._utf16(end),
+        }
+
+    def without_markers(self, start: int, end: int) -> str:
+        """Answer text of `[start, end)` without citation markers."""
+        return self._markers.strip(start, end)
+
+
+def _upstream_unit(ctx: UnitContext, unit: AnswerUnitIn, cursor: int) -> tuple[AnswerUnit, int]:
+    """Resolve one upstream unit; returns it and the answer position after it."""
+    text = ctx.answer.text
+    start = text.find(unit.text, cursor) if unit.text else -1
+    if start == -1 and unit.text:
+        start = text.find(unit.text)
+    located = start != -1
+    end = start + len(unit.text) if located else None
+    if not located:
+        ctx.problems.append(
+            Problem(code="unit_not_in_answer", message=f"unit {unit.id}: text not found in the answer")
+        )
+    positions = ctx.positions(start if located else None, end)
+    if unit.kind == "derived":
+        return (
+            AnswerUnit(
+                id=unit.id,
+                text=unit.text,
+                kind="derived",
+                supporting_sources=ctx.refs(unit.source_indexes),
+                **positions,
+            ),
+            end if end is not None else cursor,
+        )
+    quote = unit.quote or (ctx.without_markers(start, end) if end is not None else unit.text)
+    spans = resolve_quote(ctx.finder, quote, unit.source_indexes)
+    if spans:
+        resolved = AnswerUnit(
+            id=unit.id, text=unit.text, kind="verbatim", source_spans=spans, **positions
+        )
+    else:
+        ctx.problems.append(
+            Problem(
+                code="quote_not_found",
+                message=f"unit {unit.id}: quote not found in the retrieved chunks; "
+                "downgraded to derived",
+                start=positions["start"],
+                end=positions["end"],
+            )
+        )
+        resolved = AnswerUnit(
+            id=unit.id,
+            text=unit.text,
+            kind="derived",
+            supporting_sources=ctx.refs(unit.source_indexes),
+            downgraded=True,
+            closest_match=closest_match(quote, ctx.pieces, unit.source_indexes),
+            **positions,
+        )
+    return resolved, end if end is not None else cursor
+
+
+def upstream_units(ctx: UnitContext, units: list[AnswerUnitIn]) -> list[AnswerUnit]:
+    """Resolve upstream units in order (each located in the answer after the previous)."""
+    resolved: list[AnswerUnit] = []
+    cursor = 0
+    for unit in units:
+        answer_unit, cursor = _upstream_unit(ctx, unit, cursor)
+        resolved.append(answer_unit)
+    return resolved
+
+
+def _words(text: str) -> int:
+    return len(text.split())
+
+
+def _sentence_spans(ctx: UnitContext, sentence: Sentence, cited: list[int]) -> tuple[list[SourceSpan], str]:
+    """Spans for a sentence and their origin ("sentence" or "quotation"); none when neither
+    the sentence nor a quotation in it is found."""
+    cleaned = ctx.without_markers(sentence.start, sentence.end)
+    if _words(cleaned) >= MIN_WORDS:
+        for candidate in (cleaned, cleaned.rstrip(_FINAL_PUNCT)):
+            spans = resolve_quote(ctx.finder, candidate, cited)
+            if spans:
+                return spans, "sentence"
+    spans: list[SourceSpan] = []
+    for match in _QUOTATION.finditer(cleaned):
+        quotation = next(group for group in match.groups() if group).strip(_QUOTATION_TRIM)
+        if _words(quotation) >= MIN_WORDS:
+            spans.extend(resolve_quote(ctx.finder, quotation, cited))
+    return spans, "quotation"
+
+
+def sentence_units(ctx: UnitContext) -> list[AnswerUnit]:
+    """One unit per sentence, verbatim when its text or a quotation in it is in a chunk."""
+    cited_by_sentence: dict[int, list[int]] = {}
+    for citation in ctx.extraction.citations:
+        if citation.valid and citation.source_index is not None:
+            cited = cited_by_sentence.setdefault(citation.sentence_index, [])
+            if citation.source_index not in cited:
+                cited.append(citation.source_index)
+    units: list[AnswerUnit] = []
+    for sentence in ctx.extraction.sentences:
+        cited = cited_by_sentence.get(sentence.index, [])
+        spans, origin = _sentence_spans(ctx, sentence, cited)
+        positions = ctx.positions(sentence.start, sentence.end)
+        unit_id = f"S{sentence.index + 1}"
+        if spans:
+            units.append(
+                AnswerUnit(
+                    id=unit_id,
+                    text=sentence.text,
+                    kind="verbatim",
+                    source_spans=spans,
+                    origin=origin,
+                    **positions,
+                )
+            )
+        else:
+            units.append(
+                AnswerUnit(
+                    id=unit_id,
+                    text=sentence.text,
+                    kind="derived",
+                    supporting_sources=ctx.refs(cited),
+                    origin="sentence",
+                    **positions,
+                )
+            )
+    return units
