@@ -1,0 +1,343 @@
+"""Answer admission (SPEC §4.1): a valid v1 `answer.submitted` (after upcasting) is accepted,
+anything else becomes an `AnswerRejected` with a stable code, a message, the JSON path of the
+problem, the answer_id when it could be read and the original bytes. Never raises on input.
+
+Error codes: `too_large`, `invalid_utf8`, `invalid_json`, `not_an_object`, `not_an_envelope`,
+`unknown_type`, `unexpected_type`, `unknown_version`, `upcast_failed`, `missing_field`,
+`wrong_type`, `invalid_answer_id`, `limit_exceeded`, `duplicate_source_index`, `invalid_value`.
+"""
+
+from __future__ import annotations
+
+import base64
+import math
+import os
+from typing import Any
+
+import orjson
+from pydantic import ValidationError
+
+from schemas.answers import AnswerAccepted, AnswerRejected, AnswerSubmitted
+from schemas.envelope import EventDecodeError, parse_envelope, resolve_type
+from schemas.registry import event_type_of
+from schemas.topics import ANSWERS_ACCEPTED, ANSWERS_REJECTED
+from schemas.upcasters import UpcastError, upcast
+from services.runtime.stage import Message, Output
+
+MAX_BYTES_ENV = "CITEFLOW_MAX_ANSWER_BYTES"
+DEFAULT_MAX_BYTES = 4 * 1024 * 1024
+MAX_REPORTED_ERRORS = 50
+_ANSWER_ID_MAX = 200
+_SUBMITTED = event_type_of(AnswerSubmitted)
+
+
+def max_answer_bytes() -> int:
+    """The byte limit on one submitted value: `$CITEFLOW_MAX_ANSWER_BYTES` or 4 MiB."""
+    configured = os.environ.get(MAX_BYTES_ENV, "").strip()
+    return int(configured) if configured.isdigit() and int(configured) > 0 else DEFAULT_MAX_BYTES
+
+
+MAX_BYTES = max_answer_bytes()
+
+
+class Rejection(Exception):
+    """Why an input is not admitted (internal: always turned into an AnswerRejected)."""
+
+    def __init__(
+        self,
+        code: str,
+        message: str,
+        path: str = "$",
+        errors: list[dict[str, str]] | None = None,
+        answer_id: str | None = None,
+        envelope: dict[str, Any] | None = None,
+    ) -> None:
+        super().__init__(message)
+        self.code = code
+        self.message = message
+        self.path = path
+        self.errors = errors or [{"code": code, "message": message, "path": path}]
+        self.answer_id = answer_id
+        self.envelope = envelope
+
+
+def readable_answer_id(data: object) -> str | None:
+    """The answer_id of possibly invalid data: a string of 1..200 characters under `answer_id`."""
+    if isinstance(data, dict):
+        answer_id = data.get("answer_id")
+        if isinstance(answer_id, str) and 0 < len(answer_id) <= _ANSWER_ID_MAX:
+            return answer_id
+    return None
+
+
+def _json_path(prefix: str, loc: tuple[Any, ...]) -> str:
+    path = prefix
+    for part in loc:
+        path += f"[{part}]" if isinstance(part, int) else f".{part}"
+    return path
+
+
+def _error_code(error: dict[str, Any]) -> str:
+    """The stable code of one pydantic error."""
+    kind: str = error["type"]
+    if kind == "missing":
+        return "missing_field"
+    if kind == "value_error" and "duplicate source index" in error["msg"]:
+        return "duplicate_source_index"
+    if kind in ("string_too_long", "too_long"):
+        return "limit_exceeded"
+    if error["loc"] == ("answer_id",) and kind == "string_pattern_mismatch":
+        return "invalid_answer_id"
+    if kind.endswith(("_type", "_parsing")) or kind == "int_from_float":
+        return "wrong_type"
+    return "invalid_value"
+
+
+def _error_message(error: dict[str, Any]) -> str:
+    if _error_code(error) == "invalid_answer_id":
+        return "answer_id must be 1..200 characters of A-Z a-z 0-9 . _ : -"
+    return str(error["msg"]).removeprefix("Value error, ")
+
+
+def _from_validation(exc: ValidationError, prefix: str, answer_id: str | None) -> Rejection:
+    all_errors = exc.errors(include_url=False)
+    errors = [
+        {
+            "code": _error_code(err),
+            "message": _error_message(err),
+            "path": _json_path(prefix, err["loc"]),
+        }
+        for err in all_errors[:MAX_REPORTED_ERRORS]
+    ]
+    first = errors[0]
+    more = len(all_errors) - 1
+    message = f"{first['path']}: {first['message']}" + (f" (and {more} more)" if more else "")
+    return Rejection(first["code"], message, first["path"], errors, answer_id)
+
+
+def _non_finite_path(answer: AnswerSubmitted) -> str | None:
+    """The path of a NaN or infinite number (pydantic's JSON parser lets them through, but they
+    are not JSON, and the envelope path's parser rejects them)."""
+    for position, source in enumerate(answer.sources):
+        if source.score is not None and not math.isfinite(source.score):
+            return f"$.sources[{position}].score"
+    if answer.options is not None and not math.isfinite(answer.options.min_citation_score):
+        return "$.options.min_citation_score"
+    if answer.metadata:
+        return _non_finite_in(answer.metadata, "$.metadata")
+    return None
+
+
+def _non_finite_in(value: object, path: str) -> str | None:
+    if isinstance(value, float):
+        return None if math.isfinite(value) else path
+    if isinstance(value, dict):
+        for key, item in value.items():
+            found = _non_finite_in(item, f"{path}.{key}")
+            if found:
+                return found
+    elif isinstance(value, list):
+        for position, item in enumerate(value):
+            found = _non_finite_in(item, f"{path}[{position}]")
+            if found:
+                return found
+    return None
+
+
+def _check_finite(answer: AnswerSubmitted, prefix: str) -> AnswerSubmitted:
+    path = _non_finite_path(answer)
+    if path is not None:
+        path = prefix + path[1:]
+        raise Rejection(
+            "invalid_json", f"{path}: NaN and infinite numbers are not JSON", path,
+            answer_id=answer.answer_id,
+        )
+    return answer
+
+
+def _load(raw: bytes) -> Any:
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise Rejection(
+            "invalid_utf8", f"input is not valid UTF-8 at byte {exc.start}: {exc.reason}"
+        ) from None
+    try:
+        return orjson.loads(text)
+    except orjson.JSONDecodeError as exc:
+        raise Rejection("invalid_json", f"input is not valid JSON: {exc}") from None
+
+
+def _validate(data: object, prefix: str) -> AnswerSubmitted:
+    """A v1 data object (already parsed) to the model, or a Rejection."""
+    answer_id = readable_answer_id(data)
+    if not isinstance(data, dict):
+        raise Rejection(
+            "not_an_object", f"{prefix}: an answer must be a JSON object, "
+            f"not {type(data).__name__ if data is not None else 'null'}", prefix,
+        )
+    try:
+        answer = AnswerSubmitted.model_validate(data)
+    except ValidationError as exc:
+        raise _from_validation(exc, prefix, answer_id) from None
+    return _check_finite(answer, prefix)
+
+
+def _check_size(raw: bytes, max_bytes: int) -> None:
+    if len(raw) > max_bytes:
+        raise Rejection(
+            "too_large", f"input is {len(raw)} bytes, over the limit of {max_bytes} bytes"
+        )
+
+
+def _admit_data(raw: bytes, max_bytes: int) -> AnswerSubmitted:
+    _check_size(raw, max_bytes)
+    try:  # fast path: valid input is parsed and validated in one step
+        return _check_finite(AnswerSubmitted.model_validate_json(raw), "$")
+    except ValidationError:
+        pass  # diagnose precisely on the slow path
+    return _validate(_load(raw), "$")
+
+
+def _rejected(
+    exc: Rejection, raw: bytes, *, event_id: str | None, position: str | None,
+    message: Message | None = None,
+) -> AnswerRejected:
+    return AnswerRejected(
+        answer_id=exc.answer_id,
+        code=exc.code,
+        message=exc.message,
+        path=exc.path,
+        errors=exc.errors,
+        original_base64=base64.b64encode(raw).decode("ascii"),
+        original_topic=message.topic if message else None,
+        original_partition=message.partition if message else None,
+        original_offset=message.offset if message else None,
+        size_bytes=len(raw),
+        original_event_id=event_id,
+        position=position,
+    )
+
+
+def admit_data(
+    raw: bytes, *, event_id: str, position: str | None = None, max_bytes: int | None = None
+) -> AnswerAccepted | AnswerRejected:
+    """Admit one bare `answer.submitted` v1 data object (a line of `citeflow process`)."""
+    try:
+        answer = _admit_data(raw, MAX_BYTES if max_bytes is None else max_bytes)
+    except Rejection as exc:
+        return _rejected(exc, raw, event_id=event_id, position=position)
+    return AnswerAccepted(answer=answer, submitted_event_id=event_id, size_bytes=len(raw))
+
+
+def _loose_object(value: bytes) -> dict[str, Any] | None:
+    """The JSON object of a value that is not a valid envelope, when it is an object at all."""
+    try:
+        body = orjson.loads(value)
+    except orjson.JSONDecodeError:
+        return None
+    return body if isinstance(body, dict) else None
+
+
+def _decode_envelope(value: bytes) -> tuple[dict[str, Any], AnswerSubmitted, int | None]:
+    """The envelope, its validated (upcast) answer and the version it was upcast from."""
+    try:
+        body = parse_envelope(value)
+    except EventDecodeError as exc:
+        loose = _loose_object(value) if exc.code == "not_an_envelope" else None
+        answer_id = readable_answer_id(loose.get("data")) if loose else None
+        raise Rejection(exc.code, exc.message, exc.path, exc.errors, answer_id, loose) from None
+    try:
+        return _decode_data(body)
+    except Rejection as exc:
+        exc.envelope = body
+        raise
+
+
+def _decode_data(body: dict[str, Any]) -> tuple[dict[str, Any], AnswerSubmitted, int | None]:
+    data = body["data"]
+    answer_id = readable_answer_id(data)
+    try:
+        etype, version = resolve_type(body["type"])
+    except EventDecodeError as exc:
+        raise Rejection(exc.code, exc.message, exc.path, answer_id=answer_id) from None
+    if etype is not _SUBMITTED:
+        raise Rejection(
+            "unexpected_type", f"expected {_SUBMITTED.type}, got {body['type']!r}", "$.type",
+            answer_id=answer_id,
+        )
+    if version == etype.version:
+        return body, _validate(data, "$.data"), None
+    if not isinstance(data, dict):
+        raise Rejection("not_an_object", "$.data: an answer must be a JSON object", "$.data")
+    try:
+        lifted = upcast(etype.name, version, etype.version, data)
+    except UpcastError as exc:
+        raise Rejection("unknown_version", str(exc), "$.type", answer_id=answer_id) from None
+    except (TypeError, ValueError, AttributeError, KeyError) as exc:
+        raise Rejection(
+            "upcast_failed", f"$.data: v{version} data could not be upcast: {exc}", "$.data",
+            answer_id=answer_id,
+        ) from None
+    return body, _validate(lifted, "$.data"), version
+
+
+def _attribute(envelope: dict[str, Any] | None, name: str) -> str | None:
+    """A non-empty string attribute of a (possibly invalid) envelope."""
+    value = envelope.get(name) if envelope else None
+    return value if isinstance(value, str) and value else None
+
+
+def _subject(answer_id: str | None, message: Message, envelope: dict[str, Any] | None) -> str:
+    """answer_id when readable, else the message key, else the envelope subject, else unknown."""
+    if answer_id:
+        return answer_id
+    if message.key:
+        return message.key.decode("utf-8", errors="replace")
+    return _attribute(envelope, "subject") or "unknown"
+
+
+def _header(message: Message, name: str) -> str | None:
+    for key, raw in message.headers:
+        if key == name:
+            return raw.decode("utf-8", errors="replace")
+    return None
+
+
+def handle_submitted(message: Message, *, max_bytes: int | None = None) -> list[Output]:
+    """Admit one record of `answers.submitted` (a CloudEvents envelope; old versions upcast):
+    one Output to `answers.accepted`, or to `answers.rejected` for any bad input."""
+    value = message.value
+    try:
+        _check_size(value, MAX_BYTES if max_bytes is None else max_bytes)
+        body, answer, upcast_from = _decode_envelope(value)
+    except Rejection as exc:
+        event_id = _attribute(exc.envelope, "id")
+        rejected = _rejected(
+            exc, value, event_id=event_id, position=message.position, message=message
+        )
+        return [
+            Output(
+                topic=ANSWERS_REJECTED,
+                data=rejected,
+                subject=_subject(exc.answer_id, message, exc.envelope),
+                cause_id=event_id or message.position,
+                traceparent=_attribute(exc.envelope, "traceparent")
+                or _header(message, "traceparent"),
+            )
+        ]
+    accepted = AnswerAccepted(
+        answer=answer,
+        submitted_event_id=body["id"],
+        size_bytes=len(value),
+        upcast_from=upcast_from,
+    )
+    return [
+        Output(
+            topic=ANSWERS_ACCEPTED,
+            data=accepted,
+            subject=answer.answer_id,
+            cause_id=body["id"],
+            traceparent=_attribute(body, "traceparent") or _header(message, "traceparent"),
+        )
+    ]
