@@ -18,6 +18,9 @@ class FormattedSource(Model):
     kind: Literal["document", "web"]
     title: str | None = None
     url: str | None = None
+    # Additive: `url` when it is safe to link (http/https with a host, or mailto),
+    # normalised by the formatter; null otherwise. Frontends should link this, not `url`.
+    safe_url: str | None = None
     doc_id: str | None = None
     source_id: str | None = None
     format: str | None = None

@@ -1,0 +1,1 @@
+"""The formatting stage: `answer.resolved` in, `answer.formatted` (with renderings) out."""

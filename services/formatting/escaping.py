@@ -1,0 +1,74 @@
+"""Escaping of untrusted text for each rendering, and the one URL check every link passes."""
+
+from __future__ import annotations
+
+import re
+from html import escape
+from urllib.parse import quote, urlsplit
+
+from services.formatting.allowlist import PROTOCOLS
+
+# Characters an HTML parser rewrites (CR, CRLF) or drops (other C0 controls): normalised
+# first, so what is emitted is exactly what a browser, or bleach, reads back.
+_HTML_CONTROL = re.compile(r"\r\n?|[\x00-\x08\x0b\x0c\x0e-\x1f]")
+
+# Markdown: backslash escapes for the characters that open links, images, code spans and
+# reference definitions; numeric entities (understood by every dialect) for `<` and `&`.
+_MD_SPECIAL = re.compile(r"[\\`\[\]<&]")
+_MD_REPLACEMENT = {"\\": "\\\\", "`": "\\`", "[": "\\[", "]": "\\]", "<": "&lt;", "&": "&amp;"}
+# In reference-list lines, also the characters that could start a link title.
+_MD_REFERENCE_SPECIAL = re.compile(r"[\\`\[\]<&\"'()]")
+_MD_REFERENCE_REPLACEMENT = {
+    **_MD_REPLACEMENT,
+    '"': "&quot;",
+    "'": "&#39;",
+    "(": "&#40;",
+    ")": "&#41;",
+}
+_WHITESPACE = re.compile(r"\s+")
+
+_URL_STRIP = "".join(chr(code) for code in range(0x21))
+# RFC 3986 reserved and unreserved characters plus `%`; everything else is percent-encoded.
+_URL_SAFE = "!#$%&'()*+,-./:;=?@[]~_"
+
+
+def _html_control(match: re.Match[str]) -> str:
+    return "\n" if match.group()[0] == "\r" else ""
+
+
+def escape_html(text: str) -> str:
+    """Text for an HTML text node or a quoted attribute value."""
+    return escape(_HTML_CONTROL.sub(_html_control, text), quote=True)
+
+
+def escape_markdown(text: str) -> str:
+    """Answer text for markdown: inert as link, image, HTML, autolink or code, while
+    emphasis, lists and headings of the answer keep working."""
+    return _MD_SPECIAL.sub(lambda m: _MD_REPLACEMENT[m.group()], text)
+
+
+def escape_markdown_line(text: str) -> str:
+    """Untrusted text for one reference-list line: whitespace runs (newlines too) become
+    one space and quotes and parentheses are escaped as well, so the line can never form
+    a link reference definition with a title."""
+    text = _WHITESPACE.sub(" ", text).strip()
+    return _MD_REFERENCE_SPECIAL.sub(lambda m: _MD_REFERENCE_REPLACEMENT[m.group()], text)
+
+
+def safe_url(url: str | None) -> str | None:
+    """`url` if it is an http(s) URL with a host or a mailto URL with an address, with
+    leading/trailing spaces and controls removed and anything outside RFC 3986 percent-
+    encoded (so it is safe in a markdown autolink and a quoted attribute); else None."""
+    if not url:
+        return None
+    candidate = quote(url.strip(_URL_STRIP), safe=_URL_SAFE)
+    try:
+        parts = urlsplit(candidate)
+        host = parts.hostname
+    except ValueError:
+        return None
+    if parts.scheme not in PROTOCOLS:
+        return None
+    if parts.scheme == "mailto":
+        return candidate if parts.path else None
+    return candidate if host else None

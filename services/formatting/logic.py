@@ -1,0 +1,84 @@
+"""The formatting stage's logic: `answer.resolved` to `answer.formatted` (SPEC §4.5).
+
+Everything upstream already validated is passed through as is, and the objects built
+here are made with `model_construct`: the formatter adds no second validation pass.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from schemas.answers import RenderingName
+from schemas.formatted import AnswerFormatted, AnswerUnits, FormattedSource, Renderings
+from schemas.spans import AnswerResolved
+from services.formatting.layout import AnswerLayout, is_linkable, marker_ranges, unit_ranges
+from services.formatting.render_html import render_html
+from services.formatting.render_markdown import render_markdown
+from services.formatting.render_plain import render_plain
+from services.formatting.sources import format_sources
+
+RENDERERS: dict[RenderingName, Callable[[AnswerLayout], str]] = {
+    "markdown": render_markdown,
+    "html": render_html,
+    "plain": render_plain,
+}
+
+
+def format_answer(resolved: AnswerResolved) -> AnswerFormatted:
+    """The formatted answer: the extraction's structure, the resolved units and links,
+    the sources with scores and references, all problems, and the renderings asked for."""
+    answer = resolved.answer
+    extraction = resolved.extraction
+    resolution = resolved.resolution
+    sources = format_sources(answer.sources, resolved.scores, extraction)
+    requested = answer.effective_options().renderings
+    renderings = (
+        render_all(build_layout(resolved, sources), requested) if requested else {}
+    )
+    return AnswerFormatted.model_construct(
+        answer_id=answer.answer_id,
+        query=answer.query,
+        text=answer.text,
+        citations=extraction.citations,
+        clusters=extraction.clusters,
+        sentences=extraction.sentences,
+        citation_map=extraction.citation_map,
+        sentence_map=extraction.sentence_map,
+        segments=extraction.segments,
+        answer_units=AnswerUnits.model_construct(units=resolution.units),
+        sources=sources,
+        links=resolution.links,
+        coverage=extraction.coverage,
+        problems=[*extraction.problems, *resolution.problems],
+        renderings=Renderings.model_construct(**renderings),
+        metadata=answer.metadata,
+    )
+
+
+def build_layout(resolved: AnswerResolved, sources: list[FormattedSource]) -> AnswerLayout:
+    """Markers, units and per-source data of one answer, shared by its renderings."""
+    text = resolved.answer.text
+    extraction = resolved.extraction
+    by_index = {source.index: source for source in sources}
+    markers = marker_ranges(len(text), extraction.citations, extraction.clusters)
+    cited = sorted(
+        {
+            c.source_index
+            for m in markers
+            for c in m.citations
+            if c.source_index is not None and is_linkable(c, by_index)
+        }
+    )
+    return AnswerLayout(
+        answer_id=resolved.answer.answer_id,
+        text=text,
+        markers=markers,
+        units=unit_ranges(len(text), resolved.resolution.units, markers),
+        sources=by_index,
+        cited=cited,
+    )
+
+
+def render_all(layout: AnswerLayout, requested: list[RenderingName]) -> dict[str, str]:
+    """Each requested rendering of the answer, by name."""
+    return {name: RENDERERS[name](layout) for name in dict.fromkeys(requested)}

@@ -1,0 +1,71 @@
+"""The `sources` list of the formatted answer: metadata, scores, citation counts,
+the AMA reference and a short excerpt per source."""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Sequence
+
+from schemas.answers import Source
+from schemas.citations import CitationExtraction
+from schemas.formatted import FormattedSource
+from schemas.scoring import SourceScore
+from services.formatting.escaping import safe_url
+
+EXCERPT_CHARS = 200
+# An excerpt is cut at the last space before EXCERPT_CHARS unless that loses more than this.
+_EXCERPT_SLACK = 50
+
+
+def excerpt(text: str) -> str:
+    """About the first EXCERPT_CHARS characters of `text`, whitespace collapsed, cut at a
+    word boundary, with an ellipsis when shortened."""
+    collapsed = " ".join(text[: EXCERPT_CHARS * 2].split())
+    if len(collapsed) <= EXCERPT_CHARS and len(text) <= EXCERPT_CHARS * 2:
+        return collapsed
+    cut = collapsed.rfind(" ", 0, EXCERPT_CHARS + 1)
+    if cut < EXCERPT_CHARS - _EXCERPT_SLACK:
+        cut = EXCERPT_CHARS
+    return collapsed[:cut].rstrip() + "\u2026"
+
+
+def format_sources(
+    sources: Sequence[Source],
+    scores: Sequence[SourceScore],
+    extraction: CitationExtraction,
+) -> list[FormattedSource]:
+    """One FormattedSource per source, in the order upstream sent them."""
+    by_index = {score.index: score for score in scores}
+    counts = Counter(c.source_index for c in extraction.citations if c.valid)
+    references = extraction.references
+    formatted: list[FormattedSource] = []
+    for source in sources:
+        index = source.index
+        score = by_index.get(index)
+        count = counts.get(index, 0)
+        formatted.append(
+            FormattedSource.model_construct(
+                index=index,
+                kind=source.kind,
+                title=source.title,
+                url=source.url,
+                safe_url=safe_url(source.url),
+                doc_id=source.doc_id,
+                source_id=source.source_id,
+                format=source.format,
+                retriever_score=source.score,
+                score=score.score if score else 0.0,
+                rank=score.rank if score else len(sources),
+                eligible=score.eligible if score else False,
+                cited=count > 0,
+                citation_count=count,
+                reference=references.get(str(index)) or _fallback_reference(source),
+                excerpt=excerpt(source.chunks[0].text) if source.chunks else "",
+            )
+        )
+    return formatted
+
+
+def _fallback_reference(source: Source) -> str:
+    """What to list for a source the citations stage gave no reference."""
+    return source.title or source.url or source.doc_id or f"Source {source.index}"
