@@ -1,0 +1,91 @@
+"""Citation extraction with sentence mapping: the reusable entry point for every stage.
+
+`extract(text, sources)` finds the citations, their clusters and problems, segments the text
+into sentences and links each citation to its sentence. The scoring stage calls it to learn
+which sources are cited and by which sentences; the citations stage builds its event from it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from schemas.answers import Source
+from services.citations.markdown import code_regions, fenced_blocks
+from services.citations.markers import find_markers
+from services.citations.sentences import split_sentences
+from services.citations.types import CitationHit, ClusterHit, ProblemHit, SentenceHit
+from services.text.offsets import Utf16Index
+
+
+@dataclass(slots=True)
+class Extracted:
+    """Citations, clusters, sentences and problems of one answer text.
+
+    `cluster.citations` and `sentence.citations` hold positions in `citations`.
+    """
+
+    citations: list[CitationHit]
+    clusters: list[ClusterHit]
+    sentences: list[SentenceHit]
+    problems: list[ProblemHit]
+
+    def sentence_citation_ids(self, sentence: SentenceHit) -> list[int]:
+        """Sorted unique ids of every citation (valid or not) inside `sentence`."""
+        citations = self.citations
+        return sorted({citations[i].id for i in sentence.citations})
+
+    def sentences_by_source(self) -> dict[int, list[int]]:
+        """Source index -> indexes of the sentences citing it validly (ascending, unique)."""
+        found: dict[int, list[int]] = {}
+        for citation in self.citations:
+            if citation.valid and citation.source_index is not None:
+                indexes = found.setdefault(citation.source_index, [])
+                if not indexes or indexes[-1] != citation.sentence_index:
+                    indexes.append(citation.sentence_index)
+        return found
+
+
+def extract(text: str, sources: Sequence[Source]) -> Extracted:
+    """Find every citation of `text`, resolve it against `sources`, and map it to its sentence."""
+    code = code_regions(text)
+    citations, clusters, problems = find_markers(text, sources, code)
+    spans = split_sentences(
+        text,
+        [(c.start, c.end) for c in clusters],
+        code,
+        fenced_blocks(text) if code else [],
+    )
+    sentences = [SentenceHit(i, start, end, text[start:end]) for i, (start, end) in enumerate(spans)]
+    _assign(citations, sentences)
+    if not text.isascii():
+        _utf16(text, citations, clusters, sentences)
+    else:
+        for item in (*citations, *clusters, *sentences):
+            item.start_utf16, item.end_utf16 = item.start, item.end
+    return Extracted(citations, clusters, sentences, problems)
+
+
+def _assign(citations: list[CitationHit], sentences: list[SentenceHit]) -> None:
+    """Attach each citation to the last sentence starting at or before it."""
+    if not sentences:
+        return
+    s = 0
+    last = len(sentences) - 1
+    for i, citation in enumerate(citations):
+        while s < last and sentences[s + 1].start <= citation.start:
+            s += 1
+        citation.sentence_index = s
+        sentences[s].citations.append(i)
+
+
+def _utf16(
+    text: str,
+    citations: list[CitationHit],
+    clusters: list[ClusterHit],
+    sentences: list[SentenceHit],
+) -> None:
+    """Fill the UTF-16 offsets of every position."""
+    index = Utf16Index(text)
+    for item in (*citations, *clusters, *sentences):
+        item.start_utf16, item.end_utf16 = index(item.start), index(item.end)

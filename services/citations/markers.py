@@ -1,0 +1,179 @@
+"""Citation markers (SPEC §4.3): find them, resolve them to sources, group them into clusters.
+
+Syntaxes: `[1]`, `[1][2]`, `[1] [2]`, `[1], [2]`, `[1, 2]`, `[1,2,3]`, `[1; 2]`, ranges
+`[1-3]` / `[1–3]`, `[Document N]` (the Nth document source), `[Web Source N](url)` (the Nth web
+source, URL cross-checked) and footnotes `[^1]`. Code spans, fenced code, markdown links to
+text, footnote and link-reference definitions, `[abc]` and `[]` are not citations.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from urllib.parse import urlsplit
+
+from schemas.answers import Source
+from services.citations.types import CitationHit, ClusterHit, ProblemHit
+
+MAX_RANGE = 50  # a range citing more sources than this is flagged, not expanded
+
+# A link target: no spaces, at most one level of balanced parentheses (Wikipedia URLs).
+_URL = r"(?:[^()\s]|\([^()\s]*\))*"
+_NUMBER_LIST = r"[ ]*\d+(?:[ ]*[-–][ ]*\d+)?(?:[ ]*[,;][ ]*\d+(?:[ ]*[-–][ ]*\d+)?)*[ ]*"
+_MARKER = re.compile(
+    r"\[(?:"
+    rf"(?i:web[ ]source)[ ]+(?P<web>\d+)\]\((?P<url>{_URL})\)"
+    r"|(?i:document)[ ]+(?P<doc>\d+)\]"
+    r"|\^(?P<foot>\d+)\]"
+    rf"|(?P<list>{_NUMBER_LIST})\](?P<link>\({_URL}\))?"
+    r")"
+)
+_ITEM = re.compile(r"(\d+)(?:[ ]*[-–][ ]*(\d+))?")
+# Between two markers of one cluster: nothing, spaces, or one comma/semicolon.
+_CLUSTER_GAP = re.compile(r"[ \t]*[,;]?[ \t]*")
+
+
+def _url_key(url: str) -> str:
+    """A URL reduced for comparison: lowercase host without `www.`, no fragment, no trailing `/`."""
+    parts = urlsplit(url.strip().strip("<>"))
+    host = parts.netloc.lower().removeprefix("www.")
+    path = parts.path.rstrip("/")
+    query = f"?{parts.query}" if parts.query else ""
+    return f"{host}{path}{query}"
+
+
+def _is_definition(text: str, start: int, end: int) -> bool:
+    """A footnote or link-reference definition (`[^1]: ...`, `[1]: http...`) at a line start."""
+    if text[end : end + 1] != ":":
+        return False
+    line_start = text.rfind("\n", 0, start) + 1
+    return not text[line_start:start].strip()
+
+
+class _Resolver:
+    """Resolves cited numbers to sources and records invalid ones as problems."""
+
+    def __init__(self, sources: Sequence[Source]) -> None:
+        self.by_index = {source.index: source for source in sources}
+        self.documents = [s for s in sources if s.kind == "document"]
+        self.webs = [s for s in sources if s.kind == "web"]
+        self.citations: list[CitationHit] = []
+        self.problems: list[ProblemHit] = []
+
+    def add(
+        self,
+        cited: int,
+        marker: str,
+        start: int,
+        end: int,
+        source: Source | None,
+        problem: tuple[str, str] | None,
+    ) -> None:
+        """Record one citation; `problem` is `(code, message)` when it is invalid."""
+        if problem is None and source is None:
+            problem = ("unknown_source", f"{marker} cites source {cited}, which does not exist")
+        self.citations.append(
+            CitationHit(
+                id=source.index if source is not None else cited,
+                marker=marker,
+                start=start,
+                end=end,
+                source_index=source.index if source is not None else None,
+                valid=problem is None,
+                problem=problem[1] if problem else None,
+            )
+        )
+        if problem is not None:
+            self.problems.append(ProblemHit(problem[0], problem[1], start, end))
+
+    def numbered(self, cited: int, marker: str, start: int, end: int) -> None:
+        """`[n]` or `[^n]`: the source whose index is n."""
+        if cited == 0:
+            self.add(0, marker, start, end, None, ("zero_index", f"{marker} cites source 0"))
+            return
+        self.add(cited, marker, start, end, self.by_index.get(cited), None)
+
+    def number_list(self, body: str, marker: str, start: int, end: int) -> None:
+        """`[1, 2]`, `[1; 2]`, `[1-3]`, `[1–3]`: every number and every range member."""
+        for item in _ITEM.finditer(body):
+            low = int(item.group(1))
+            if item.group(2) is None:
+                self.numbered(low, marker, start, end)
+                continue
+            high = int(item.group(2))
+            if low <= high and high - low <= MAX_RANGE:
+                for cited in range(low, high + 1):
+                    self.numbered(cited, marker, start, end)
+                continue
+            message = f"{marker}: range {low}-{high} is reversed or cites more than {MAX_RANGE}"
+            for cited in (low, high):
+                self.add(cited, marker, start, end, None, ("invalid_range", message))
+
+    def nth(self, kind: str, nth: int, marker: str, start: int, end: int) -> Source | None:
+        """`[Document N]` / `[Web Source N]`: the Nth source of that kind, or a problem."""
+        pool = self.documents if kind == "document" else self.webs
+        if 1 <= nth <= len(pool):
+            return pool[nth - 1]
+        label = "document" if kind == "document" else "web source"
+        code = "unknown_document" if kind == "document" else "unknown_web_source"
+        message = f"{marker} cites {label} {nth}, but the answer has {len(pool)} {label}s"
+        self.add(nth, marker, start, end, None, (code, message))
+        return None
+
+    def web(self, nth: int, url: str, marker: str, start: int, end: int) -> None:
+        """`[Web Source N](url)`: the Nth web source, its URL cross-checked."""
+        source = self.nth("web", nth, marker, start, end)
+        if source is None:
+            return
+        problem = None
+        if source.url and _url_key(url) != _url_key(source.url):
+            problem = ("url_mismatch", f"{marker} links {url}, but web source {nth} is {source.url}")
+        self.add(source.index, marker, start, end, source, problem)
+
+
+def find_markers(
+    text: str, sources: Sequence[Source], code: list[tuple[int, int]]
+) -> tuple[list[CitationHit], list[ClusterHit], list[ProblemHit]]:
+    """Every citation in `text` (outside `code` regions), its clusters and its problems."""
+    if "[" not in text:
+        return [], [], []
+    resolver = _Resolver(sources)
+    clusters: list[ClusterHit] = []
+    region = 0
+    previous_end = -1
+    for match in _MARKER.finditer(text):
+        start, end = match.span()
+        while region < len(code) and code[region][1] <= start:
+            region += 1
+        if region < len(code) and code[region][0] <= start:
+            continue
+        if start and text[start - 1] == "]" and start != previous_end:
+            continue  # `[text][1]`: a reference-style markdown link
+        if _is_definition(text, start, end):
+            continue
+        marker = match.group()
+        first = len(resolver.citations)
+        if match.group("list") is not None:
+            resolver.number_list(match.group("list"), marker, start, end)
+        elif match.group("foot") is not None:
+            resolver.numbered(int(match.group("foot")), marker, start, end)
+        elif match.group("doc") is not None:
+            source = resolver.nth("document", int(match.group("doc")), marker, start, end)
+            if source is not None:
+                resolver.add(source.index, marker, start, end, source, None)
+        else:
+            resolver.web(int(match.group("web")), match.group("url"), marker, start, end)
+        members = list(range(first, len(resolver.citations)))
+        if clusters and _CLUSTER_GAP.fullmatch(text, previous_end, start):
+            cluster = clusters[-1]
+            cluster.end = end
+            cluster.citations.extend(members)
+        else:
+            clusters.append(ClusterHit(start, end, "", members))
+        previous_end = end
+    citations = resolver.citations
+    for number, cluster in enumerate(clusters):
+        cluster.marker = text[cluster.start : cluster.end]
+        for i in cluster.citations:
+            citations[i].cluster_index = number
+    return citations, clusters, resolver.problems

@@ -1,0 +1,364 @@
+"""Citation-aware sentence segmentation in one regex-driven scan.
+
+Candidate boundaries are line breaks and runs of terminal punctuation; each candidate is
+kept or rejected by local rules: abbreviations, initials, dotted acronyms, clock times,
+decimals, URLs and e-mail addresses (no space after the period), ellipses, quotations and
+parentheses (punctuation inside them is protected), list items and bullets. Citation markers
+right after the final punctuation (`capital.[1] Next`, `capital. [1] Next`) stay with the
+sentence they follow. Measured against the Pragmatic Segmenter Golden Rules (pySBD's tests).
+"""
+
+from __future__ import annotations
+
+import re
+from bisect import bisect_left
+
+from services.citations import lexicon
+
+# A line break, or a run of terminal punctuation with closing quotes/brackets after it
+# (`.`, `?!`, `...`, `. . .`, `."`, `.)`, `.).`).
+_CANDIDATE = re.compile(
+    r"(?P<nl>\r\n?|\n)"
+    r"|(?P<run>(?:[.!?…]+(?: \.(?!\.))*[)\]\"'”’»*_]*)+)"
+)
+_CLOSERS = ")]\"'”’»*_"
+_TOKEN_STRIP = "()[]{}\"'“”‘’«»*_"
+# Spans whose inner punctuation never ends a sentence.
+_PROTECTED = (
+    re.compile(r"(?:(?<=[\s(\[])|^)\"[^\"\n]{1,400}\""),
+    re.compile(r"“[^”\n]{1,400}”"),
+    re.compile(r"(?:(?<=[\s(\[])|^)'(?:[^'\n]|'(?=\w)){1,400}'(?!\w)"),
+    re.compile(r"‘[^’\n]{1,400}’(?!\w)"),
+    re.compile(r"\([^()\n]{1,400}\)"),
+    re.compile(r"\[[^\[\]\n]{1,100}\]"),
+)
+_PROTECTED_LONGEST = 402
+# Items of an inline list: `1)`, `2.)`, `3.`, `a.`, `b)` after whitespace.
+_LIST_ITEM = re.compile(r"(?:(?<=\s)|^)(?P<label>\d{1,2}|[a-z])(?P<style>\.\)|\)|\.)(?=\s)", re.M)
+_BULLET = re.compile(r"(?:(?<=\s)|^)[•⁃◦▪‣●]")
+_BULLETS = "•⁃◦▪‣●"
+# The sentence so far is only a list label: `1`, `a`, `• 9`, `⁃10`.
+_LIST_LABEL = re.compile(r"\s*(?:[•⁃◦▪‣●*+-]\s*)?(?:\d{1,3}|[A-Za-z])[.)]*\s*")
+# The sentence so far is only an introductory time: `At 5`, `By 10:30`.
+_CLOCK_INTRO = re.compile(
+    r"\W*(?:at|by|before|after|until|till|around|about|from|since)\s+\d{1,2}(?:[:.]\d\d)?\s*",
+    re.IGNORECASE,
+)
+_LINE_START_LIST = re.compile(r"[ \t]*(?:[•⁃◦▪‣●]|[-*+#>][ \t]|\d{1,3}[.)][ \t]|[\r\n]|$)")
+_WORD = re.compile(r"[A-Za-z]+")
+_SPACE = " \t\r\n\f\v\u00a0\u2028\u2029"
+_NOT_STARTING = ",;:!?%)]}/&–—"
+_OPENING_QUOTES = "\"'“‘«"
+
+
+class _Scan:
+    """State of one segmentation: the text, what is protected, and the cuts made so far."""
+
+    def __init__(
+        self,
+        text: str,
+        clusters: list[tuple[int, int]],
+        code: list[tuple[int, int]],
+        fenced: list[tuple[int, int]],
+    ) -> None:
+        self.text = text
+        self.n = len(text)
+        self.cluster_end = dict(clusters)
+        self.code = code
+        self.fenced = fenced
+        self.protected = _protected_spans(text)
+        self.protected_opens = [start for start, _ in self.protected]
+        self.start = 0
+        self.spans: list[tuple[int, int]] = []
+
+    def cut(self, position: int, resume: int | None = None) -> None:
+        """End the current sentence at `position`; the next starts at `resume`."""
+        if position > self.start:
+            self.spans.append((self.start, position))
+        self.start = position if resume is None else resume
+
+    def is_start(self, k: int) -> bool:
+        """Whether text at `k` can begin a sentence (the end of text counts)."""
+        text = self.text
+        if k >= self.n:
+            return True
+        c = text[k]
+        if c.islower() or c in _NOT_STARTING:
+            return False
+        if c in "(":
+            return False
+        if c == "-":
+            return text[k + 1 : k + 2] == " " and text[k + 2 : k + 3].isupper()
+        if c in _OPENING_QUOTES:
+            return not text[k + 1 : k + 2].islower()
+        return True
+
+    def next_word(self, k: int) -> str:
+        """The alphabetic word at `k` ("" when there is none)."""
+        match = _WORD.match(self.text, k)
+        return match.group() if match else ""
+
+    def skip_space(self, k: int) -> int:
+        """The first non-whitespace position at or after `k`."""
+        text, n = self.text, self.n
+        while k < n and text[k] in _SPACE:
+            k += 1
+        return k
+
+    def skip_markers(self, j: int) -> tuple[int, bool]:
+        """Past the citation clusters (and blanks between them) that start near `j`."""
+        text, n, cluster_end = self.text, self.n, self.cluster_end
+        marked = False
+        while True:
+            k = j
+            while k < n and text[k] in " \t":
+                k += 1
+            end = cluster_end.get(k)
+            if end is None:
+                return j, marked
+            j, marked = end, True
+
+    def is_protected(self, start: int, end: int) -> bool:
+        """Whether a punctuation run lies strictly inside a quotation, parenthesis or code."""
+        code = self.code
+        if code:
+            i = bisect_left(code, (start + 1,)) - 1
+            if i >= 0 and code[i][0] <= start < code[i][1]:
+                return True
+        opens = self.protected_opens
+        i = bisect_left(opens, start) - 1
+        while i >= 0 and opens[i] > start - _PROTECTED_LONGEST:
+            open_, close = self.protected[i]
+            if open_ < start and end <= close:
+                return True
+            i -= 1
+        return False
+
+    def token_before(self, position: int) -> str:
+        """The whitespace-delimited token ending at `position`, without quotes and brackets."""
+        text = self.text
+        space = text.rfind(" ", self.start, position)
+        token = text[space + 1 : position]
+        if "\n" in token or "\t" in token or "\r" in token:
+            token = token.split()[-1] if token.split() else ""
+        return token.strip(_TOKEN_STRIP)
+
+    def has_content(self, position: int) -> bool:
+        """Whether the current sentence holds anything before `position`."""
+        return bool(self.text[self.start : position].strip())
+
+
+def _protected_spans(text: str) -> list[tuple[int, int]]:
+    """Sorted `(open, close)` of quotations, parentheses and brackets (`close` = closing char)."""
+    spans: list[tuple[int, int]] = []
+    for pattern in _PROTECTED:
+        spans.extend((m.start(), m.end() - 1) for m in pattern.finditer(text))
+    spans.sort()
+    return spans
+
+
+def _list_breaks(text: str) -> list[int]:
+    """Positions before inline list items (a run `1) ... 2) ...`) and inline bullets."""
+    breaks = [m.start() for m in _BULLET.finditer(text)]
+    last: dict[tuple[str, bool], tuple[int, list[int]]] = {}
+    for match in _LIST_ITEM.finditer(text):
+        label, style = match.group("label"), match.group("style")
+        key = (style, label.isdigit())
+        value = int(label) if label.isdigit() else ord(label) - 96
+        if value == 1:
+            line_start = text.rfind("\n", 0, match.start()) + 1
+            at_line_start = not text[line_start : match.start()].strip(" \t" + _BULLETS)
+            if style == ")" or at_line_start:
+                last[key] = (1, [match.start()])
+            continue
+        chain = last.get(key)
+        if chain is not None and chain[0] == value - 1:
+            chain[1].append(match.start())
+            last[key] = (value, chain[1])
+            if value == 2:
+                breaks.extend(chain[1])
+            else:
+                breaks.append(match.start())
+    breaks.sort()
+    return breaks
+
+
+def _run_kind(run: str) -> tuple[str, int, bool]:
+    """`(kind, dots, spaced)` of a punctuation run: kind is "dots", "bang" or "mixed"."""
+    core = run.rstrip(_CLOSERS)
+    if any(c in _CLOSERS for c in core):
+        return "mixed", 0, False
+    if "!" in core or "?" in core:
+        return "bang", 0, False
+    if "…" in core:
+        return "dots", 3, False
+    return "dots", core.count("."), " " in core
+
+
+def _period_ends(scan: _Scan, rs: int, k: int) -> bool:
+    """Whether the single period at `rs` (after a word) ends its sentence; `k` is the next
+    non-blank position."""
+    token = scan.token_before(rs)
+    lower = token.lower()
+    if "." in token:
+        parts = token.split(".")
+        if all(p.isdigit() for p in parts if p):
+            return scan.is_start(k)
+        if all(p.isalpha() and len(p) <= 2 for p in parts):
+            if lower in lexicon.NEVER_FINAL:
+                return False
+            if lower in lexicon.CLOCK:
+                if _CLOCK_INTRO.fullmatch(scan.text, scan.start, rs - len(token)):
+                    return False
+                return scan.text[k : k + 1].isupper()
+            return scan.next_word(k) in lexicon.SENTENCE_STARTERS
+        return scan.is_start(k)
+    if lower in lexicon.NEVER_FINAL:
+        return False
+    if len(token) == 1 and token.isalpha():
+        return scan.next_word(k) in lexicon.SENTENCE_STARTERS
+    if lower in lexicon.PREPOSITIVE:
+        return False
+    if lower in lexicon.BEFORE_NUMBER:
+        if scan.text[k : k + 1].isdigit():
+            return False
+        return scan.text[k : k + 1].isupper()
+    if lower in lexicon.GENERAL:
+        return scan.text[k : k + 1].isupper()
+    return scan.is_start(k)
+
+
+def _dots(scan: _Scan, rs: int, re_: int, k: int, dots: int, spaced: bool) -> None:
+    """Decide a run of periods (one period, `..`, `...`, `....`, `. . .`, `. . . .`)."""
+    text = scan.text
+    attached = rs > 0 and text[rs - 1] not in _SPACE
+    content = scan.has_content(rs)
+    if spaced:
+        if attached:
+            # `compounds. . . . The`: the first dot ends the sentence, the ellipsis opens the next.
+            if k < scan.n and scan.is_start(k):
+                scan.cut(rs + 1)
+        elif dots >= 4 and scan.is_start(k):
+            scan.cut(re_)
+        return
+    if dots == 1:
+        if not content or _LIST_LABEL.fullmatch(text, scan.start, rs):
+            if not content and scan.is_start(k):
+                scan.cut(re_)
+            return
+        if not attached:
+            if scan.is_start(k):
+                scan.cut(re_)
+            return
+        if _period_ends(scan, rs, k):
+            scan.cut(re_)
+        return
+    if not attached and content and dots in (2, 4):
+        # `reste .. Next`: a full stop, then a stray run that is a sentence of its own.
+        if scan.is_start(k):
+            scan.cut(rs + 1)
+            scan.cut(re_)
+        return
+    if scan.is_start(k):
+        scan.cut(re_)
+
+
+def _run(scan: _Scan, rs: int, re_: int) -> None:
+    """Decide one punctuation run: cut after it (and after its markers) or not."""
+    text, n = scan.text, scan.n
+    if re_ < n and text[re_] not in _SPACE and re_ not in scan.cluster_end:
+        return  # `e.g.,`, `Jane.Doe@x`, `information.As`: no space after the period
+    if scan.is_protected(rs, re_):
+        return
+    end, marked = scan.skip_markers(re_)
+    k = scan.skip_space(end)
+    if marked:
+        if k < n and text[k] in ".!?…":
+            return  # `A.D. [1][2]. The`: the real end comes after the markers
+        if scan.is_start(k):
+            scan.cut(end)
+        return
+    kind, dots, spaced = _run_kind(text[rs:re_])
+    if kind == "dots":
+        _dots(scan, rs, re_, k, dots, spaced)
+        return
+    if _LIST_LABEL.fullmatch(text, scan.start, rs):
+        return  # `1.)`: a list label
+    if kind == "bang" and scan.token_before(rs).lower() in lexicon.EXCLAMATION_WORDS:
+        return
+    if scan.is_start(k):
+        scan.cut(re_)
+
+
+def _line_break(scan: _Scan, start: int, end: int, wrapped: bool) -> None:
+    """A line break ends a sentence (hard-wrapped text: only before a blank or list line)."""
+    if scan.fenced and _inside(scan.fenced, start):
+        return
+    if wrapped:
+        previous_blank = not scan.text[scan.text.rfind("\n", 0, start) + 1 : start].strip()
+        if not previous_blank and not _LINE_START_LIST.match(scan.text, end):
+            return
+    scan.cut(start, end)
+
+
+def _inside(regions: list[tuple[int, int]], position: int) -> bool:
+    """Whether `position` lies inside one of the sorted `regions`."""
+    i = bisect_left(regions, (position + 1,)) - 1
+    return i >= 0 and regions[i][0] <= position < regions[i][1]
+
+
+def split_sentences(
+    text: str,
+    clusters: list[tuple[int, int]] | None = None,
+    code: list[tuple[int, int]] | None = None,
+    fenced: list[tuple[int, int]] | None = None,
+    *,
+    wrapped: bool = False,
+) -> list[tuple[int, int]]:
+    """Sentence spans `(start, end)` of `text`, trimmed of surrounding whitespace.
+
+    `clusters` are citation-marker spans (kept with the sentence they follow), `code` the
+    code regions (no boundary inside), `fenced` the fenced blocks (each one sentence).
+    `wrapped=True` treats single line breaks as wrapping (PDF text), not as boundaries.
+    """
+    scan = _Scan(text, clusters or [], code or [], fenced or [])
+    forced = _list_breaks(text) if _needs_list_scan(text) else []
+    for start, end in scan.fenced:
+        forced.extend((start, end))
+    forced.sort()
+    f = 0
+    for match in _CANDIDATE.finditer(text):
+        rs = match.start()
+        while f < len(forced) and forced[f] <= rs:
+            if forced[f] > scan.start:
+                scan.cut(forced[f])
+            f += 1
+        if rs < scan.start:
+            continue
+        if match.lastgroup == "nl":
+            _line_break(scan, rs, match.end(), wrapped)
+        else:
+            _run(scan, rs, match.end())
+    for position in forced[f:]:
+        if position > scan.start:
+            scan.cut(position)
+    scan.cut(scan.n)
+    return _trim(text, scan.spans)
+
+
+def _needs_list_scan(text: str) -> bool:
+    """Cheap test: could the text hold an inline list or a bullet?"""
+    return ")" in text or "." in text or any(b in text for b in _BULLETS)
+
+
+def _trim(text: str, spans: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    """Spans without leading/trailing whitespace; empty ones dropped."""
+    trimmed = []
+    for start, end in spans:
+        while start < end and text[start] in _SPACE:
+            start += 1
+        while end > start and text[end - 1] in _SPACE:
+            end -= 1
+        if end > start:
+            trimmed.append((start, end))
+    return trimmed

@@ -1,0 +1,60 @@
+"""Lightweight records of the extraction hot path (slotted dataclasses, no validation).
+
+Field names mirror `schemas.citations` so converting to the event models is a plain copy.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+
+@dataclass(slots=True)
+class CitationHit:
+    """One cited source at one marker. `id` is the cited source's index (SPEC §4.3)."""
+
+    id: int
+    marker: str
+    start: int
+    end: int
+    source_index: int | None
+    valid: bool
+    problem: str | None
+    cluster_index: int = 0
+    sentence_index: int = 0
+    start_utf16: int = 0
+    end_utf16: int = 0
+
+
+@dataclass(slots=True)
+class ClusterHit:
+    """Adjacent markers cited together; `citations` indexes into the citation list."""
+
+    start: int
+    end: int
+    marker: str
+    citations: list[int] = field(default_factory=list)
+    start_utf16: int = 0
+    end_utf16: int = 0
+
+
+@dataclass(slots=True)
+class SentenceHit:
+    """A sentence of the answer; `citations` indexes into the citation list."""
+
+    index: int
+    start: int
+    end: int
+    text: str
+    citations: list[int] = field(default_factory=list)
+    start_utf16: int = 0
+    end_utf16: int = 0
+
+
+@dataclass(slots=True)
+class ProblemHit:
+    """A non-fatal finding about a marker."""
+
+    code: str
+    message: str
+    start: int
+    end: int
