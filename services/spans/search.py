@@ -1,15 +1,18 @@
 """Exact quote search over all pieces of an answer, raw first, then normalised.
 
-All pieces are joined into one haystack (NUL-separated; a hit never crosses a piece). The fast
-path is `str.find` on the raw haystack. Only when a quote is not found raw is the normalised
-haystack built (once per answer) and searched, and the hit mapped back to original offsets, so
-a span always covers the source's own text. Line-end hyphenation has two readings (joined and
-kept); the second view is built only when the text has a visible break hyphen.
+All pieces are joined into one haystack (NUL-separated; a hit never crosses a piece), source
+by source, so each source is one contiguous range of it. A quote is searched in the unit's own
+sources first and, only when it is not there, in every other chunk. The fast path is
+`str.find` on the raw haystack. Only when a quote is not found raw is the normalised haystack
+built (once per answer) and searched, and the hit mapped back to original offsets, so a span
+always covers the source's own text. Line-end hyphenation has two readings (joined and kept);
+the second view is built only when the text has a visible break hyphen.
 """
 
 from __future__ import annotations
 
 from bisect import bisect_right
+from collections.abc import Collection
 from dataclasses import dataclass
 
 from services.spans.sections import Piece
@@ -18,7 +21,7 @@ from services.text.normalize import Normalized, has_break_hyphen, normalize, nor
 _SEPARATOR = "\x00"
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class Hit:
     """An occurrence of a quote: `piece.text[start:end]`."""
 
@@ -38,26 +41,45 @@ class QuoteFinder:
     def __init__(self, pieces: list[Piece]) -> None:
         self._pieces = pieces
         self._starts: list[int] = []
+        self._source_ranges: dict[int, tuple[int, int]] = {}
         offset = 0
         for piece in pieces:
             self._starts.append(offset)
+            first = self._source_ranges.get(piece.source.index, (offset, 0))[0]
+            self._source_ranges[piece.source.index] = (first, offset + len(piece.text))
             offset += len(piece.text) + len(_SEPARATOR)
+        self._starts.append(offset)
+        # Where the next section begins after each piece (pieces of a section are adjacent).
+        self._next_section = [0] * len(pieces)
+        following = len(pieces)
+        for number in range(len(pieces) - 1, -1, -1):
+            self._next_section[number] = following
+            if number and _section_key(pieces[number - 1]) != _section_key(pieces[number]):
+                following = number
         self._haystack = _SEPARATOR.join(piece.text for piece in pieces)
         self._views: dict[bool, Normalized] = {}
         self._has_break_hyphen: bool | None = None
 
-    def find(self, quote: str) -> list[Hit]:
-        """The first occurrence of `quote` in every piece that has one, in piece order."""
+    def find(self, quote: str, preferred: Collection[int] = ()) -> list[Hit]:
+        """The first occurrence of `quote` in each section that has one, in piece order: only
+        in the `preferred` sources when it occurs there, else in all sources."""
         quote = quote.strip()
         if not quote or _SEPARATOR in quote:
             return []
-        hits = self._collect(self._haystack, quote, None)
+        hits: list[Hit] = []
+        for index in preferred:
+            bounds = self._source_ranges.get(index)
+            if bounds is not None:
+                hits += self._collect_raw(quote, *bounds)
         if hits:
             return hits
-        hits = self._find_normalised(quote, keep_break_hyphens=False)
-        if hits or not self._break_hyphens():
-            return hits
-        return self._find_normalised(quote, keep_break_hyphens=True)
+        hits = self._collect_raw(quote, 0, len(self._haystack))
+        if not hits:
+            hits = self._find_normalised(quote, keep_break_hyphens=False)
+        if not hits and self._break_hyphens():
+            hits = self._find_normalised(quote, keep_break_hyphens=True)
+        own = [hit for hit in hits if hit.piece.source.index in preferred]
+        return own or hits
 
     def _break_hyphens(self) -> bool:
         if self._has_break_hyphen is None:
@@ -71,34 +93,49 @@ class QuoteFinder:
             self._views[keep_break_hyphens] = view
         return view
 
+    def _piece_hit(self, start: int, end: int) -> tuple[int, Hit] | None:
+        """The piece number and hit of haystack `[start, end)`, None if it crosses pieces."""
+        number = bisect_right(self._starts, start) - 1
+        if end >= self._starts[number + 1]:
+            return None
+        offset = self._starts[number]
+        return number, Hit(self._pieces[number], start - offset, end - offset)
+
+    def _collect_raw(self, needle: str, low: int, high: int) -> list[Hit]:
+        """First raw hit per section in `haystack[low:high]`."""
+        haystack, hits = self._haystack, []
+        position = haystack.find(needle, low, high)
+        while position != -1:
+            found = self._piece_hit(position, position + len(needle))
+            if found is None:
+                position = haystack.find(needle, position + 1, high)
+                continue
+            number, hit = found
+            hits.append(hit)
+            following = self._next_section[number]
+            if following == len(self._pieces):
+                break
+            position = haystack.find(needle, self._starts[following], high)
+        return hits
+
     def _find_normalised(self, quote: str, *, keep_break_hyphens: bool) -> list[Hit]:
+        """First normalised hit per section, mapped back to original offsets."""
         needle = normalize_quote(quote, keep_break_hyphens=keep_break_hyphens)
         if not needle or _SEPARATOR in needle:
             return []
         view = self._view(keep_break_hyphens)
-        return self._collect(view.text, needle, view)
-
-    def _collect(self, haystack: str, needle: str, view: Normalized | None) -> list[Hit]:
-        """First hit per piece; with a view, positions are mapped back to the original."""
         hits: list[Hit] = []
-        seen: set[int] = set()
-        position = haystack.find(needle)
+        seen: set[tuple[int, str]] = set()
+        position = view.text.find(needle)
         while position != -1:
-            span = (
-                (position, position + len(needle))
-                if view is None
-                else view.original_span(position, position + len(needle))
-            )
-            if span is not None:
-                number = bisect_right(self._starts, span[0]) - 1
-                piece = self._pieces[number]
-                start, end = span[0] - self._starts[number], span[1] - self._starts[number]
-                if end <= len(piece.text) and number not in seen:
-                    seen.add(number)
-                    hits.append(Hit(piece, start, end))
-                    if view is None and number + 1 < len(self._starts):
-                        # Raw offsets are haystack offsets: skip to the next piece.
-                        position = haystack.find(needle, self._starts[number + 1])
-                        continue
-            position = haystack.find(needle, position + 1)
+            span = view.original_span(position, position + len(needle))
+            found = self._piece_hit(*span) if span is not None else None
+            if found is not None and _section_key(found[1].piece) not in seen:
+                seen.add(_section_key(found[1].piece))
+                hits.append(found[1])
+            position = view.text.find(needle, position + 1)
         return hits
+
+
+def _section_key(piece: Piece) -> tuple[int, str]:
+    return piece.source.index, piece.section_id

@@ -13,10 +13,23 @@ A chunk without `start_char` is its own section: its id is its `chunk_id`, else 
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from schemas.answers import Chunk, Source
 from services.text.offsets import Utf16Index
+
+
+def _same(offset: int) -> int:
+    return offset
+
+
+def utf16_offsets(text: str) -> Callable[[int], int]:
+    """Code-point to UTF-16 offsets of `text`; the identity (checked in C) when `text` has no
+    character outside the Basic Multilingual Plane."""
+    if len(text.encode("utf-16-le")) == 2 * len(text):
+        return _same
+    return Utf16Index(text)
 
 
 def source_ref(source: Source) -> str:
@@ -25,7 +38,7 @@ def source_ref(source: Source) -> str:
     return source.source_id or source.doc_id or str(source.index)
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class ChunkPlace:
     """Where one chunk lies inside its piece."""
 
@@ -44,7 +57,7 @@ class Piece:
     section_start: int
     text: str
     places: list[ChunkPlace]
-    _utf16: Utf16Index | None = field(default=None, repr=False)
+    _utf16: Callable[[int], int] | None = field(default=None, repr=False)
 
     @property
     def prefix_known(self) -> bool:
@@ -63,7 +76,7 @@ class Piece:
         if not self.prefix_known:
             return None
         if self._utf16 is None:
-            self._utf16 = Utf16Index(self.text)
+            self._utf16 = utf16_offsets(self.text)
         return self._utf16(offset)
 
 

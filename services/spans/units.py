@@ -14,18 +14,20 @@ it a span (origin "quotation"); else it is derived, supported by the sources it 
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from schemas.answers import AnswerSubmitted, AnswerUnitIn, Source
 from schemas.base import Problem
 from schemas.citations import CitationExtraction, Sentence
-from schemas.spans import AnswerUnit, SourceSpan
+from schemas.spans import ApproximateMatch
 from services.spans.closest import closest_match
+from services.spans.locators import Locators
 from services.spans.markers import MarkerStripper
+from services.spans.payload import Payload
 from services.spans.resolve import resolve_quote
 from services.spans.search import QuoteFinder
-from services.spans.sections import Piece, source_ref
-from services.text.offsets import Utf16Index
+from services.spans.sections import Piece, source_ref, utf16_offsets
 
 MIN_WORDS = 3
 _QUOTATION = re.compile(r"\u201c([^\u201c\u201d]+)\u201d|\"([^\"]+)\"|\u00ab\s?([^\u00ab\u00bb]+?)\s?\u00bb")
@@ -41,18 +43,21 @@ class UnitContext:
     extraction: CitationExtraction
     finder: QuoteFinder
     pieces: list[Piece]
+    locators: Locators
     problems: list[Problem]
-    _utf16: Utf16Index = field(init=False, repr=False)
+    _utf16: Callable[[int], int] = field(init=False, repr=False)
     _markers: MarkerStripper = field(init=False, repr=False)
     _sources: dict[int, Source] = field(init=False, repr=False)
 
     def __post_init__(self) -> None:
-        self._utf16 = Utf16Index(self.answer.text)
+        self._utf16 = utf16_offsets(self.answer.text)
         self._markers = MarkerStripper(self.answer.text, self.extraction)
         self._sources: dict[int, Source] = {s.index: s for s in self.answer.sources}
 
     def refs(self, indexes: list[int]) -> list[str]:
         """Supporting-source ids of source indexes (unknown indexes as their number)."""
+        if not indexes:
+            return []
         refs: list[str] = []
         for index in indexes:
             source = self._sources.get(index)
@@ -61,7 +66,7 @@ class UnitContext:
                 refs.append(ref)
         return refs
 
-    def positions(self, start: int | None, end: int | None) -> dict[str, int | None]:
+    def positions(self, start: int | None, end: int | None) -> Payload:
         """Answer-side offsets in code points and UTF-16."""
         if start is None or end is None:
             return {"start": None, "end": None, "start_utf16": None, "end_utf16": None}
@@ -77,61 +82,70 @@ class UnitContext:
         return self._markers.strip(start, end)
 
 
-def _upstream_unit(ctx: UnitContext, unit: AnswerUnitIn, cursor: int) -> tuple[AnswerUnit, int]:
+def _unit(
+    unit_id: str,
+    text: str,
+    positions: Payload,
+    *,
+    spans: list[Payload] | None = None,
+    supporting: list[str] | None = None,
+    origin: str = "upstream",
+    downgraded: bool = False,
+    closest: ApproximateMatch | None = None,
+) -> Payload:
+    """An `AnswerUnit` payload: verbatim exactly when it has spans."""
+    return {
+        "id": unit_id,
+        "text": text,
+        "kind": "verbatim" if spans else "derived",
+        **positions,
+        "source_spans": spans or [],
+        "supporting_sources": supporting or [],
+        "origin": origin,
+        "downgraded": downgraded,
+        "closest_match": closest,
+    }
+
+
+def _upstream_unit(ctx: UnitContext, unit: AnswerUnitIn, cursor: int) -> tuple[Payload, int]:
     """Resolve one upstream unit; returns it and the answer position after it."""
     text = ctx.answer.text
     start = text.find(unit.text, cursor) if unit.text else -1
     if start == -1 and unit.text:
         start = text.find(unit.text)
-    located = start != -1
-    end = start + len(unit.text) if located else None
-    if not located:
+    end = start + len(unit.text) if start != -1 else None
+    if end is None:
         ctx.problems.append(
             Problem(code="unit_not_in_answer", message=f"unit {unit.id}: text not found in the answer")
         )
-    positions = ctx.positions(start if located else None, end)
+    positions = ctx.positions(start if end is not None else None, end)
+    after = end if end is not None else cursor
+    supporting = ctx.refs(unit.source_indexes)
     if unit.kind == "derived":
-        return (
-            AnswerUnit(
-                id=unit.id,
-                text=unit.text,
-                kind="derived",
-                supporting_sources=ctx.refs(unit.source_indexes),
-                **positions,
-            ),
-            end if end is not None else cursor,
-        )
+        return _unit(unit.id, unit.text, positions, supporting=supporting), after
     quote = unit.quote or (ctx.without_markers(start, end) if end is not None else unit.text)
-    spans = resolve_quote(ctx.finder, quote, unit.source_indexes)
+    spans = resolve_quote(ctx.finder, ctx.locators, quote, unit.source_indexes)
     if spans:
-        resolved = AnswerUnit(
-            id=unit.id, text=unit.text, kind="verbatim", source_spans=spans, **positions
+        return _unit(unit.id, unit.text, positions, spans=spans), after
+    ctx.problems.append(
+        Problem(
+            code="quote_not_found",
+            message=f"unit {unit.id}: quote not found in the retrieved chunks; "
+            "downgraded to derived",
+            start=positions["start"],
+            end=positions["end"],
         )
-    else:
-        ctx.problems.append(
-            Problem(
-                code="quote_not_found",
-                message=f"unit {unit.id}: quote not found in the retrieved chunks; "
-                "downgraded to derived",
-                start=positions["start"],
-                end=positions["end"],
-            )
-        )
-        resolved = AnswerUnit(
-            id=unit.id,
-            text=unit.text,
-            kind="derived",
-            supporting_sources=ctx.refs(unit.source_indexes),
-            downgraded=True,
-            closest_match=closest_match(quote, ctx.pieces, unit.source_indexes),
-            **positions,
-        )
-    return resolved, end if end is not None else cursor
+    )
+    closest = closest_match(quote, ctx.pieces, unit.source_indexes)
+    downgraded = _unit(
+        unit.id, unit.text, positions, supporting=supporting, downgraded=True, closest=closest
+    )
+    return downgraded, after
 
 
-def upstream_units(ctx: UnitContext, units: list[AnswerUnitIn]) -> list[AnswerUnit]:
+def upstream_units(ctx: UnitContext, units: list[AnswerUnitIn]) -> list[Payload]:
     """Resolve upstream units in order (each located in the answer after the previous)."""
-    resolved: list[AnswerUnit] = []
+    resolved: list[Payload] = []
     cursor = 0
     for unit in units:
         answer_unit, cursor = _upstream_unit(ctx, unit, cursor)
@@ -143,24 +157,26 @@ def _words(text: str) -> int:
     return len(text.split())
 
 
-def _sentence_spans(ctx: UnitContext, sentence: Sentence, cited: list[int]) -> tuple[list[SourceSpan], str]:
+def _sentence_spans(
+    ctx: UnitContext, sentence: Sentence, cited: list[int]
+) -> tuple[list[Payload], str]:
     """Spans for a sentence and their origin ("sentence" or "quotation"); none when neither
     the sentence nor a quotation in it is found."""
     cleaned = ctx.without_markers(sentence.start, sentence.end)
     if _words(cleaned) >= MIN_WORDS:
         for candidate in (cleaned, cleaned.rstrip(_FINAL_PUNCT)):
-            spans = resolve_quote(ctx.finder, candidate, cited)
+            spans = resolve_quote(ctx.finder, ctx.locators, candidate, cited)
             if spans:
                 return spans, "sentence"
-    spans: list[SourceSpan] = []
+    spans = []
     for match in _QUOTATION.finditer(cleaned):
         quotation = next(group for group in match.groups() if group).strip(_QUOTATION_TRIM)
         if _words(quotation) >= MIN_WORDS:
-            spans.extend(resolve_quote(ctx.finder, quotation, cited))
+            spans.extend(resolve_quote(ctx.finder, ctx.locators, quotation, cited))
     return spans, "quotation"
 
 
-def sentence_units(ctx: UnitContext) -> list[AnswerUnit]:
+def sentence_units(ctx: UnitContext) -> list[Payload]:
     """One unit per sentence, verbatim when its text or a quotation in it is in a chunk."""
     cited_by_sentence: dict[int, list[int]] = {}
     for citation in ctx.extraction.citations:
@@ -168,32 +184,17 @@ def sentence_units(ctx: UnitContext) -> list[AnswerUnit]:
             cited = cited_by_sentence.setdefault(citation.sentence_index, [])
             if citation.source_index not in cited:
                 cited.append(citation.source_index)
-    units: list[AnswerUnit] = []
+    units: list[Payload] = []
     for sentence in ctx.extraction.sentences:
         cited = cited_by_sentence.get(sentence.index, [])
         spans, origin = _sentence_spans(ctx, sentence, cited)
         positions = ctx.positions(sentence.start, sentence.end)
         unit_id = f"S{sentence.index + 1}"
         if spans:
-            units.append(
-                AnswerUnit(
-                    id=unit_id,
-                    text=sentence.text,
-                    kind="verbatim",
-                    source_spans=spans,
-                    origin=origin,
-                    **positions,
-                )
-            )
+            units.append(_unit(unit_id, sentence.text, positions, spans=spans, origin=origin))
         else:
+            supporting = ctx.refs(cited)
             units.append(
-                AnswerUnit(
-                    id=unit_id,
-                    text=sentence.text,
-                    kind="derived",
-                    supporting_sources=ctx.refs(cited),
-                    origin="sentence",
-                    **positions,
-                )
+                _unit(unit_id, sentence.text, positions, supporting=supporting, origin="sentence")
             )
     return units
