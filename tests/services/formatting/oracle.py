@@ -1,0 +1,75 @@
+"""Test oracles for rendered HTML: bleach with the renderer's own allow-list, and a
+browser-style html5lib parse that looks for anything executable."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import bleach
+import html5lib
+
+from services.formatting.allowlist import ATTRIBUTES, PROTOCOLS, TAGS
+from tests.conftest import corpus_path
+
+FORBIDDEN_ELEMENTS = frozenset(
+    {
+        "script", "style", "iframe", "frame", "frameset", "object", "embed", "applet",
+        "form", "svg", "math", "base", "meta", "link", "img", "template", "noscript",
+    }
+)
+URL_ATTRIBUTES = frozenset({"href", "src", "action", "formaction", "xlink:href", "data"})
+SCRIPTABLE_SCHEMES = ("javascript:", "vbscript:", "data:")
+# What a browser ignores inside a URL scheme: whitespace and control characters.
+_URL_NOISE = re.compile(r"[\x00-\x20\x7f]+")
+# Elements html5lib adds around a fragment.
+_DOCUMENT_ELEMENTS = frozenset({"html", "head", "body"})
+
+
+def bleach_clean(html: str) -> str:
+    """`bleach.clean` with exactly the renderer's allow-list, escaping (not stripping)."""
+    return bleach.clean(html, tags=TAGS, attributes=ATTRIBUTES, protocols=PROTOCOLS, strip=False)
+
+
+def executable_findings(html: str, *, allowed_tags: frozenset[str] | None = None) -> list[str]:
+    """Everything executable a browser-style parse of `html` finds (empty when inert):
+    forbidden elements, on* handlers, style attributes, scriptable URLs, and, when
+    `allowed_tags` is given, any element outside it."""
+    tree = html5lib.parse(html, namespaceHTMLElements=False)
+    findings: list[str] = []
+    for element in tree.iter():
+        tag = element.tag if isinstance(element.tag, str) else ""
+        local = tag.rsplit("}", 1)[-1].lower()
+        if tag.startswith("{") or local in FORBIDDEN_ELEMENTS:
+            findings.append(f"element <{tag}>")
+        elif allowed_tags is not None and local and local not in allowed_tags | _DOCUMENT_ELEMENTS:
+            findings.append(f"unexpected element <{tag}>")
+        for name, value in element.attrib.items():
+            attr = _attribute_name(name)
+            if attr.startswith("on"):
+                findings.append(f"handler {attr} on <{local}>")
+            if attr == "style":
+                findings.append(f"style attribute on <{local}>")
+            if attr in URL_ATTRIBUTES or attr.endswith(":href"):
+                scheme_part = _URL_NOISE.sub("", value).lower()
+                if scheme_part.startswith(SCRIPTABLE_SCHEMES):
+                    findings.append(f"scriptable URL {attr}={value!r} on <{local}>")
+    return findings
+
+
+def _attribute_name(name: str) -> str:
+    """`{ns}local` (html5lib's foreign attributes) as `prefix:local`-ish lower-case."""
+    if name.startswith("{"):
+        namespace, local = name[1:].split("}", 1)
+        return ("xlink:" if namespace.endswith("xlink") else "") + local.lower()
+    return name.lower()
+
+
+def xss_payloads() -> list[str]:
+    """Every payload of corpus/xss: payloads.json and the DOMPurify cases' inputs."""
+    payloads = json.loads(Path(corpus_path("xss", "payloads.json")).read_text("utf-8"))
+    dompurify = json.loads(Path(corpus_path("xss", "dompurify_expect.json")).read_text("utf-8"))
+    found = [entry["payload"] for entry in payloads["payloads"]]
+    found += [case["payload"] for case in dompurify["cases"]]
+    return list(dict.fromkeys(found))
