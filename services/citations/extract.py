@@ -15,7 +15,6 @@ from services.citations.markdown import code_regions, fenced_blocks
 from services.citations.markers import find_markers
 from services.citations.sentences import split_sentences
 from services.citations.types import CitationHit, ClusterHit, ProblemHit, SentenceHit
-from services.text.offsets import Utf16Index
 
 
 @dataclass(slots=True)
@@ -58,11 +57,6 @@ def extract(text: str, sources: Sequence[Source]) -> Extracted:
     )
     sentences = [SentenceHit(i, start, end, text[start:end]) for i, (start, end) in enumerate(spans)]
     _assign(citations, sentences)
-    if not text.isascii():
-        _utf16(text, citations, clusters, sentences)
-    else:
-        for item in (*citations, *clusters, *sentences):
-            item.start_utf16, item.end_utf16 = item.start, item.end
     return Extracted(citations, clusters, sentences, problems)
 
 
@@ -77,15 +71,3 @@ def _assign(citations: list[CitationHit], sentences: list[SentenceHit]) -> None:
             s += 1
         citation.sentence_index = s
         sentences[s].citations.append(i)
-
-
-def _utf16(
-    text: str,
-    citations: list[CitationHit],
-    clusters: list[ClusterHit],
-    sentences: list[SentenceHit],
-) -> None:
-    """Fill the UTF-16 offsets of every position."""
-    index = Utf16Index(text)
-    for item in (*citations, *clusters, *sentences):
-        item.start_utf16, item.end_utf16 = index(item.start), index(item.end)

@@ -22,7 +22,8 @@ _URL = r"(?:[^()\s]|\([^()\s]*\))*"
 _NUMBER_LIST = r"[ ]*\d+(?:[ ]*[-–][ ]*\d+)?(?:[ ]*[,;][ ]*\d+(?:[ ]*[-–][ ]*\d+)?)*[ ]*"
 _MARKER = re.compile(
     r"\[(?:"
-    rf"(?i:web[ ]source)[ ]+(?P<web>\d+)\]\((?P<url>{_URL})\)"
+    rf"(?P<num>\d+)\](?!\()"
+    rf"|(?i:web[ ]source)[ ]+(?P<web>\d+)\]\((?P<url>{_URL})\)"
     r"|(?i:document)[ ]+(?P<doc>\d+)\]"
     r"|\^(?P<foot>\d+)\]"
     rf"|(?P<list>{_NUMBER_LIST})\](?P<link>\({_URL}\))?"
@@ -43,9 +44,8 @@ def _url_key(url: str) -> str:
 
 
 def _is_definition(text: str, start: int, end: int) -> bool:
-    """A footnote or link-reference definition (`[^1]: ...`, `[1]: http...`) at a line start."""
-    if text[end : end + 1] != ":":
-        return False
+    """A footnote or link-reference definition (`[^1]: ...`, `[1]: http...`) at a line start
+    (the caller saw the colon after the marker)."""
     line_start = text.rfind("\n", 0, start) + 1
     return not text[line_start:start].strip()
 
@@ -72,15 +72,16 @@ class _Resolver:
         """Record one citation; `problem` is `(code, message)` when it is invalid."""
         if problem is None and source is None:
             problem = ("unknown_source", f"{marker} cites source {cited}, which does not exist")
+        index = source.index if source is not None else None
         self.citations.append(
             CitationHit(
-                id=source.index if source is not None else cited,
-                marker=marker,
-                start=start,
-                end=end,
-                source_index=source.index if source is not None else None,
-                valid=problem is None,
-                problem=problem[1] if problem else None,
+                cited if index is None else index,
+                marker,
+                start,
+                end,
+                index,
+                problem is None,
+                problem[1] if problem else None,
             )
         )
         if problem is not None:
@@ -138,40 +139,47 @@ def find_markers(
     if "[" not in text:
         return [], [], []
     resolver = _Resolver(sources)
+    by_index, citations = resolver.by_index, resolver.citations
     clusters: list[ClusterHit] = []
     region = 0
     previous_end = -1
     for match in _MARKER.finditer(text):
         start, end = match.span()
-        while region < len(code) and code[region][1] <= start:
-            region += 1
-        if region < len(code) and code[region][0] <= start:
-            continue
+        if code:
+            while region < len(code) and code[region][1] <= start:
+                region += 1
+            if region < len(code) and code[region][0] <= start:
+                continue
         if start and text[start - 1] == "]" and start != previous_end:
             continue  # `[text][1]`: a reference-style markdown link
-        if _is_definition(text, start, end):
+        if text[end : end + 1] == ":" and _is_definition(text, start, end):
             continue
         marker = match.group()
-        first = len(resolver.citations)
-        if match.group("list") is not None:
-            resolver.number_list(match.group("list"), marker, start, end)
-        elif match.group("foot") is not None:
-            resolver.numbered(int(match.group("foot")), marker, start, end)
-        elif match.group("doc") is not None:
-            source = resolver.nth("document", int(match.group("doc")), marker, start, end)
+        first = len(citations)
+        number, web, url, doc, foot, body, _ = match.groups()
+        if number is not None:
+            cited = int(number)
+            if cited in by_index:  # the common case, inline: `[n]` citing an existing source
+                citations.append(CitationHit(cited, marker, start, end, cited, True, None))
+            else:
+                resolver.numbered(cited, marker, start, end)
+        elif body is not None:
+            resolver.number_list(body, marker, start, end)
+        elif foot is not None:
+            resolver.numbered(int(foot), marker, start, end)
+        elif doc is not None:
+            source = resolver.nth("document", int(doc), marker, start, end)
             if source is not None:
                 resolver.add(source.index, marker, start, end, source, None)
         else:
-            resolver.web(int(match.group("web")), match.group("url"), marker, start, end)
-        members = list(range(first, len(resolver.citations)))
-        if clusters and _CLUSTER_GAP.fullmatch(text, previous_end, start):
+            resolver.web(int(web), url, marker, start, end)
+        if previous_end >= 0 and (previous_end == start or _CLUSTER_GAP.fullmatch(text, previous_end, start)):
             cluster = clusters[-1]
             cluster.end = end
-            cluster.citations.extend(members)
+            cluster.citations.extend(range(first, len(citations)))
         else:
-            clusters.append(ClusterHit(start, end, "", members))
+            clusters.append(ClusterHit(start, end, "", list(range(first, len(citations)))))
         previous_end = end
-    citations = resolver.citations
     for number, cluster in enumerate(clusters):
         cluster.marker = text[cluster.start : cluster.end]
         for i in cluster.citations:

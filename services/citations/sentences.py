@@ -15,27 +15,28 @@ from bisect import bisect_left
 
 from services.citations import lexicon
 
-# A line break, or a run of terminal punctuation with closing quotes/brackets after it
+# A run of terminal punctuation with closing quotes/brackets after it
 # (`.`, `?!`, `...`, `. . .`, `."`, `.)`, `.).`).
-_CANDIDATE = re.compile(
-    r"(?P<nl>\r\n?|\n)"
-    r"|(?P<run>(?:[.!?…]+(?: \.(?!\.))*[)\]\"'”’»*_]*)+)"
-)
+_RUN = re.compile(r"(?:[.!?…]+(?: \.(?!\.))*[)\]\"'”’»*_]*)+")
+_CANDIDATE_CHARS = ".!?…\n\r"
+_LINE_BREAKS = "\n\r"
 _CLOSERS = ")]\"'”’»*_"
 _TOKEN_STRIP = "()[]{}\"'“”‘’«»*_"
-# Spans whose inner punctuation never ends a sentence.
-_PROTECTED = (
-    re.compile(r"(?:(?<=[\s(\[])|^)\"[^\"\n]{1,400}\""),
-    re.compile(r"“[^”\n]{1,400}”"),
-    re.compile(r"(?:(?<=[\s(\[])|^)'(?:[^'\n]|'(?=\w)){1,400}'(?!\w)"),
-    re.compile(r"‘[^’\n]{1,400}’(?!\w)"),
-    re.compile(r"\([^()\n]{1,400}\)"),
-    re.compile(r"\[[^\[\]\n]{1,100}\]"),
+# Quotations and brackets: punctuation inside them does not end a sentence.
+_PAIRS = (("(", ")"), ("[", "]"), ("“", "”"))
+# Single quotations, from the opening quote; apostrophes inside words are allowed.
+_SINGLE_QUOTES = (
+    ("'", re.compile(r"'(?:[^'\n]|'(?=\w)){1,400}'(?!\w)")),
+    ("‘", re.compile(r"‘(?:[^’\n]|’(?=\w)){1,400}’(?!\w)")),
 )
-_PROTECTED_LONGEST = 402
+_QUOTE_REACH = 400
+_OPENS_QUOTE = " \t\n\r([\u00a0"
 # Items of an inline list: `1)`, `2.)`, `3.`, `a.`, `b)` after whitespace.
-_LIST_ITEM = re.compile(r"(?:(?<=\s)|^)(?P<label>\d{1,2}|[a-z])(?P<style>\.\)|\)|\.)(?=\s)", re.M)
-_BULLET = re.compile(r"(?:(?<=\s)|^)[•⁃◦▪‣●]")
+# Items of an inline list written `1. ... 2. ...` (only searched when a line starts with `1.`).
+_DOT_ITEM = re.compile(r"(?<!\S)(?P<label>\d{1,2}|[a-z])\.(?=\s)")
+_DOT_LIST_FIRST = re.compile(r"\n[ \t•⁃◦▪‣●]*[1a]\.\s")
+_DOT_LIST_FIRST_AT_START = re.compile(r"[ \t•⁃◦▪‣●]*[1a]\.\s")
+_BULLET = re.compile(r"(?<!\S)[•⁃◦▪‣●]")
 _BULLETS = "•⁃◦▪‣●"
 # The sentence so far is only a list label: `1`, `a`, `• 9`, `⁃10`.
 _LIST_LABEL = re.compile(r"\s*(?:[•⁃◦▪‣●*+-]\s*)?(?:\d{1,3}|[A-Za-z])[.)]*\s*")
@@ -66,8 +67,8 @@ class _Scan:
         self.cluster_end = dict(clusters)
         self.code = code
         self.fenced = fenced
-        self.protected = _protected_spans(text)
-        self.protected_opens = [start for start, _ in self.protected]
+        self.protected = _protected_intervals(text)
+        self.protected_opens = [open_ for open_, _ in self.protected]
         self.start = 0
         self.spans: list[tuple[int, int]] = []
 
@@ -119,17 +120,15 @@ class _Scan:
             j, marked = end, True
 
     def is_protected(self, start: int, end: int) -> bool:
-        """Whether a punctuation run lies strictly inside a quotation, parenthesis or code."""
+        """Whether a punctuation run lies strictly inside a quotation, parenthesis, bracket or
+        code (a run that reaches the closing character is not inside)."""
         code = self.code
-        if code:
-            i = bisect_left(code, (start + 1,)) - 1
-            if i >= 0 and code[i][0] <= start < code[i][1]:
-                return True
+        if code and _inside(code, start):
+            return True
         opens = self.protected_opens
         i = bisect_left(opens, start) - 1
-        while i >= 0 and opens[i] > start - _PROTECTED_LONGEST:
-            open_, close = self.protected[i]
-            if open_ < start and end <= close:
+        while i >= 0 and opens[i] >= start - _QUOTE_REACH:
+            if end <= self.protected[i][1]:
                 return True
             i -= 1
         return False
@@ -145,42 +144,122 @@ class _Scan:
 
     def has_content(self, position: int) -> bool:
         """Whether the current sentence holds anything before `position`."""
-        return bool(self.text[self.start : position].strip())
+        return self.skip_space(self.start) < position
+
+    def is_list_label(self, position: int) -> bool:
+        """Whether the current sentence is only a list label (`1`, `a`, `• 9`) so far."""
+        return position - self.start <= 8 and bool(
+            _LIST_LABEL.fullmatch(self.text, self.start, position)
+        )
 
 
-def _protected_spans(text: str) -> list[tuple[int, int]]:
-    """Sorted `(open, close)` of quotations, parentheses and brackets (`close` = closing char)."""
-    spans: list[tuple[int, int]] = []
-    for pattern in _PROTECTED:
-        spans.extend((m.start(), m.end() - 1) for m in pattern.finditer(text))
-    spans.sort()
-    return spans
+def _positions(text: str, char: str) -> list[int]:
+    """Every position of `char` in `text`."""
+    found: list[int] = []
+    find = text.find
+    i = find(char)
+    while i != -1:
+        found.append(i)
+        i = find(char, i + 1)
+    return found
+
+
+def _protected_intervals(text: str) -> list[tuple[int, int]]:
+    """Sorted `(open, close)` of quotations, parentheses and brackets on one line and at most
+    `_QUOTE_REACH` long (`close` is the closing character): innermost pairs for brackets,
+    consecutive pairs for straight double quotes, and single quotations that open after a
+    space or bracket."""
+    intervals: list[tuple[int, int]] = []
+    for opener, closer in _PAIRS:
+        if opener not in text:
+            continue
+        events = sorted(_positions(text, opener) + _positions(text, closer))
+        pending = -1
+        for position in events:
+            if text[position] == opener:
+                pending = position
+            elif pending >= 0:
+                _add_interval(text, intervals, pending, position)
+                pending = -1
+    if '"' in text:
+        pending = -1
+        for position in _positions(text, '"'):
+            if pending >= 0 and _add_interval(text, intervals, pending, position):
+                pending = -1
+            else:
+                pending = position
+    for quote, pattern in _SINGLE_QUOTES:
+        if quote not in text:
+            continue
+        reached = 0
+        for position in _positions(text, quote):
+            if position < reached or (position and text[position - 1] not in _OPENS_QUOTE):
+                continue
+            match = pattern.match(text, position)
+            if match:
+                intervals.append((position, match.end() - 1))
+                reached = match.end()
+    intervals.sort()
+    return intervals
+
+
+def _add_interval(text: str, intervals: list[tuple[int, int]], open_: int, close: int) -> bool:
+    """Record `(open_, close)` when it is short and on one line; whether it was recorded."""
+    if close - open_ > _QUOTE_REACH or text.find("\n", open_, close) != -1:
+        return False
+    intervals.append((open_, close))
+    return True
 
 
 def _list_breaks(text: str) -> list[int]:
     """Positions before inline list items (a run `1) ... 2) ...`) and inline bullets."""
-    breaks = [m.start() for m in _BULLET.finditer(text)]
+    breaks = []
+    if any(bullet in text for bullet in _BULLETS):
+        breaks.extend(m.start() for m in _BULLET.finditer(text))
+    items = _paren_items(text) if ")" in text else []
+    if _DOT_LIST_FIRST.search(text) or _DOT_LIST_FIRST_AT_START.match(text):
+        items.extend((m.start(), m.group("label"), ".") for m in _DOT_ITEM.finditer(text))
+        items.sort()
     last: dict[tuple[str, bool], tuple[int, list[int]]] = {}
-    for match in _LIST_ITEM.finditer(text):
-        label, style = match.group("label"), match.group("style")
+    for position, label, style in items:
         key = (style, label.isdigit())
         value = int(label) if label.isdigit() else ord(label) - 96
         if value == 1:
-            line_start = text.rfind("\n", 0, match.start()) + 1
-            at_line_start = not text[line_start : match.start()].strip(" \t" + _BULLETS)
-            if style == ")" or at_line_start:
-                last[key] = (1, [match.start()])
+            line_start = text.rfind("\n", 0, position) + 1
+            at_line_start = not text[line_start:position].strip(" \t" + _BULLETS)
+            if style != "." or at_line_start:
+                last[key] = (1, [position])
             continue
         chain = last.get(key)
         if chain is not None and chain[0] == value - 1:
-            chain[1].append(match.start())
+            chain[1].append(position)
             last[key] = (value, chain[1])
-            if value == 2:
-                breaks.extend(chain[1])
-            else:
-                breaks.append(match.start())
+            breaks.extend(chain[1] if value == 2 else (position,))
     breaks.sort()
     return breaks
+
+
+def _paren_items(text: str) -> list[tuple[int, str, str]]:
+    """`(position, label, style)` of every `1)`, `12)`, `a)` or `1.)` after whitespace."""
+    items = []
+    n = len(text)
+    i = text.find(")")
+    while i != -1:
+        style_start = i - 1 if i and text[i - 1] == "." else i
+        k = style_start
+        while k > 0 and style_start - k < 2 and "0" <= text[k - 1] <= "9":
+            k -= 1
+        if k == style_start and k > 0 and "a" <= text[k - 1] <= "z":
+            k -= 1
+        if (
+            k < style_start
+            and (k == 0 or text[k - 1] in _SPACE)
+            and (i + 1 == n or text[i + 1] in _SPACE)
+            and not (text[k].isalpha() and style_start - k > 1)
+        ):
+            items.append((k, text[k:style_start], text[style_start : i + 1]))
+        i = text.find(")", i + 1)
+    return items
 
 
 def _run_kind(run: str) -> tuple[str, int, bool]:
@@ -242,7 +321,7 @@ def _dots(scan: _Scan, rs: int, re_: int, k: int, dots: int, spaced: bool) -> No
             scan.cut(re_)
         return
     if dots == 1:
-        if not content or _LIST_LABEL.fullmatch(text, scan.start, rs):
+        if not content or scan.is_list_label(rs):
             if not content and scan.is_start(k):
                 scan.cut(re_)
             return
@@ -270,19 +349,28 @@ def _run(scan: _Scan, rs: int, re_: int) -> None:
         return  # `e.g.,`, `Jane.Doe@x`, `information.As`: no space after the period
     if scan.is_protected(rs, re_):
         return
-    end, marked = scan.skip_markers(re_)
-    k = scan.skip_space(end)
+    cluster_end = scan.cluster_end
+    if re_ in cluster_end or (text[re_ : re_ + 1] == " " and re_ + 1 in cluster_end):
+        end, marked = scan.skip_markers(re_)
+    else:
+        end, marked = re_, False
+    k = end + 1 if text[end : end + 1] == " " else end
+    if k < n and text[k] in _SPACE:
+        k = scan.skip_space(k)
     if marked:
         if k < n and text[k] in ".!?…":
             return  # `A.D. [1][2]. The`: the real end comes after the markers
         if scan.is_start(k):
             scan.cut(end)
         return
-    kind, dots, spaced = _run_kind(text[rs:re_])
+    if re_ - rs == 1 and text[rs] == ".":
+        kind, dots, spaced = "dots", 1, False
+    else:
+        kind, dots, spaced = _run_kind(text[rs:re_])
     if kind == "dots":
         _dots(scan, rs, re_, k, dots, spaced)
         return
-    if _LIST_LABEL.fullmatch(text, scan.start, rs):
+    if scan.is_list_label(rs):
         return  # `1.)`: a list label
     if kind == "bang" and scan.token_before(rs).lower() in lexicon.EXCLAMATION_WORDS:
         return
@@ -322,23 +410,26 @@ def split_sentences(
     `wrapped=True` treats single line breaks as wrapping (PDF text), not as boundaries.
     """
     scan = _Scan(text, clusters or [], code or [], fenced or [])
-    forced = _list_breaks(text) if _needs_list_scan(text) else []
+    forced = _list_breaks(text)
     for start, end in scan.fenced:
         forced.extend((start, end))
     forced.sort()
     f = 0
-    for match in _CANDIDATE.finditer(text):
-        rs = match.start()
+    consumed = 0
+    for rs in _candidates(text):
+        if rs < consumed:
+            continue
         while f < len(forced) and forced[f] <= rs:
             if forced[f] > scan.start:
                 scan.cut(forced[f])
             f += 1
-        if rs < scan.start:
-            continue
-        if match.lastgroup == "nl":
-            _line_break(scan, rs, match.end(), wrapped)
+        if text[rs] in _LINE_BREAKS:
+            end = rs + 2 if text.startswith("\r\n", rs) else rs + 1
+            _line_break(scan, rs, end, wrapped)
         else:
-            _run(scan, rs, match.end())
+            end = _RUN.match(text, rs).end()
+            _run(scan, rs, end)
+        consumed = end
     for position in forced[f:]:
         if position > scan.start:
             scan.cut(position)
@@ -346,9 +437,18 @@ def split_sentences(
     return _trim(text, scan.spans)
 
 
-def _needs_list_scan(text: str) -> bool:
-    """Cheap test: could the text hold an inline list or a bullet?"""
-    return ")" in text or "." in text or any(b in text for b in _BULLETS)
+def _candidates(text: str) -> list[int]:
+    """Sorted positions of every terminal punctuation mark and line break."""
+    positions: list[int] = []
+    append = positions.append
+    for char in _CANDIDATE_CHARS:
+        find = text.find
+        i = find(char)
+        while i != -1:
+            append(i)
+            i = find(char, i + 1)
+    positions.sort()
+    return positions
 
 
 def _trim(text: str, spans: list[tuple[int, int]]) -> list[tuple[int, int]]:

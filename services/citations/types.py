@@ -21,8 +21,6 @@ class CitationHit:
     problem: str | None
     cluster_index: int = 0
     sentence_index: int = 0
-    start_utf16: int = 0
-    end_utf16: int = 0
 
 
 @dataclass(slots=True)
@@ -33,8 +31,6 @@ class ClusterHit:
     end: int
     marker: str
     citations: list[int] = field(default_factory=list)
-    start_utf16: int = 0
-    end_utf16: int = 0
 
 
 @dataclass(slots=True)
@@ -46,8 +42,6 @@ class SentenceHit:
     end: int
     text: str
     citations: list[int] = field(default_factory=list)
-    start_utf16: int = 0
-    end_utf16: int = 0
 
 
 @dataclass(slots=True)
