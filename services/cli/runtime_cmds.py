@@ -147,9 +147,12 @@ def _wait_for_signal(done: Callable[[], bool]) -> None:
 
 
 def _stage_inputs(specs: list[str] | None = None) -> list[str]:
-    from services.runtime.registry import load_stage, pipeline_stages
+    from services.runtime.registry import load_stage, pipeline_stage_names
 
-    stages = [load_stage(s) for s in specs] if specs else list(pipeline_stages().values())
+    try:
+        stages = [load_stage(s) for s in specs or pipeline_stage_names()]
+    except LookupError as exc:
+        raise click.BadParameter(str(exc), param_hint="--stage") from None
     return [topic for stage in stages for topic in stage.input_topics]
 
 
@@ -243,10 +246,10 @@ def up(replicas: tuple[str, ...], specs: tuple[str, ...], log_dir: Path,
     """
     from services.broker import forget_bootstrap, remember_bootstrap, start_broker
     from services.runtime.config import to_env
-    from services.runtime.registry import pipeline_stages
+    from services.runtime.registry import pipeline_stage_names
     from services.runtime.supervisor import Child, Supervisor
 
-    stage_specs = list(specs) or list(pipeline_stages())
+    stage_specs = list(specs) or list(pipeline_stage_names())
     counts = _parse_replicas(replicas)
     unknown = set(counts) - set(stage_specs)
     if unknown:

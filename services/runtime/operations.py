@@ -18,7 +18,7 @@ from schemas.topics import ANSWERS_SUBMITTED
 from services.runtime.config import RuntimeConfig
 from services.runtime.dead_letters import DeadLetterInfo, Record, read_dead_letter
 from services.runtime.kafka import make_consumer
-from services.runtime.topic_io import Range, partitions_of, publish, read_range
+from services.runtime.topic_io import Range, caught_up, partitions_of, publish, read_range
 
 
 @dataclass(frozen=True)
@@ -189,27 +189,25 @@ async def drain(config: RuntimeConfig, topic: str, group_id: str) -> dict[str, i
     try:
         tps = await partitions_of(consumer, config.physical(topic))
         consumer.assign(tps)
-        ends = await consumer.end_offsets(tps)
-        todo = {tp for tp in tps if await consumer.position(tp) < ends[tp]}
+        todo = set(tps)
         while todo:
-            batches = await consumer.getmany(*todo, timeout_ms=500)
+            batches = await consumer.getmany(*todo, timeout_ms=200)
             records: list[Record] = []
             offsets: dict[TopicPartition, int] = {}
             for tp, batch in batches.items():
                 for record in batch:
-                    if record.offset >= ends[tp]:
-                        break
                     target = replay_target(record, topic, None)
                     headers = [(k, v) for k, v in (record.headers or ()) if not k.startswith("dlq_")]
                     records.append(Record(target, record.value or b"", record.key, headers))
                     offsets[tp] = record.offset + 1
                     counts[target] = counts.get(target, 0) + 1
-                if offsets.get(tp, 0) >= ends[tp]:
-                    todo.discard(tp)
-            await publish(config, records)
-            # Committed only after the broker acknowledged every copy: a crash re-drains.
-            if offsets:
+            if records:
+                await publish(config, records)
+                # Committed only after the broker acknowledged every copy: a crash re-drains.
                 await consumer.commit(offsets)  # type: ignore[arg-type]
+            for tp in list(todo):
+                if await caught_up(consumer, tp, None):
+                    todo.discard(tp)
     finally:
         await consumer.stop()
     return counts

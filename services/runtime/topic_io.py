@@ -37,7 +37,11 @@ async def partitions_of(consumer: AIOKafkaConsumer, topic: str) -> list[TopicPar
 async def read_range(
     config: RuntimeConfig, topic: str, where: Range = Range()
 ) -> AsyncIterator[ConsumerRecord]:
-    """Records of `topic` in `where`, up to the end offsets seen when reading started."""
+    """Records of `topic` in `where`, up to the high watermark seen while reading.
+
+    The end is taken from fetch responses, not ListOffsets: Tansu answers ListOffsets
+    (latest) with the last batch's base offset + 1, which would cut batches short.
+    """
     consumer = make_consumer(config, group_id=None)
     await consumer.start()
     try:
@@ -47,28 +51,31 @@ async def read_range(
             if not tps:
                 raise LookupError(f"topic {topic!r} has no partition {where.partition}")
         consumer.assign(tps)
-        ends = await consumer.end_offsets(tps)
         begins = await consumer.beginning_offsets(tps)
-        stops: dict[TopicPartition, int] = {}
         for tp in tps:
-            first = max(begins[tp], where.start or 0)
-            stop = ends[tp] if where.end is None else min(ends[tp], where.end)
-            if first < stop:
-                consumer.seek(tp, first)
-                stops[tp] = stop
-        active = set(stops)
-        consumer.pause(*[tp for tp in tps if tp not in active])
+            consumer.seek(tp, max(begins[tp], where.start or 0))
+        active = set(tps)
         while active:
-            batches = await consumer.getmany(*active, timeout_ms=500)
+            batches = await consumer.getmany(*active, timeout_ms=200)
             for tp, records in batches.items():
                 for record in records:
-                    if record.offset < stops[tp]:
+                    if where.end is None or record.offset < where.end:
                         yield record
-                if records and records[-1].offset >= stops[tp] - 1:
+            for tp in list(active):
+                if await caught_up(consumer, tp, where.end):
                     active.discard(tp)
                     consumer.pause(tp)
     finally:
         await consumer.stop()
+
+
+async def caught_up(consumer: AIOKafkaConsumer, tp: TopicPartition, end: int | None) -> bool:
+    """Whether the consumer's position reached the high watermark (or `end`) of `tp`."""
+    high = consumer.highwater(tp)
+    if high is None:
+        return False
+    position = await consumer.position(tp)
+    return position >= (high if end is None else min(high, end))
 
 
 async def publish(config: RuntimeConfig, records: Iterable[Record]) -> int:
