@@ -1,0 +1,82 @@
+"""PDF documents read with PyMuPDF: checked opening and one section per page."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pymupdf
+
+from schemas.documents import DocumentProblem
+from services.ingest.documents.limits import IngestLimits
+from services.ingest.documents.pdf_text import TEXT_FLAGS, clean_page_text
+from services.ingest.documents.rejection import DocumentRejection
+
+PDF_MAGIC = b"%PDF-"
+# The header may follow some junk; readers look for it in the first kilobyte.
+HEADER_WINDOW = 1024
+
+
+def is_pdf(data: bytes) -> bool:
+    """Whether the bytes carry a PDF header."""
+    return PDF_MAGIC in data[:HEADER_WINDOW]
+
+
+def open_pdf(data: bytes, limits: IngestLimits) -> tuple[pymupdf.Document, list[DocumentProblem]]:
+    """Open and check a PDF; raises DocumentRejection for what must not be ingested.
+
+    Password-protected PDFs are refused; PDFs encrypted with only an owner password are
+    refused when their permissions forbid copying text, else noted as a problem.
+    """
+    if not is_pdf(data):
+        raise DocumentRejection("not_a_pdf", "the document has no PDF header")
+    try:
+        document = pymupdf.open(stream=data, filetype="pdf")
+    except (RuntimeError, ValueError) as exc:
+        raise DocumentRejection("unreadable_pdf", f"the PDF cannot be opened: {exc}") from None
+    if document.needs_pass:
+        raise DocumentRejection("pdf_password_protected", "the PDF needs a password to open")
+    problems: list[DocumentProblem] = []
+    encryption = (document.metadata or {}).get("encryption")
+    if encryption:
+        if not document.permissions & pymupdf.PDF_PERM_COPY:
+            raise DocumentRejection(
+                "pdf_encrypted",
+                f"the PDF is encrypted ({encryption}) and does not permit text extraction",
+            )
+        problems.append(DocumentProblem(
+            code="pdf_encrypted_owner_only",
+            message=f"the PDF is encrypted ({encryption}) without a user password"))
+    pages = document.page_count
+    if pages == 0:
+        raise DocumentRejection("empty_pdf", "the PDF has no pages")
+    if pages > limits.max_pdf_pages:
+        raise DocumentRejection(
+            "too_many_pages", f"the PDF has {pages} pages (limit {limits.max_pdf_pages})"
+        )
+    return document, problems
+
+
+def pdf_sections(
+    document: pymupdf.Document, doc_id: str
+) -> tuple[list[dict[str, Any]], list[DocumentProblem]]:
+    """One section record per page (1-based `page`), flagging pages without a text layer."""
+    sections: list[dict[str, Any]] = []
+    problems: list[DocumentProblem] = []
+    for index, page in enumerate(document):
+        section_id = f"{doc_id}:{index}"
+        try:
+            text = clean_page_text(page.get_text(flags=TEXT_FLAGS))
+        except RuntimeError as exc:
+            text = ""
+            problems.append(DocumentProblem(
+                code="page_unreadable", message=f"page {index + 1}: {exc}", section_id=section_id))
+        if not text:
+            problems.append(DocumentProblem(
+                code="no_text_layer",
+                message=f"page {index + 1} has no text layer (scanned?); it needs OCR",
+                section_id=section_id))
+        sections.append({
+            "section_id": section_id, "index": index, "title": None, "href": None,
+            "linear": True, "page": index + 1, "has_text_layer": bool(text), "text": text,
+        })
+    return sections, problems
