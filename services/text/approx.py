@@ -3,7 +3,9 @@
 `approx_search` finds every lowest-error occurrence of a pattern in a text (Levenshtein
 errors, any start and end): Myers' bit-parallel algorithm over Python integers, so the pattern
 length is unbounded and the loop runs once per text character. When a text end admits several
-starts with the same error count, the longest match is taken (as approx-string-match does).
+starts with the same error count, the longest match is taken, as approx-string-match does;
+unlike it, the start is anchored (the reported text really is `errors` edits from the
+pattern), where approx-string-match's unanchored reverse search can over-extend a match.
 
 `match_quote` ranks those occurrences the way Hypothesis does: quote similarity (weight 50),
 prefix and suffix similarity (20 each) and closeness to a position hint (2); ties keep the
@@ -71,6 +73,34 @@ def _match_ends(text: str, pattern: str, max_errors: float) -> list[tuple[int, i
     return best
 
 
+def _prefix_distances(text: str, pattern: str) -> list[int]:
+    """Edit distance of `pattern` to `text[:j]` for every j >= 1 (Myers, global mode)."""
+    m = len(pattern)
+    mask = (1 << m) - 1
+    high = 1 << (m - 1)
+    peq: dict[str, int] = {}
+    for i, ch in enumerate(pattern):
+        peq[ch] = peq.get(ch, 0) | (1 << i)
+    pv, mv, score = mask, 0, m
+    distances: list[int] = []
+    for ch in text:
+        eq = peq.get(ch, 0)
+        xv = eq | mv
+        xh = (((eq & pv) + pv) ^ pv) | eq
+        ph = mv | (~(xh | pv) & mask)
+        mh = pv & xh
+        if ph & high:
+            score += 1
+        elif mh & high:
+            score -= 1
+        ph = ((ph << 1) | 1) & mask
+        mh = (mh << 1) & mask
+        pv = mh | (~(xv | ph) & mask)
+        mv = ph & xv
+        distances.append(score)
+    return distances
+
+
 def approx_search(text: str, pattern: str, max_errors: float) -> list[StringMatch]:
     """Every lowest-error occurrence of `pattern` in `text` with at most `max_errors` errors."""
     if not pattern or not text:
@@ -80,9 +110,9 @@ def approx_search(text: str, pattern: str, max_errors: float) -> list[StringMatc
     for end, errors in _match_ends(text, pattern, max_errors):
         window_start = max(0, end - len(pattern) - errors)
         window = text[window_start:end][::-1]
-        # The longest match: the furthest reverse end with the same error count.
-        reverse_ends = _match_ends(window, reversed_pattern, errors)
-        longest = max((reverse_end for reverse_end, _ in reverse_ends), default=0)
+        # The longest match: the longest text ending at `end` with the same error count.
+        distances = _prefix_distances(window, reversed_pattern)
+        longest = max(length for length, d in enumerate(distances, 1) if d == errors)
         matches.append(StringMatch(end - longest, end, errors))
     return matches
 
