@@ -1,11 +1,11 @@
 """Lexical similarity: a fast word tokenizer, content terms (stopwords dropped, a light plural
 stemmer) and Okapi BM25 over a handful of documents (one answer's sources or chunks).
 
-Hot-path notes: ASCII text is tokenized with `str.translate` + `str.split` (about 3x faster
-than a regex here); surface words are mapped to terms through a bounded memo dict with C-level
-`map`, so no Python code runs per token once a word has been seen; a text's statistics are
-memoised by content (bounded), so the chunks an answer shares with earlier answers, or with the
-next stage in the same process, are tokenized once.
+Hot-path notes: ASCII text is tokenized with `str.translate` and `str.split` (several times
+faster than a regex here; other text uses the regex); surface words are mapped to terms through
+a bounded memo dict with C-level `map`, so no Python code runs per token once a word has been
+seen; a text's statistics are memoised by content (bounded), so chunks an answer shares with
+earlier answers, or with the next stage in the same process, are tokenized once.
 """
 
 from __future__ import annotations
@@ -13,7 +13,8 @@ from __future__ import annotations
 import math
 import re
 from collections import Counter
-from collections.abc import Iterable, Sequence
+from collections.abc import Collection, Iterable, Sequence
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
 from itertools import filterfalse
 
@@ -33,26 +34,48 @@ BM25_K1 = 1.2
 BM25_B = 0.75
 
 _WORD = re.compile(r"[^\W_]+")
-# Every ASCII character that is not a letter or digit separates words.
-_ASCII_SEPARATORS = {code: " " for code in range(128) if not chr(code).isalnum()}
+# A str.translate table indexed by code point (much faster than a dict): every ASCII character
+# that is not a letter or digit becomes a space.
+_ASCII_SEPARATORS = "".join(ch if ch.isalnum() else " " for ch in map(chr, range(128)))
+# Quotes, guillemets, dashes, ellipsis, bullets, no-break and thin space.
+_COMMON_SEPARATORS = "\u201c\u201d\u2018\u2019\u201e\u00ab\u00bb\u2014\u2013\u2026\u2022\u00b7\u00a0\u2009"
 
-# Bounded memos: surface word -> term ("" when it is not a content term), term -> its surface
-# forms, text -> statistics. Each is cleared whole when full: simple, bounded memory.
+# Bounded memos: surface word -> term ("" when it is not a content term), text -> statistics. Each is cleared whole when full: simple, bounded memory.
 _MAX_WORDS = 200_000
 _MAX_TEXTS = 4_096
 _TERM_OF: dict[str, str] = {}
-_FORMS: dict[str, tuple[str, ...]] = {}
 _TEXTS: dict[str, TextTerms] = {}
 
 
-_SET_TYPES = (set, frozenset, type({}.keys()))
+def fold_punctuation(text: str) -> str:
+    """The text with common non-ASCII separators (typographic quotes and dashes, ellipsis,
+    bullets, no-break and thin spaces) replaced by spaces: same length, same words, and
+    often ASCII afterwards, which `words` tokenizes much faster."""
+    if text.isascii():
+        return text
+    for separator in _COMMON_SEPARATORS:
+        if separator in text:
+            text = text.replace(separator, " ")
+    return text
 
 
 def words(text: str) -> list[str]:
     """Lowercase word tokens: maximal runs of letters and digits (underscore separates)."""
-    if text.isascii():
-        return text.lower().translate(_ASCII_SEPARATORS).split()
-    return _WORD.findall(text.lower())
+    if not text.isascii():
+        text = fold_punctuation(text)
+        if not text.isascii():
+            return _WORD.findall(text.lower())
+    return text.translate(_ASCII_SEPARATORS).lower().split()
+
+
+def span_terms(text: str, spans: Iterable[tuple[int, int]]) -> list[set[str]]:
+    """The content terms of several `[start, end)` slices of one text (e.g. its sentences),
+    preparing the whole text once instead of every slice."""
+    folded = fold_punctuation(text)
+    if not folded.isascii():
+        return [text_terms(folded[start:end]) for start, end in spans]
+    prepared = folded.translate(_ASCII_SEPARATORS).lower()  # same length: offsets hold
+    return [terms_of(prepared[start:end].split()) for start, end in spans]
 
 
 def stem(word: str) -> str:
@@ -71,16 +94,24 @@ def _term(word: str) -> str:
     return "" if len(word) < 2 or word in STOPWORDS else stem(word)
 
 
-def terms_of(surface: Iterable[str]) -> set[str]:
+def _learn(unique: AbstractSet[str]) -> None:
+    """Make sure every word of `unique` is in the term memo."""
+    missing = list(filterfalse(_TERM_OF.__contains__, unique))
+    if missing:
+        if len(_TERM_OF) + len(missing) > _MAX_WORDS:
+            _TERM_OF.clear()
+            missing = list(unique)
+        for word in missing:
+            _TERM_OF[word] = _term(word)
+
+
+def terms_of(surface: Collection[str]) -> set[str]:
     """The content terms of some surface words: stopwords and 1-character words dropped,
     plurals folded."""
-    unique = surface if type(surface) in _SET_TYPES else set(surface)
-    found = set(map(_TERM_OF.get, unique))
+    found = set(map(_TERM_OF.get, surface))
     if None in found:
-        if len(_TERM_OF) + len(unique) > _MAX_WORDS:
-            _TERM_OF.clear()
-        for word in filterfalse(_TERM_OF.__contains__, unique):
-            _TERM_OF[word] = _term(word)
+        unique = set(surface)
+        _learn(unique)
         found = set(map(_TERM_OF.__getitem__, unique))
     found.discard("")
     return found
@@ -91,32 +122,13 @@ def text_terms(text: str) -> set[str]:
     return terms_of(words(text))
 
 
-def surface_forms(term: str) -> tuple[str, ...]:
-    """Every surface word whose term is `term` (the stemmer only folds plurals, so these are
-    the term itself and its plural spellings)."""
-    forms = _FORMS.get(term)
-    if forms is None:
-        plural_y = term[:-1] + "ies" if term.endswith("y") else ""
-        candidates = (term, term + "s", term + "es", plural_y)
-        forms = tuple(c for c in candidates if c and _term(c) == term)
-        if len(_FORMS) >= _MAX_WORDS:
-            _FORMS.clear()
-        _FORMS[term] = forms
-    return forms
-
-
 @dataclass(frozen=True, slots=True)
 class TextTerms:
-    """Statistics of one text: token count, surface word counts, content terms."""
+    """Statistics of one text: its token count and how often each content term occurs."""
 
     length: int
-    counts: Counter[str]
-    terms: set[str]  # treat as read-only: shared through the memo
-
-    def tf(self, term: str) -> int:
-        """How often `term` occurs (in any of its surface forms)."""
-        counts = self.counts
-        return sum(counts.get(form, 0) for form in surface_forms(term))
+    counts: Counter[str]  # treat as read-only: shared through the memo
+    terms: frozenset[str]
 
 
 def analyse(text: str) -> TextTerms:
@@ -125,8 +137,10 @@ def analyse(text: str) -> TextTerms:
     if cached is not None:
         return cached
     tokens = words(text)
-    counts = Counter(tokens)
-    stats = TextTerms(len(tokens), counts, terms_of(counts.keys()))
+    _learn(set(tokens))
+    counts = Counter(map(_TERM_OF.__getitem__, tokens))
+    del counts[""]
+    stats = TextTerms(len(tokens), counts, frozenset(counts))
     if len(_TEXTS) >= _MAX_TEXTS:
         _TEXTS.clear()
     _TEXTS[text] = stats
@@ -137,7 +151,6 @@ def clear_memo() -> None:
     """Forget every memoised text and word (benchmarks use it to measure cold runs)."""
     _TEXTS.clear()
     _TERM_OF.clear()
-    _FORMS.clear()
 
 
 @dataclass(frozen=True, slots=True)
@@ -150,14 +163,6 @@ class Document:
     def length(self) -> int:
         """Total token count."""
         return sum(part.length for part in self.parts)
-
-    def tf(self, term: str) -> int:
-        """How often `term` occurs in any part."""
-        return sum(part.tf(term) for part in self.parts)
-
-    def has(self, term: str) -> bool:
-        """Whether `term` occurs in any part."""
-        return any(term in part.terms for part in self.parts)
 
 
 def bm25(
@@ -178,13 +183,11 @@ def bm25(
     norms = [k1 * (1.0 - b + b * length / average) for length in lengths]
     all_counts = [[part.counts for part in doc.parts] for doc in documents]
     for term in sorted(set(query_terms)):
-        forms = surface_forms(term)
         tfs = []
         for counts_of_doc in all_counts:
             tf = 0
             for counts in counts_of_doc:
-                for form in forms:
-                    tf += counts.get(form, 0)
+                tf += counts.get(term, 0)
             tfs.append(tf)
         df = n - tfs.count(0)
         if df == 0:

@@ -1,0 +1,42 @@
+"""Combining the parts into one score, and explaining it.
+
+The weights (summing to 1) favour evidence: the retriever's opinion and whether the source
+really covers the sentences that cite it count twice as much as word overlap with the query.
+A part that cannot be computed for a source (no retriever score, no usable query) is left out
+and the remaining weights are scaled back up to sum to 1.
+"""
+
+from __future__ import annotations
+
+WEIGHTS: dict[str, float] = {"retriever": 0.4, "lexical": 0.2, "support": 0.4}
+SCORE_DIGITS = 6
+
+
+def combine(parts: dict[str, float]) -> tuple[float, dict[str, float]]:
+    """The combined score in [0, 1] and the weights used, for the parts available."""
+    total = sum(WEIGHTS[name] for name in parts)
+    weights = {name: WEIGHTS[name] / total for name in parts}
+    score = sum(weights[name] * value for name, value in parts.items())
+    return round(min(1.0, max(0.0, score)), SCORE_DIGITS), weights
+
+
+def explain(
+    index: int,
+    score: float,
+    parts: dict[str, float],
+    weights: dict[str, float],
+    *,
+    rank: int,
+    of: int,
+    citation_count: int,
+    eligible: bool,
+    threshold: float,
+) -> str:
+    """One sentence: the rank, the sum that made the score, citations and eligibility."""
+    terms = " + ".join(f"{weights[name]:.2f}×{name} {value:.2f}" for name, value in parts.items())
+    cited = {0: "not cited", 1: "cited once"}.get(citation_count, f"cited {citation_count} times")
+    verdict = "eligible" if eligible else "not eligible"
+    return (
+        f"Source {index} ranks {rank} of {of} with {score:.3f} = {terms}; {cited}; "
+        f"{verdict} (min_citation_score {threshold:g})."
+    )

@@ -1,0 +1,149 @@
+"""`score_answer`: every source of an accepted answer scored, ranked and explained (SPEC §4.2).
+
+`passage_sources` holds the eligible sources that the answer actually cites, best first, capped
+at `max_citations`: supporting passages are only ever looked up for cited sources, so an
+uncited source would only take a slot from a cited one.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from typing import Protocol
+
+from schemas.answers import AnswerAccepted, AnswerSubmitted
+from schemas.scoring import AnswerScored, ScoreExplanation, SourceScore
+from services.citations.extract import extract
+from services.scoring.combine import combine, explain
+from services.scoring.parts import lexical_relevance, retriever_norms, support
+from services.text.lexical import Document, analyse, span_terms
+
+
+class _Citation(Protocol):
+    source_index: int | None
+    valid: bool
+    sentence_index: int
+
+
+class _Span(Protocol):
+    start: int
+    end: int
+
+
+class _Sentence(_Span, Protocol):
+    index: int
+
+
+@dataclass(frozen=True)
+class Citing:
+    """What the answer's valid citations say about its sources."""
+
+    counts: dict[int, int] = field(default_factory=dict)  # source index -> valid citations
+    sentences: dict[int, list[int]] = field(default_factory=dict)  # source -> citing sentences
+    sentence_terms: dict[int, set[str]] = field(default_factory=dict)  # content terms, no markers
+
+
+def without_markers(text: str, markers: Iterable[_Span]) -> str:
+    """The text with every citation marker blanked out (offsets unchanged)."""
+    pieces: list[str] = []
+    done = 0
+    for marker in sorted(markers, key=lambda m: m.start):
+        if marker.start >= done:
+            pieces.append(text[done : marker.start])
+            pieces.append(" " * (marker.end - marker.start))
+            done = marker.end
+    pieces.append(text[done:])
+    return "".join(pieces)
+
+
+def citing_from(
+    text: str,
+    citations: Iterable[_Citation],
+    sentences: Iterable[_Sentence],
+    markers: Iterable[_Span],
+) -> Citing:
+    """Group the valid citations by source: how many, and which sentences, with the content
+    terms of each citing sentence (markers removed)."""
+    counts: dict[int, int] = {}
+    by_source: dict[int, list[int]] = {}
+    for citation in citations:
+        index = citation.source_index
+        if not citation.valid or index is None:
+            continue
+        counts[index] = counts.get(index, 0) + 1
+        cited_by = by_source.setdefault(index, [])
+        if citation.sentence_index not in cited_by:
+            cited_by.append(citation.sentence_index)
+    wanted = {i for indexes in by_source.values() for i in indexes}
+    spans = {s.index: (s.start, s.end) for s in sentences if s.index in wanted}
+    clean = without_markers(text, markers) if spans else text
+    terms = dict(zip(spans, span_terms(clean, spans.values())))
+    return Citing(counts, by_source, terms)
+
+
+def score_sources(answer: AnswerSubmitted, citing: Citing) -> AnswerScored:
+    """Score, rank and explain every source given what the citations say."""
+    sources = answer.sources
+    options = answer.effective_options()
+    chunks = [[analyse(chunk.text) for chunk in source.chunks] for source in sources]
+    documents = [
+        Document((*stats, analyse(source.title)) if source.title else tuple(stats))
+        for source, stats in zip(sources, chunks)
+    ]
+    retriever = retriever_norms(sources)
+    lexical = lexical_relevance(answer.query, documents)
+    sentence_terms = citing.sentence_terms
+
+    combined: list[tuple[float, dict[str, float], dict[str, float]]] = []
+    for position, source in enumerate(sources):
+        parts: dict[str, float] = {}
+        if retriever[position] is not None:
+            parts["retriever"] = retriever[position]  # type: ignore[assignment]
+        if lexical is not None:
+            parts["lexical"] = lexical[position]
+        cited_by = citing.sentences.get(source.index, ())
+        parts["support"] = support(
+            [sentence_terms[i] for i in cited_by if i in sentence_terms], chunks[position]
+        )
+        score, weights = combine(parts)
+        combined.append((score, parts, weights))
+
+    order = sorted(range(len(sources)), key=lambda p: (-combined[p][0], sources[p].index))
+    ranks = {position: rank for rank, position in enumerate(order, start=1)}
+    threshold = options.min_citation_score
+    scores = []
+    for position, source in enumerate(sources):
+        score, parts, weights = combined[position]
+        count = citing.counts.get(source.index, 0)
+        eligible = score >= threshold
+        text = explain(
+            source.index, score, parts, weights, rank=ranks[position], of=len(sources),
+            citation_count=count, eligible=eligible, threshold=threshold,
+        )
+        scores.append(
+            SourceScore(
+                index=source.index,
+                retriever_score=source.score,
+                retriever_norm=retriever[position],
+                lexical=parts.get("lexical", 0.0),
+                support=parts["support"],
+                score=score,
+                rank=ranks[position],
+                eligible=eligible,
+                cited=count > 0,
+                citation_count=count,
+                explanation=ScoreExplanation(parts=parts, weights=weights, text=text),
+            )
+        )
+    passage_sources = [
+        sources[p].index for p in order if scores[p].eligible and scores[p].cited
+    ][: options.max_citations]
+    return AnswerScored(answer=answer, scores=scores, passage_sources=passage_sources)
+
+
+def score_answer(accepted: AnswerAccepted) -> AnswerScored:
+    """Score an accepted answer: its citations come from the shared citation extractor."""
+    answer = accepted.answer
+    found = extract(answer.text, answer.sources)
+    citing = citing_from(answer.text, found.citations, found.sentences, found.clusters)
+    return score_sources(answer, citing)

@@ -1,0 +1,59 @@
+"""The three parts of a source's score, each in [0, 1]."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable, Sequence
+
+from schemas.answers import Source
+from services.text.lexical import Document, TextTerms, bm25, text_terms
+
+
+def retriever_norms(sources: Sequence[Source]) -> list[float | None]:
+    """The retriever's scores min-max normalised over this answer's sources.
+
+    A source without a (finite) score gets None; when every score is equal (or there is only
+    one), each scored source gets 1.0: none is worse than the retriever's best.
+    """
+    scores = [
+        s.score if s.score is not None and math.isfinite(s.score) else None for s in sources
+    ]
+    known = [score for score in scores if score is not None]
+    if not known:
+        return scores
+    low, high = min(known), max(known)
+    if high == low:
+        return [None if score is None else 1.0 for score in scores]
+    span = high - low
+    return [None if score is None else (score - low) / span for score in scores]
+
+
+def lexical_relevance(query: str | None, documents: Sequence[Document]) -> list[float] | None:
+    """BM25 of each source for the query, divided by the best source's BM25 (so 1.0 is the
+    best lexical match of this answer, 0.0 shares no query term). None when the query has no
+    content term (no query, or only stopwords): the part is then left out."""
+    terms = text_terms(query) if query else set()
+    if not terms:
+        return None
+    scores = bm25(terms, documents)
+    best = max(scores, default=0.0)
+    if best <= 0.0:
+        return [0.0] * len(scores)
+    return [score / best for score in scores]
+
+
+def coverage(sentence: set[str], chunks: Iterable[TextTerms]) -> float:
+    """The largest share of the sentence's content terms that one chunk contains."""
+    best = 0
+    for chunk in chunks:
+        shared = len(sentence & chunk.terms)
+        if shared > best:
+            best = shared
+    return best / len(sentence)
+
+
+def support(sentences: Sequence[set[str]], chunks: Sequence[TextTerms]) -> float:
+    """How well a source's chunks cover the sentences that cite it: the mean, over citing
+    sentences with content terms, of the best single-chunk coverage. 0.0 when not cited."""
+    covered = [coverage(terms, chunks) for terms in sentences if terms]
+    return sum(covered) / len(covered) if covered else 0.0
