@@ -1,0 +1,111 @@
+"""The lexical toolkit: tokenizer, content terms, memoised statistics and BM25."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from services.text import lexical
+from services.text.lexical import (
+    Document,
+    analyse,
+    bm25,
+    fold_punctuation,
+    span_terms,
+    stem,
+    terms_of,
+    text_terms,
+    words,
+)
+
+REFERENCE = re.compile(r"[^\W_]+")
+
+
+def test_words_are_lowercase_runs_of_letters_and_digits() -> None:
+    text = "The U.S. study_2 (2019) found 3.5% “more” cases—e.g. naïve café’s"
+    assert words(text) == [
+        "the", "u", "s", "study", "2", "2019", "found", "3", "5", "more", "cases", "e", "g",
+        "naïve", "café", "s",
+    ]
+    assert words("") == [] and words(" \t\n ") == []
+    assert words("東京 is → big") == ["東京", "is", "big"]
+
+
+@given(st.text(alphabet=st.characters(codec="utf-8", exclude_categories=("Cs",))))
+def test_fast_paths_tokenize_like_the_reference_regex(text: str) -> None:
+    if any(len(ch.lower()) != 1 for ch in text):
+        return  # lowercasing that changes length (e.g. "İ") is outside the contract
+    assert words(text) == REFERENCE.findall(text.lower())
+
+
+@given(st.text(alphabet="ab é.,“”‘’—–…•·\u00a0\u2009x"))
+def test_fold_punctuation_keeps_length_and_words(text: str) -> None:
+    folded = fold_punctuation(text)
+    assert len(folded) == len(text)
+    assert REFERENCE.findall(folded.lower()) == REFERENCE.findall(text.lower())
+
+
+@pytest.mark.parametrize(
+    ("word", "expected"),
+    [
+        ("studies", "study"), ("cases", "case"), ("cats", "cat"), ("glass", "glass"),
+        ("virus", "virus"), ("series", "sery"), ("toes", "toe"), ("bees", "bee"),
+        ("is", "is"), ("data", "data"),
+    ],
+)
+def test_stem_folds_plurals_only(word: str, expected: str) -> None:
+    assert stem(word) == expected
+
+
+def test_content_terms_drop_stopwords_and_single_characters() -> None:
+    assert text_terms("The studies of a cohort, and the Cohort's results: x") == {
+        "study", "cohort", "result",
+    }
+    assert terms_of([]) == set() and text_terms("the of and") == set()
+
+
+def test_span_terms_match_each_slice() -> None:
+    text = "Magma “rises” [1]. The crusts crack — often. Tides, moons."
+    spans = [(0, 18), (19, 44), (45, len(text)), (5, 5)]
+    assert span_terms(text, spans) == [text_terms(text[a:b]) for a, b in spans]
+    assert span_terms("naïve 東京 cafés. Other.", [(0, 15)]) == [{"naïve", "東京", "café"}]
+
+
+def test_analyse_counts_terms_and_is_memoised() -> None:
+    stats = analyse("Cases and more cases: the case of the studies.")
+    assert stats.length == 9
+    assert stats.counts == {"case": 3, "study": 1}
+    assert stats.terms == {"case", "study"}
+    assert analyse("Cases and more cases: the case of the studies.") is stats
+    lexical.clear_memo()
+    again = analyse("Cases and more cases: the case of the studies.")
+    assert again is not stats and again == stats
+
+
+def _doc(*texts: str) -> Document:
+    return Document(tuple(analyse(t) for t in texts))
+
+
+def test_bm25_prefers_more_matches_rarer_terms_and_shorter_documents() -> None:
+    docs = [
+        _doc("magma magma magma crust"),
+        _doc("magma crust"),
+        _doc("bread yeast"),
+        _doc("magma crust", "plus a much longer second part about many other unrelated things"),
+    ]
+    scores = bm25({"magma"}, docs)
+    assert scores[0] > scores[1] > scores[3] > 0.0 == scores[2]
+    rare = bm25({"yeast"}, docs)[2]
+    common = bm25({"magma"}, [_doc("magma yeast"), *docs[1:]])[0]
+    assert rare > common  # "yeast" is in one document, "magma" in three
+
+
+def test_bm25_edge_cases() -> None:
+    assert bm25({"magma"}, []) == []
+    assert bm25(set(), [_doc("magma")]) == [0.0]
+    assert bm25({"magma"}, [_doc(""), _doc("")]) == [0.0, 0.0]
+    docs = [_doc("magma crust"), _doc("crust tide")]
+    assert bm25(["crust", "magma", "crust"], docs) == bm25(["magma", "crust"], docs)
