@@ -1,0 +1,68 @@
+"""Citation coverage: how much of the answer a valid citation backs (seed 003)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from schemas.answers import Source
+from services.citations.extract import Extracted
+
+
+@dataclass(slots=True)
+class CoverageCounts:
+    """Sentences and characters in total and backed by a valid citation; per-source counts.
+
+    Only sentences holding a letter or digit count; characters exclude the markers.
+    """
+
+    sentences_total: int = 0
+    sentences_cited: int = 0
+    chars_total: int = 0
+    chars_cited: int = 0
+    per_source: dict[str, tuple[int, int]] = field(default_factory=dict)  # citations, sentences
+
+    @property
+    def sentence_ratio(self) -> float:
+        """Share of sentences backed by a valid citation."""
+        return self.sentences_cited / self.sentences_total if self.sentences_total else 0.0
+
+    @property
+    def char_ratio(self) -> float:
+        """Share of characters in sentences backed by a valid citation."""
+        return self.chars_cited / self.chars_total if self.chars_total else 0.0
+
+
+def coverage(extracted: Extracted, sources: Sequence[Source]) -> CoverageCounts:
+    """Coverage of one answer; every source appears in `per_source`, cited or not."""
+    counts = CoverageCounts()
+    citations, clusters = extracted.citations, extracted.clusters
+    per_citations = {source.index: 0 for source in sources}
+    per_sentences = dict(per_citations)
+    for sentence in extracted.sentences:
+        if not any(c.isalnum() for c in sentence.text):
+            continue
+        marker_chars = sum(
+            clusters[k].end - clusters[k].start
+            for k in {citations[i].cluster_index for i in sentence.citations}
+        )
+        chars = sentence.end - sentence.start - marker_chars
+        counts.sentences_total += 1
+        counts.chars_total += chars
+        cited = {
+            citations[i].source_index
+            for i in sentence.citations
+            if citations[i].valid and citations[i].source_index is not None
+        }
+        if cited:
+            counts.sentences_cited += 1
+            counts.chars_cited += chars
+        for index in cited:
+            per_sentences[index] = per_sentences.get(index, 0) + 1
+    for citation in citations:
+        if citation.valid and citation.source_index is not None:
+            per_citations[citation.source_index] = per_citations.get(citation.source_index, 0) + 1
+    counts.per_source = {
+        str(index): (per_citations[index], per_sentences.get(index, 0)) for index in per_citations
+    }
+    return counts

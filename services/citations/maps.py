@@ -1,0 +1,27 @@
+"""The bidirectional maps for frontend highlighting (seed 000): citation -> sentences and
+sentence -> citations, keyed by strings as JSON needs."""
+
+from __future__ import annotations
+
+from services.citations.extract import Extracted
+
+
+def citation_map(extracted: Extracted) -> dict[str, list[tuple[int, str]]]:
+    """`str(citation id)` -> `(sentence_index, sentence_text)` of each sentence citing it, in
+    text order, each sentence once."""
+    found: dict[str, list[tuple[int, str]]] = {}
+    sentences = extracted.sentences
+    for citation in extracted.citations:
+        refs = found.setdefault(str(citation.id), [])
+        if not refs or refs[-1][0] != citation.sentence_index:
+            refs.append((citation.sentence_index, sentences[citation.sentence_index].text))
+    return found
+
+
+def sentence_map(extracted: Extracted) -> dict[str, list[int]]:
+    """`str(sentence index)` -> sorted unique ids of the citations inside it (every sentence,
+    an empty list for one without citations)."""
+    return {
+        str(sentence.index): extracted.sentence_citation_ids(sentence)
+        for sentence in extracted.sentences
+    }
