@@ -4,11 +4,15 @@ from __future__ import annotations
 
 from typing import Any
 
+from pydantic import TypeAdapter
+
 from schemas.documents import (
     ChunkingOptions,
     DocumentFormat,
     DocumentIngested,
+    DocumentChunk,
     DocumentProblem,
+    DocumentSection,
 )
 from services.ingest.documents.chunking import section_chunks
 from services.ingest.documents.epub import EpubPackage, open_epub
@@ -17,6 +21,7 @@ from services.ingest.documents.pdf import is_pdf, open_pdf, pdf_sections
 from services.ingest.documents.rejection import DocumentRejection
 from services.ingest.documents.xhtml import body_text, document_title, first_heading, parse_document
 
+_CHUNKS = TypeAdapter(list[DocumentChunk])
 # Per-chunk JSON overhead in the event (ids, offsets, keys), used for the size estimate.
 _CHUNK_OVERHEAD_BYTES = 160
 
@@ -112,7 +117,11 @@ def ingest_document(
     problems.extend(found)
     chunks = [chunk for section in sections for chunk in section_chunks(doc_id, section, options)]
     _check_event_size(sections, len(chunks), options, limits)
-    return DocumentIngested.model_validate({
-        "doc_id": doc_id, "format": fmt, "uri": uri, "title": doc_title, "metadata": metadata,
-        "sections": sections, "chunks": chunks, "problems": problems,
-    })
+    # Sections are built here from str values: constructing them without validation
+    # avoids pydantic copying every section text through UTF-8; chunks (small, many) are
+    # validated in a single call.
+    return DocumentIngested.model_construct(
+        doc_id=doc_id, format=fmt, uri=uri, title=doc_title, metadata=metadata,
+        sections=[DocumentSection.model_construct(**section) for section in sections],
+        chunks=_CHUNKS.validate_python(chunks), problems=problems,
+    )

@@ -1,9 +1,11 @@
 """Clean-up of PyMuPDF page text: ligatures, soft hyphens, line-end hyphenation.
 
 Text is extracted without TEXT_PRESERVE_LIGATURES, so MuPDF already expands ligature
-glyphs; the translate table catches ligature code points that come straight from a
-font's ToUnicode map and removes soft hyphens. TEXT_DEHYPHENATE is not used: it joins
-every line-end hyphen, real ones too (`Trace-`/`Monkey`).
+glyphs; code points that still arrive as ligatures (straight from a font's ToUnicode
+map) are replaced, and soft hyphens removed. TEXT_DEHYPHENATE is not used: it joins
+every line-end hyphen, real ones too (`Trace-`/`Monkey`). Everything is cheap C-level
+string work (`in`, `replace`, a literal-prefix regex); Python runs only per line-end
+hyphen, never per character of the page.
 """
 
 from __future__ import annotations
@@ -20,35 +22,43 @@ LIGATURES = {
     "\ufb00": "ff", "\ufb01": "fi", "\ufb02": "fl", "\ufb03": "ffi", "\ufb04": "ffl",
     "\ufb05": "st", "\ufb06": "st",
 }
-_TRANSLATE = str.maketrans({**LIGATURES, "\u00ad": None})
-# A hyphen (or soft hyphen) after a letter, at the end of a line, before a word.
-_LINE_END_HYPHEN = re.compile(r"([-\u2010\u00ad])(?<=[^\W\d_].)[ \t]*\n[ \t]*(?=\w)")
-_WORD_BEFORE = re.compile(r"[\w\-\u2010]*$")
+SOFT_HYPHEN = "\u00ad"
+_LINE_END_HYPHEN = re.compile(r"-[ \t]*\n[ \t]*(?=\w)")
+_SOFT_LINE_END = re.compile("\u00ad[ \t]*\n[ \t]*")
 _WORD_AFTER = re.compile(r"\w+")
+_LONGEST_WORD = 64
+
+
+def _word_before(text: str, end: int) -> str:
+    """The word (letters, digits, inner hyphens) that ends at `end`."""
+    start = end
+    floor = max(0, end - _LONGEST_WORD)
+    while start > floor and (text[start - 1].isalnum() or text[start - 1] in "-_"):
+        start -= 1
+    return text[start:end]
 
 
 def _join_hyphenated(text: str) -> str:
     """Join words split across lines; real hyphens stay (without the line break).
 
-    A hyphen is a line-end split when the next line goes on in lower case and the word
-    before is not itself a compound; it is real before a capital or a digit (`Trace-`/
-    `Monkey`, `IEEE-754`), in compounds (`stop-the-world`), and when the page also has
-    the hyphenated form on one line. Soft hyphens always join.
+    A hyphen after a letter at the end of a line is a split when the next line goes on
+    in lower case and the word before is not itself a compound; it is real before a
+    capital or a digit (`Trace-`/`Monkey`, `IEEE-754`), in compounds (`stop-the-world`),
+    and when the page also has the hyphenated form on one line.
     """
     pieces: list[str] = []
     last = 0
     for match in _LINE_END_HYPHEN.finditer(text):
-        hyphen = match.group(1)
         start = match.start()
+        before = _word_before(text, start)
+        if not before or not before[-1].isalpha():
+            continue
         following = _WORD_AFTER.match(text, match.end())
         after = following.group() if following else ""
-        join = hyphen == "\u00ad"
-        if not join and after[:1].islower():
-            before = _WORD_BEFORE.search(text, max(0, start - 64), start).group()
-            join = "-" not in before and f"{before}-{after}" not in text
+        join = after[:1].islower() and "-" not in before and f"{before}-{after}" not in text
         pieces.append(text[last:start])
         if not join:
-            pieces.append(hyphen)
+            pieces.append("-")
         last = match.end()
     if not pieces:
         return text
@@ -58,7 +68,12 @@ def _join_hyphenated(text: str) -> str:
 
 def clean_page_text(text: str) -> str:
     """Page text with ligatures expanded, hyphenation joined, soft hyphens removed."""
-    text = _join_hyphenated(text)
+    if "-" in text:
+        text = _join_hyphenated(text)
     if not text.isascii():
-        text = text.translate(_TRANSLATE)
+        if SOFT_HYPHEN in text:
+            text = _SOFT_LINE_END.sub("", text).replace(SOFT_HYPHEN, "")
+        for ligature, letters in LIGATURES.items():
+            if ligature in text:
+                text = text.replace(ligature, letters)
     return text.strip()
