@@ -14,9 +14,14 @@ SCORE_DIGITS = 6
 
 def combine(parts: dict[str, float]) -> tuple[float, dict[str, float]]:
     """The combined score in [0, 1] and the weights used, for the parts available."""
-    total = sum(WEIGHTS[name] for name in parts)
-    weights = {name: WEIGHTS[name] / total for name in parts}
-    score = sum(weights[name] * value for name, value in parts.items())
+    total = 0.0
+    for name in parts:
+        total += WEIGHTS[name]
+    weights = {}
+    score = 0.0
+    for name, value in parts.items():
+        weight = weights[name] = WEIGHTS[name] / total
+        score += weight * value
     return round(min(1.0, max(0.0, score)), SCORE_DIGITS), weights
 
 

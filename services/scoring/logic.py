@@ -9,10 +9,10 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass, field
-from typing import Protocol
+from typing import Any, Protocol
 
 from schemas.answers import AnswerAccepted, AnswerSubmitted
-from schemas.scoring import AnswerScored, ScoreExplanation, SourceScore
+from schemas.scoring import AnswerScored
 from services.citations.extract import extract
 from services.scoring.combine import combine, explain
 from services.scoring.parts import lexical_relevance, retriever_norms, support
@@ -111,7 +111,7 @@ def score_sources(answer: AnswerSubmitted, citing: Citing) -> AnswerScored:
     order = sorted(range(len(sources)), key=lambda p: (-combined[p][0], sources[p].index))
     ranks = {position: rank for rank, position in enumerate(order, start=1)}
     threshold = options.min_citation_score
-    scores = []
+    rows: list[dict[str, Any]] = []  # validated in one call below: cheaper than one per model
     for position, source in enumerate(sources):
         score, parts, weights = combined[position]
         count = citing.counts.get(source.index, 0)
@@ -120,25 +120,27 @@ def score_sources(answer: AnswerSubmitted, citing: Citing) -> AnswerScored:
             source.index, score, parts, weights, rank=ranks[position], of=len(sources),
             citation_count=count, eligible=eligible, threshold=threshold,
         )
-        scores.append(
-            SourceScore(
-                index=source.index,
-                retriever_score=source.score,
-                retriever_norm=retriever[position],
-                lexical=parts.get("lexical", 0.0),
-                support=parts["support"],
-                score=score,
-                rank=ranks[position],
-                eligible=eligible,
-                cited=count > 0,
-                citation_count=count,
-                explanation=ScoreExplanation(parts=parts, weights=weights, text=text),
-            )
+        rows.append(
+            {
+                "index": source.index,
+                "retriever_score": source.score,
+                "retriever_norm": retriever[position],
+                "lexical": parts.get("lexical", 0.0),
+                "support": parts["support"],
+                "score": score,
+                "rank": ranks[position],
+                "eligible": eligible,
+                "cited": count > 0,
+                "citation_count": count,
+                "explanation": {"parts": parts, "weights": weights, "text": text},
+            }
         )
     passage_sources = [
-        sources[p].index for p in order if scores[p].eligible and scores[p].cited
+        sources[p].index for p in order if rows[p]["eligible"] and rows[p]["cited"]
     ][: options.max_citations]
-    return AnswerScored(answer=answer, scores=scores, passage_sources=passage_sources)
+    return AnswerScored.model_validate(
+        {"answer": answer, "scores": rows, "passage_sources": passage_sources}
+    )
 
 
 def score_answer(accepted: AnswerAccepted) -> AnswerScored:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 
 from schemas.answers import Source
 from services.text.lexical import Document, TextTerms, bm25, text_terms
@@ -42,18 +42,16 @@ def lexical_relevance(query: str | None, documents: Sequence[Document]) -> list[
     return [score / best for score in scores]
 
 
-def coverage(sentence: set[str], chunks: Iterable[TextTerms]) -> float:
-    """The largest share of the sentence's content terms that one chunk contains."""
-    best = 0
-    for chunk in chunks:
-        shared = len(sentence & chunk.terms)
-        if shared > best:
-            best = shared
-    return best / len(sentence)
-
-
 def support(sentences: Sequence[set[str]], chunks: Sequence[TextTerms]) -> float:
     """How well a source's chunks cover the sentences that cite it: the mean, over citing
-    sentences with content terms, of the best single-chunk coverage. 0.0 when not cited."""
-    covered = [coverage(terms, chunks) for terms in sentences if terms]
-    return sum(covered) / len(covered) if covered else 0.0
+    sentences with content terms, of the largest share of the sentence's terms that one chunk
+    contains. 0.0 when not cited (or without chunks)."""
+    chunk_terms = [chunk.terms for chunk in chunks]
+    total = 0.0
+    counted = 0
+    for terms in sentences:
+        if terms:
+            shared = max(map(len, map(terms.intersection, chunk_terms)), default=0)
+            total += shared / len(terms)
+            counted += 1
+    return total / counted if counted else 0.0

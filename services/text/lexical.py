@@ -17,6 +17,7 @@ from collections.abc import Collection, Iterable, Sequence
 from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
 from itertools import filterfalse
+from operator import add
 
 STOPWORDS: frozenset[str] = frozenset(
     """a about above after again against all also am an and any are as at be because been
@@ -181,19 +182,21 @@ def bm25(
     lengths = [doc.length for doc in documents]
     average = sum(lengths) / n or 1.0
     norms = [k1 * (1.0 - b + b * length / average) for length in lengths]
-    all_counts = [[part.counts for part in doc.parts] for doc in documents]
-    for term in sorted(set(query_terms)):
-        tfs = []
-        for counts_of_doc in all_counts:
-            tf = 0
-            for counts in counts_of_doc:
-                tf += counts.get(term, 0)
-            tfs.append(tf)
-        df = n - tfs.count(0)
+    terms = sorted(set(query_terms))
+    zeros = [0] * len(terms)
+    rows = []  # per document, the frequency of each query term (summed over its parts)
+    for doc in documents:
+        row = zeros
+        for part in doc.parts:
+            row = list(map(add, row, map(part.counts.get, terms, zeros)))
+        rows.append(row)
+    for column in range(len(terms)):
+        df = sum(1 for row in rows if row[column])
         if df == 0:
             continue
         idf = math.log(1.0 + (n - df + 0.5) / (df + 0.5))
-        for i, tf in enumerate(tfs):
+        for i, row in enumerate(rows):
+            tf = row[column]
             if tf:
                 scores[i] += idf * tf * (k1 + 1.0) / (tf + norms[i])
     return scores
