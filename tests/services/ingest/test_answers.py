@@ -244,3 +244,18 @@ def test_rejected_output_round_trips_through_json() -> None:
     _, rejected, _, _ = _handle(b"\x00\xffgarbage")
     again = AnswerRejected.model_validate_json(rejected.model_dump_json())
     assert base64.b64decode(again.original_base64) == b"\x00\xffgarbage"
+
+
+def test_envelope_with_odd_optional_attributes_is_still_accepted() -> None:
+    value = _envelope(_valid(), traceparent=5, time=None)
+    message = Message("answers.submitted", value, headers=[("traceparent", b"00-h-1-01")])
+    [out] = handle_submitted(message)
+    assert out.topic == ANSWERS_ACCEPTED and out.traceparent == "00-h-1-01"
+
+
+def test_envelope_with_non_finite_number_is_rejected() -> None:
+    value = _envelope(_valid()).replace(b'"index":1', b'"index":1,"score":NaN')
+    topic, data, subject, cause = _handle(value)
+    assert (topic, data.code, data.path, subject, cause) == (
+        ANSWERS_REJECTED, "invalid_json", "$.data.sources[0].score", "ans-1", "evt-1",
+    )
