@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import functools
 import signal
 import sys
 import time
@@ -543,11 +542,16 @@ def dlq_drain(topic: str, group_id: str | None, **flags: Any) -> None:
               help="Partitions per topic")
 @click.option("--bootstrap", default=None, metavar="HOST:PORT",
               help="Use this broker instead of starting the embedded one")
-def bench_e2e(count: int, latency_answers: int, partitions: int, bootstrap: str | None) -> None:
+@click.option("--stage", "specs", multiple=True, metavar="STAGE",
+              help="Benchmark these stages (name or module:attr, in flow order) instead of "
+                   "the five pipeline stages")
+def bench_e2e(count: int, latency_answers: int, partitions: int, bootstrap: str | None,
+              specs: tuple[str, ...]) -> None:
     """End to end over the broker: raw aiokafka pass-through over five hops (five
     processes) against the five stage processes, same answers; prints both throughputs,
     the ratio (target >= 0.5) and p50/p99 latency at half the raw rate."""
     from services.bench.e2e import run_benchmark
 
     run_benchmark(count=count, latency_count=latency_answers, partitions=partitions,
-                  bootstrap=bootstrap, console=err, out=functools.partial(click.echo))
+                  bootstrap=bootstrap, console=err, out=click.echo,
+                  stage_specs=list(specs) or None)

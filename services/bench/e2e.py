@@ -1,0 +1,306 @@
+"""`citeflow bench e2e`: the pipeline over the broker against raw aiokafka pass-through.
+
+Both runs use the same answers, the same broker, the same number of hops and one OS
+process per hop. The raw hop consumes a batch, produces it unchanged, waits for the
+acknowledgements and commits: the least any at-least-once hop can do. Latency is measured
+for both at half the raw throughput (SPEC §7).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import signal
+import statistics
+import subprocess
+import sys
+import time
+import uuid
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import orjson
+from rich.console import Console
+from rich.table import Table
+
+from services.bench.workload import bench_answer
+from services.broker import create_topics, free_port, pipeline_topics, start_broker
+from services.runtime.config import RuntimeConfig, to_env
+from services.runtime.dead_letters import Record
+from services.runtime.kafka import make_consumer, make_producer
+from services.runtime.operations import answer_records
+from services.runtime.registry import load_stage, pipeline_stage_names
+from services.runtime.supervisor import die_with_parent, stage_command
+from services.runtime.topic_io import partitions_of
+
+WARMUP = 20
+# About 5-8 KB per encoded answer.submitted event.
+ANSWER_SHAPE = dict(words=200, citations=10, verbatim_units=4, sources=3, chunks_per_source=1,
+                    chunk_chars=600)
+
+
+@dataclass(frozen=True)
+class RunResult:
+    """One side of the benchmark."""
+
+    throughput: float
+    p50_ms: float
+    p99_ms: float
+
+
+def answers(prefix: str, count: int) -> list[Record]:
+    """`count` encoded answer.submitted records with distinct ids."""
+    data = [orjson.dumps(bench_answer(f"{prefix}-{i}", seed=i, **ANSWER_SHAPE)).decode()
+            for i in range(count)]
+    records, bad = answer_records(data)
+    assert not bad, bad
+    return records
+
+
+# -- the raw hop (runs in its own process) ---------------------------------------------------
+
+
+async def passthrough(config: RuntimeConfig, source: str, target: str, group: str) -> None:
+    """Consume `source`, produce every record unchanged to `target`, commit after the
+    acknowledgements; until SIGTERM."""
+    stop = asyncio.Event()
+    loop = asyncio.get_running_loop()
+    for sig in (signal.SIGTERM, signal.SIGINT):
+        loop.add_signal_handler(sig, stop.set)
+    consumer = make_consumer(config, source, group_id=group)
+    producer = make_producer(config)
+    await producer.start()
+    await consumer.start()
+    try:
+        while not stop.is_set():
+            batches = await consumer.getmany(timeout_ms=200, max_records=config.batch_size)
+            futures = []
+            for records in batches.values():
+                for r in records:
+                    futures.append(await producer.send(target, r.value, key=r.key,
+                                                       headers=list(r.headers or ())))
+            await asyncio.gather(*futures)
+            if batches:
+                await consumer.commit({tp: rs[-1].offset + 1 for tp, rs in batches.items()})
+    finally:
+        await consumer.stop()
+        await producer.stop()
+
+
+# -- the measuring side ----------------------------------------------------------------------
+
+
+class Collector:
+    """Follows the last topic and records when each key first arrives."""
+
+    def __init__(self, config: RuntimeConfig, topic: str) -> None:
+        self.config = config
+        self.topic = topic
+        self.arrived: dict[bytes, float] = {}
+        self.ready = asyncio.Event()
+        self._task: asyncio.Task[None] | None = None
+
+    async def _run(self) -> None:
+        consumer = make_consumer(self.config, group_id=None)
+        await consumer.start()
+        try:
+            tps = await partitions_of(consumer, self.topic)
+            consumer.assign(tps)
+            await consumer.seek_to_end(*tps)
+            for tp in tps:
+                await consumer.position(tp)
+            self.ready.set()
+            while True:
+                batches = await consumer.getmany(timeout_ms=100)
+                now = time.perf_counter()
+                for records in batches.values():
+                    for record in records:
+                        if record.key is not None:
+                            self.arrived.setdefault(record.key, now)
+        finally:
+            await consumer.stop()
+
+    async def __aenter__(self) -> Collector:
+        self._task = asyncio.create_task(self._run())
+        await self.ready.wait()
+        return self
+
+    async def __aexit__(self, *_exc: object) -> None:
+        assert self._task is not None
+        self._task.cancel()
+        try:
+            await self._task
+        except asyncio.CancelledError:
+            pass
+
+    async def wait_for(self, keys: set[bytes], timeout: float = 600.0) -> None:
+        deadline = time.perf_counter() + timeout
+        while not keys <= self.arrived.keys():
+            if self._task is not None and self._task.done():
+                self._task.result()
+            if time.perf_counter() > deadline:
+                missing = len(keys - self.arrived.keys())
+                raise RuntimeError(f"{missing} answers never arrived on {self.topic}")
+            await asyncio.sleep(0.01)
+
+
+async def _send_all(config: RuntimeConfig, topic: str, records: list[Record],
+                    rate: float | None) -> dict[bytes, float]:
+    """Send records (at `rate` per second, or as fast as possible); returns send times."""
+    producer = make_producer(config)
+    await producer.start()
+    sent: dict[bytes, float] = {}
+    futures = []
+    try:
+        start = time.perf_counter()
+        for i, record in enumerate(records):
+            if rate:
+                delay = start + i / rate - time.perf_counter()
+                if delay > 0:
+                    await asyncio.sleep(delay)
+            assert record.key is not None
+            sent[record.key] = time.perf_counter()
+            futures.append(await producer.send(topic, record.value, key=record.key,
+                                               headers=record.headers))
+        await asyncio.gather(*futures)
+    finally:
+        await producer.stop()
+    return sent
+
+
+async def measure(config: RuntimeConfig, first: str, last: str, tag: str, count: int,
+                  latency_count: int, rate: float | None,
+                  progress: Callable[[str], None]) -> RunResult:
+    """Throughput of `count` answers sent at once, then latency at `rate` (or at half the
+    measured throughput when `rate` is None)."""
+    async with Collector(config, last) as collector:
+        warm = answers(f"{tag}-warm", WARMUP)
+        await _send_all(config, first, warm, None)
+        await collector.wait_for({r.key for r in warm if r.key})
+        progress(f"{tag}: warmed up; throughput run of {count} answers")
+        batch = answers(f"{tag}-tp", count)
+        sent = await _send_all(config, first, batch, None)
+        keys = {r.key for r in batch if r.key}
+        await collector.wait_for(keys)
+        elapsed = max(collector.arrived[k] for k in keys) - min(sent.values())
+        throughput = count / elapsed
+        latency_rate = rate or throughput / 2
+        progress(f"{tag}: {throughput:.1f} answers/s; latency run at {latency_rate:.1f}/s")
+        paced = answers(f"{tag}-lat", latency_count)
+        sent = await _send_all(config, first, paced, latency_rate)
+        keys = {r.key for r in paced if r.key}
+        await collector.wait_for(keys)
+    latencies = sorted((collector.arrived[k] - sent[k]) * 1000 for k in keys)
+    p99 = latencies[min(len(latencies) - 1, int(len(latencies) * 0.99))]
+    return RunResult(throughput, statistics.median(latencies), p99)
+
+
+class Processes:
+    """Hop processes started by the benchmark, stopped by pid."""
+
+    def __init__(self, config: RuntimeConfig, log_dir: Path) -> None:
+        self.env = {**os.environ, **to_env(config)}
+        self.log_dir = log_dir
+        self.started: list[subprocess.Popen[bytes]] = []
+
+    def start(self, argv: list[str], name: str) -> None:
+        with open(self.log_dir / f"{name}.log", "ab") as log:
+            self.started.append(subprocess.Popen(
+                argv, env=self.env, stdout=subprocess.DEVNULL, stderr=log,
+                start_new_session=True, preexec_fn=die_with_parent,
+            ))
+
+    def stop(self) -> None:
+        for process in self.started:
+            if process.poll() is None:
+                process.send_signal(signal.SIGTERM)
+        for process in self.started:
+            try:
+                process.wait(timeout=20)
+            except subprocess.TimeoutExpired:
+                process.kill()
+                process.wait()
+
+
+def run_benchmark(*, count: int, latency_count: int, partitions: int, bootstrap: str | None,
+                  console: Console, out: Callable[[str], None],
+                  stage_specs: list[str] | None = None) -> tuple[RunResult, RunResult]:
+    """Run both sides and print the comparison."""
+    specs = stage_specs or list(pipeline_stage_names())
+    stages = [load_stage(s) for s in specs]
+    run_id = uuid.uuid4().hex[:8]
+    broker = None if bootstrap else start_broker(free_port())
+    bootstrap = bootstrap or (broker.bootstrap if broker else "")
+    log_dir = Path(os.environ.get("CITEFLOW_BENCH_LOGS", f"/tmp/citeflow-bench-{run_id}"))
+    log_dir.mkdir(parents=True, exist_ok=True)
+    sample = answers("size", 1)[0]
+    console.print(f"broker {bootstrap}; {len(stages)} hops; answer.submitted event "
+                  f"{len(sample.value)} bytes; {partitions} partitions; logs in {log_dir}")
+    try:
+        raw = _raw_side(bootstrap, run_id, len(stages), count, latency_count, partitions,
+                        log_dir, console)
+        pipe = _pipeline_side(bootstrap, run_id, specs, stages, count, latency_count,
+                              partitions, raw.throughput / 2, log_dir, console)
+    finally:
+        if broker is not None:
+            broker.stop()
+    table = Table(title=f"end to end, {len(stages)} hops, {count} answers")
+    for column in ("run", "answers/s", "p50 ms @ half raw rate", "p99 ms"):
+        table.add_column(column)
+    for name, result in (("raw aiokafka pass-through", raw), ("citeflow pipeline", pipe)):
+        table.add_row(name, f"{result.throughput:.1f}", f"{result.p50_ms:.1f}",
+                      f"{result.p99_ms:.1f}")
+    console.print(table)
+    out(f"raw_throughput={raw.throughput:.1f}/s pipeline_throughput={pipe.throughput:.1f}/s "
+        f"ratio={pipe.throughput / raw.throughput:.2f} (target >= 0.5)")
+    out(f"latency_at_half_raw_rate raw_p50={raw.p50_ms:.1f}ms raw_p99={raw.p99_ms:.1f}ms "
+        f"pipeline_p50={pipe.p50_ms:.1f}ms pipeline_p99={pipe.p99_ms:.1f}ms "
+        f"p50_ratio={pipe.p50_ms / raw.p50_ms:.2f} (target <= 1.5)")
+    return raw, pipe
+
+
+def _config(bootstrap: str, prefix: str, partitions: int) -> RuntimeConfig:
+    return RuntimeConfig.from_env(bootstrap_servers=bootstrap, topic_prefix=prefix,
+                                  partitions=partitions)
+
+
+def _raw_side(bootstrap: str, run_id: str, hops: int, count: int, latency_count: int,
+              partitions: int, log_dir: Path, console: Console) -> RunResult:
+    config = _config(bootstrap, f"raw-{run_id}.", partitions)
+    topics = [config.physical(f"hop{i}") for i in range(hops + 1)]
+    asyncio.run(create_topics(bootstrap, topics, partitions))
+    processes = Processes(config, log_dir)
+    try:
+        for i in range(hops):
+            processes.start([sys.executable, "-m", "services.bench.e2e", topics[i],
+                             topics[i + 1], f"{config.topic_prefix}hop{i}"], f"raw-hop{i}")
+        return asyncio.run(measure(config, topics[0], topics[-1], "raw", count, latency_count,
+                                   None, console.print))
+    finally:
+        processes.stop()
+
+
+def _pipeline_side(bootstrap: str, run_id: str, specs: list[str], stages: list[Any],
+                   count: int, latency_count: int, partitions: int, rate: float,
+                   log_dir: Path, console: Console) -> RunResult:
+    config = _config(bootstrap, f"pipe-{run_id}.", partitions)
+    inputs = [t for stage in stages for t in stage.input_topics]
+    asyncio.run(create_topics(bootstrap, pipeline_topics(inputs, config.topic_prefix),
+                              partitions))
+    processes = Processes(config, log_dir)
+    try:
+        for spec, stage in zip(specs, stages):
+            processes.start(stage_command(spec), f"pipe-{stage.name}")
+        first = config.physical(stages[0].input_topics[0])
+        last = config.physical(stages[-1].output_topics[0])
+        return asyncio.run(measure(config, first, last, "pipeline", count, latency_count,
+                                   rate, console.print))
+    finally:
+        processes.stop()
+
+
+if __name__ == "__main__":
+    # A raw hop process: python -m services.bench.e2e SOURCE TARGET GROUP
+    asyncio.run(passthrough(RuntimeConfig.from_env(), *sys.argv[1:4]))
