@@ -27,6 +27,8 @@ from services.runtime.stage import Message, Output
 MAX_BYTES_ENV = "CITEFLOW_MAX_ANSWER_BYTES"
 DEFAULT_MAX_BYTES = 4 * 1024 * 1024
 MAX_REPORTED_ERRORS = 50
+MAX_METADATA_DEPTH = 64
+_NON_FINITE = "NaN and infinite numbers are not JSON"
 _ANSWER_ID_MAX = 200
 _SUBMITTED = event_type_of(AnswerSubmitted)
 
@@ -115,43 +117,52 @@ def _from_validation(exc: ValidationError, prefix: str, answer_id: str | None) -
     return Rejection(first["code"], message, first["path"], errors, answer_id)
 
 
-def _non_finite_path(answer: AnswerSubmitted) -> str | None:
-    """The path of a NaN or infinite number (pydantic's JSON parser lets them through, but they
-    are not JSON, and the envelope path's parser rejects them)."""
+def _number_or_nesting_problem(answer: AnswerSubmitted) -> tuple[str, str, str] | None:
+    """(code, path, message) of a NaN or infinite number (pydantic's JSON parser lets them
+    through, but they are not JSON and the envelope path's parser rejects them), or of metadata
+    nested too deep to be serialised again downstream."""
     for position, source in enumerate(answer.sources):
         if source.score is not None and not math.isfinite(source.score):
-            return f"$.sources[{position}].score"
+            return "invalid_json", f"$.sources[{position}].score", _NON_FINITE
     if answer.options is not None and not math.isfinite(answer.options.min_citation_score):
-        return "$.options.min_citation_score"
+        return "invalid_json", "$.options.min_citation_score", _NON_FINITE
     if answer.metadata:
-        return _non_finite_in(answer.metadata, "$.metadata")
+        found = _metadata_problem(answer.metadata, 0)
+        if found is not None:
+            code, loc = found
+            message = _NON_FINITE if code == "invalid_json" else (
+                f"metadata nests deeper than {MAX_METADATA_DEPTH} levels"
+            )
+            return code, _json_path("$.metadata", tuple(reversed(loc))), message
     return None
 
 
-def _non_finite_in(value: object, path: str) -> str | None:
+def _metadata_problem(value: object, depth: int) -> tuple[str, list[Any]] | None:
+    """The code and reversed location of the first problem inside a metadata value."""
     if isinstance(value, float):
-        return None if math.isfinite(value) else path
+        return None if math.isfinite(value) else ("invalid_json", [])
     if isinstance(value, dict):
-        for key, item in value.items():
-            found = _non_finite_in(item, f"{path}.{key}")
-            if found:
-                return found
+        items: Any = value.items()
     elif isinstance(value, list):
-        for position, item in enumerate(value):
-            found = _non_finite_in(item, f"{path}[{position}]")
-            if found:
-                return found
+        items = enumerate(value)
+    else:
+        return None
+    if depth >= MAX_METADATA_DEPTH:
+        return "limit_exceeded", []
+    for key, item in items:
+        found = _metadata_problem(item, depth + 1)
+        if found is not None:
+            found[1].append(key)
+            return found
     return None
 
 
-def _check_finite(answer: AnswerSubmitted, prefix: str) -> AnswerSubmitted:
-    path = _non_finite_path(answer)
-    if path is not None:
+def _check_numbers_and_nesting(answer: AnswerSubmitted, prefix: str) -> AnswerSubmitted:
+    found = _number_or_nesting_problem(answer)
+    if found is not None:
+        code, path, message = found
         path = prefix + path[1:]
-        raise Rejection(
-            "invalid_json", f"{path}: NaN and infinite numbers are not JSON", path,
-            answer_id=answer.answer_id,
-        )
+        raise Rejection(code, f"{path}: {message}", path, answer_id=answer.answer_id)
     return answer
 
 
@@ -180,7 +191,7 @@ def _validate(data: object, prefix: str) -> AnswerSubmitted:
         answer = AnswerSubmitted.model_validate(data)
     except ValidationError as exc:
         raise _from_validation(exc, prefix, answer_id) from None
-    return _check_finite(answer, prefix)
+    return _check_numbers_and_nesting(answer, prefix)
 
 
 def _check_size(raw: bytes, max_bytes: int) -> None:
@@ -193,7 +204,7 @@ def _check_size(raw: bytes, max_bytes: int) -> None:
 def _admit_data(raw: bytes, max_bytes: int) -> AnswerSubmitted:
     _check_size(raw, max_bytes)
     try:  # fast path: valid input is parsed and validated in one step
-        return _check_finite(AnswerSubmitted.model_validate_json(raw), "$")
+        return _check_numbers_and_nesting(AnswerSubmitted.model_validate_json(raw), "$")
     except ValidationError:
         pass  # diagnose precisely on the slow path
     return _validate(_load(raw), "$")
@@ -327,7 +338,7 @@ def _fast_decode(value: bytes) -> tuple[dict[str, Any], AnswerSubmitted, int | N
         return None
     body = {"id": envelope.id, "subject": envelope.subject, "traceparent": envelope.traceparent}
     try:
-        return body, _check_finite(envelope.data, "$.data"), None
+        return body, _check_numbers_and_nesting(envelope.data, "$.data"), None
     except Rejection as exc:
         exc.envelope = body
         raise

@@ -150,6 +150,23 @@ def test_deeply_nested_json_is_rejected_not_raised() -> None:
     assert _reject(raw).code == "invalid_json"
 
 
+@pytest.mark.parametrize("depth", [64, 300, 1000])
+def test_metadata_nested_too_deep_is_rejected(depth: int) -> None:
+    nested = b"[" * depth + b"1" + b"]" * depth
+    raw = b'{"answer_id": "a", "text": "t", "sources": [], "metadata": {"k": ' + nested + b"}}"
+    rejected = _reject(raw)
+    assert rejected.code == "limit_exceeded" and rejected.answer_id == "a"
+    assert rejected.path.startswith("$.metadata.k[0][0]")
+
+
+def test_metadata_nested_within_the_limit_is_accepted() -> None:
+    nested = b"[" * 63 + b"1" + b"]" * 63
+    raw = b'{"answer_id": "a", "text": "t", "sources": [], "metadata": {"k": ' + nested + b"}}"
+    accepted = admit_data(raw, event_id="e")
+    assert isinstance(accepted, AnswerAccepted)
+    assert AnswerAccepted.model_validate_json(accepted.model_dump_json()) == accepted
+
+
 # ---- the answers.submitted topic: CloudEvents envelopes ----
 
 
