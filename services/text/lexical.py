@@ -39,9 +39,12 @@ _WORD = re.compile(r"[^\W_]+")
 # that is not a letter or digit becomes a space.
 _ASCII_SEPARATORS = "".join(ch if ch.isalnum() else " " for ch in map(chr, range(128)))
 # Quotes, guillemets, dashes, ellipsis, bullets, no-break and thin space.
-_COMMON_SEPARATORS = "\u201c\u201d\u2018\u2019\u201e\u00ab\u00bb\u2014\u2013\u2026\u2022\u00b7\u00a0\u2009"
+_COMMON_SEPARATORS = (
+    "\u201c\u201d\u2018\u2019\u201e\u00ab\u00bb\u2014\u2013\u2026\u2022\u00b7\u00a0\u2009"
+)
 
-# Bounded memos: surface word -> term ("" when it is not a content term), text -> statistics. Each is cleared whole when full: simple, bounded memory.
+# Bounded memos: surface word -> term ("" when it is not a content term), text -> statistics.
+# Each is cleared whole when full: simple, and memory stays bounded.
 _MAX_WORDS = 200_000
 _MAX_TEXTS = 4_096
 _TERM_OF: dict[str, str] = {}

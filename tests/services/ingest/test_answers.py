@@ -86,7 +86,10 @@ def test_benchmark_answer_is_accepted() -> None:
         (_with(sources=[{"index": "one"}]), "wrong_type", "$.sources[0].index", "ans-1"),
         (_with(sources=[{"index": 1.5}]), "wrong_type", "$.sources[0].index", "ans-1"),
         (_with(sources=[{"index": 0}]), "invalid_value", "$.sources[0].index", "ans-1"),
-        (_with(sources=[{"index": 1, "kind": "book"}]), "invalid_value", "$.sources[0].kind", "ans-1"),
+        (
+            _with(sources=[{"index": 1, "kind": "book"}]),
+            "invalid_value", "$.sources[0].kind", "ans-1",
+        ),
         (
             _with(sources=[{"index": 1, "chunks": [{"page": 1}]}]),
             "missing_field", "$.sources[0].chunks[0].text", "ans-1",
@@ -100,7 +103,10 @@ def test_benchmark_answer_is_accepted() -> None:
             "duplicate_source_index", "$.sources", "ans-1",
         ),
         (_with(text="x" * 200_001), "limit_exceeded", "$.text", "ans-1"),
-        (_with(sources=[{"index": i} for i in range(1, 1002)]), "limit_exceeded", "$.sources", "ans-1"),
+        (
+            _with(sources=[{"index": i} for i in range(1, 1002)]),
+            "limit_exceeded", "$.sources", "ans-1",
+        ),
         (
             b'{"answer_id": "ans-1", "text": "t", "sources": [{"index": 1, "score": NaN}]}',
             "invalid_json", "$.sources[0].score", "ans-1",
