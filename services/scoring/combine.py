@@ -38,8 +38,12 @@ def explain(
     threshold: float,
 ) -> str:
     """One sentence: the rank, the sum that made the score, citations and eligibility."""
-    terms = " + ".join(f"{weights[name]:.2f}×{name} {value:.2f}" for name, value in parts.items())
-    cited = {0: "not cited", 1: "cited once"}.get(citation_count, f"cited {citation_count} times")
+    terms = " + ".join([f"{weights[name]:.2f}×{name} {parts[name]:.2f}" for name in parts])
+    cited = (
+        "not cited" if citation_count == 0
+        else "cited once" if citation_count == 1
+        else f"cited {citation_count} times"
+    )
     verdict = "eligible" if eligible else "not eligible"
     return (
         f"Source {index} ranks {rank} of {of} with {score:.3f} = {terms}; {cited}; "

@@ -79,7 +79,16 @@ def span_terms(text: str, spans: Iterable[tuple[int, int]]) -> list[set[str]]:
     if not folded.isascii():
         return [text_terms(folded[start:end]) for start, end in spans]
     prepared = folded.translate(_ASCII_SEPARATORS).lower()  # same length: offsets hold
-    return [terms_of(prepared[start:end].split()) for start, end in spans]
+    get = _TERM_OF.get
+    found = []
+    for start, end in spans:
+        tokens = prepared[start:end].split()
+        terms = set(map(get, tokens))
+        if None in terms:
+            terms = terms_of(tokens)
+        terms.discard("")
+        found.append(terms)
+    return found
 
 
 def stem(word: str) -> str:
