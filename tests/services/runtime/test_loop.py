@@ -1,0 +1,192 @@
+"""The runner's message handling and delivery bookkeeping, with an in-memory producer."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+import orjson
+import pytest
+from aiokafka import TopicPartition
+from aiokafka.errors import KafkaConnectionError, MessageSizeTooLargeError
+
+from schemas.answers import AnswerSubmitted
+from schemas.envelope import decode, encode, headers_for, make_event
+from services.bench.workload import bench_answer
+from services.runtime.config import RuntimeConfig
+from services.runtime.loop import StageRunner, _Pending, output_record
+from services.runtime.stage import Message, Output, PermanentError, Stage, TransientError
+
+TP = TopicPartition("in", 0)
+
+
+def _answer_message(offset: int = 0) -> Message:
+    answer = AnswerSubmitted.model_validate(bench_answer("a-1", words=30, citations=2,
+                                                         sources=1, verbatim_units=0))
+    event = make_event(answer, subject="a-1", source="test", event_id="e-1")
+    return Message("in", encode(event), b"a-1", 0, offset, tuple(headers_for(event)))
+
+
+def _echo(message: Message) -> list[Output]:
+    event = decode(message.value)
+    return [Output("out", event.data, event.subject, event.id, "00-trace-01")]
+
+
+def _runner(handle: Any, attempts: int = 3) -> StageRunner:
+    stage = Stage("echo", ("in",), ("out",), handle)
+    config = RuntimeConfig.from_env({}, retry_max_attempts=attempts, retry_base_ms=1,
+                                    retry_max_ms=2)
+    return StageRunner(stage, config)
+
+
+def test_output_record_is_a_keyed_event_with_a_deterministic_id() -> None:
+    output = _echo(_answer_message())[0]
+    first, again = output_record("echo", output), output_record("echo", output)
+    assert first.topic == "out" and first.key == b"a-1"
+    body = orjson.loads(first.value)
+    assert body["id"] == orjson.loads(again.value)["id"] != "e-1"
+    assert body["source"] == "citeflow/echo" and body["traceparent"] == "00-trace-01"
+    assert ("ce_id", body["id"].encode()) in first.headers
+
+
+async def test_outputs_of_a_good_message() -> None:
+    records = await _runner(_echo)._handle(_answer_message())
+    assert [r.topic for r in records] == ["out"]
+
+
+async def test_permanent_error_is_dead_lettered_at_once() -> None:
+    calls = []
+
+    def handle(message: Message) -> list[Output]:
+        calls.append(1)
+        raise PermanentError("unknown_version", "v9 is not readable")
+
+    runner = _runner(handle)
+    records = await runner._handle(_answer_message())
+    assert len(calls) == 1
+    assert records[0].topic == "in.dlq"
+    assert dict(records[0].headers)["dlq_attempts"] == b"1"
+    assert runner.metrics.value("citeflow_messages_dead_lettered_total") == 1
+
+
+async def test_unexpected_errors_are_retried_then_dead_lettered() -> None:
+    calls = []
+
+    def handle(message: Message) -> list[Output]:
+        calls.append(1)
+        raise KeyError("bug")
+
+    records = await _runner(handle, attempts=4)._handle(_answer_message())
+    assert len(calls) == 4
+    assert dict(records[0].headers)["dlq_error_type"] == b"KeyError"
+
+
+async def test_transient_error_then_success() -> None:
+    calls = []
+
+    def handle(message: Message) -> list[Output]:
+        calls.append(1)
+        if len(calls) < 3:
+            raise TransientError("dependency down")
+        return _echo(message)
+
+    records = await _runner(handle, attempts=5)._handle(_answer_message())
+    assert len(calls) == 3 and records[0].topic == "out"
+
+
+async def test_rejections_are_counted() -> None:
+    def handle(message: Message) -> list[Output]:
+        return [Output("answers.rejected", o.data, o.subject, o.cause_id) for o in _echo(message)]
+
+    runner = _runner(handle)
+    await runner._handle(_answer_message())
+    assert runner.metrics.value("citeflow_messages_rejected_total") == 1
+
+
+class FakeProducer:
+    """Hands out delivery futures; outcomes are scripted per send (None = acknowledged)."""
+
+    def __init__(self, outcomes: list[BaseException | None] | None = None) -> None:
+        self.outcomes = list(outcomes or [])
+        self.sent: list[tuple[str, bytes, asyncio.Future[Any]]] = []
+        self.auto = True
+
+    async def send(self, topic: str, value: bytes, key: bytes | None = None,
+                   headers: Any = None) -> asyncio.Future[Any]:
+        future: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
+        self.sent.append((topic, value, future))
+        if self.auto:
+            outcome = self.outcomes.pop(0) if self.outcomes else None
+            if outcome is None:
+                future.set_result("ack")
+            else:
+                future.set_exception(outcome)
+        return future
+
+
+async def test_offset_finishes_only_when_every_output_is_acknowledged() -> None:
+    runner = _runner(lambda m: _echo(m) + _echo(m))
+    producer = FakeProducer()
+    producer.auto = False
+    runner._producer = producer  # type: ignore[assignment]
+    message = _answer_message(offset=5)
+    runner.tracker.start(TP, 5)
+    await runner._send(_Pending(TP, message, await runner._handle(message)))
+    assert len(producer.sent) == 2
+    producer.sent[0][2].set_result("ack")
+    await asyncio.sleep(0)
+    assert runner.tracker.committable(TP) == 5
+    producer.sent[1][2].set_result("ack")
+    await asyncio.sleep(0)
+    assert runner.tracker.committable(TP) == 6
+
+
+async def test_retriable_delivery_failure_is_resent() -> None:
+    runner = _runner(_echo)
+    producer = FakeProducer([KafkaConnectionError("broker gone"), None])
+    runner._producer = producer  # type: ignore[assignment]
+    message = _answer_message()
+    runner.tracker.start(TP, 0)
+    item = _Pending(TP, message, await runner._handle(message))
+    await runner._send(item)
+    await runner._settle([item])
+    assert [topic for topic, _, _ in producer.sent] == ["out", "out"]
+    assert runner.tracker.committable(TP) == 1
+
+
+async def test_undeliverable_output_becomes_a_dead_letter() -> None:
+    runner = _runner(_echo)
+    producer = FakeProducer([MessageSizeTooLargeError("too big"), None])
+    runner._producer = producer  # type: ignore[assignment]
+    message = _answer_message()
+    runner.tracker.start(TP, 0)
+    item = _Pending(TP, message, await runner._handle(message))
+    await runner._send(item)
+    await runner._settle([item])
+    assert [topic for topic, _, _ in producer.sent] == ["out", "in.dlq"]
+    assert producer.sent[1][1] == message.value
+    assert runner.tracker.committable(TP) == 1
+
+
+@pytest.mark.parametrize("port", [None, 0])
+def test_metrics_endpoint_disabled(port: int | None) -> None:
+    assert _runner(_echo).metrics.serve(port) is None
+
+
+def test_metrics_endpoint_serves_prometheus_text() -> None:
+    import urllib.request
+
+    runner = _runner(_echo)
+    runner.metrics.processed(3)
+    runner.metrics.lag("in", 0, 12)
+    port = runner.metrics.serve(_free_port())
+    assert port
+    text = urllib.request.urlopen(f"http://127.0.0.1:{port}/metrics", timeout=5).read().decode()
+    assert 'citeflow_messages_processed_total{stage="echo"} 3.0' in text
+    assert 'citeflow_consumer_lag{partition="0",stage="echo",topic="in"} 12.0' in text
+
+
+def _free_port() -> int:
+    from services.broker import free_port
+
+    return free_port()
