@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from schemas.answers import Source
+
+_WORDISH = re.compile(r"[^\W_]")
 from services.citations.extract import Extracted
 
 
@@ -40,7 +43,7 @@ def coverage(extracted: Extracted, sources: Sequence[Source]) -> CoverageCounts:
     per_citations = {source.index: 0 for source in sources}
     per_sentences = dict(per_citations)
     for sentence in extracted.sentences:
-        if not any(c.isalnum() for c in sentence.text):
+        if not _WORDISH.search(sentence.text):
             continue
         marker_chars = sum(
             clusters[k].end - clusters[k].start

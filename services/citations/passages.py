@@ -15,14 +15,34 @@ from dataclasses import dataclass
 
 from schemas.answers import Chunk, Source
 from services.citations.extract import Extracted
-from services.text.lexical import span_terms, text_terms
+from services.text.lexical import span_terms
 
 MAX_PASSAGE_CHARS = 600
 MAX_WINDOW_SENTENCES = 3
 # Chunk sentences for passage windows: a cheap split after terminal punctuation.
 _CHUNK_SENTENCE = re.compile(r"\S.*?(?:[.!?]+[\"'”’)\]]*(?=\s|$)|\n|$)", re.DOTALL)
 _MEMO_LIMIT = 4_096
-_WINDOWS: dict[str, list[tuple[int, int, set[str]]]] = {}
+
+
+@dataclass(frozen=True, slots=True)
+class ChunkIndex:
+    """A chunk's sentences as windows, each with its content terms as a bitmask over the
+    chunk's own vocabulary (set overlap becomes integer `&` and `bit_count`)."""
+
+    spans: list[tuple[int, int]]
+    masks: list[int]
+    bits: dict[str, int]
+
+    def mask(self, terms: set[str]) -> int:
+        """The bitmask of `terms` in this chunk's vocabulary (unknown terms dropped)."""
+        bits = self.bits
+        mask = 0
+        for term in terms:
+            mask |= bits.get(term, 0)
+        return mask
+
+
+_INDEXES: dict[str, ChunkIndex] = {}
 
 
 @dataclass(slots=True)
@@ -60,64 +80,77 @@ class Passage:
         return self.chunk.text[self.start : self.end]
 
 
-def chunk_windows(text: str) -> list[tuple[int, int, set[str]]]:
-    """`(start, end, content terms)` of each sentence of a chunk (memoised by content)."""
-    cached = _WINDOWS.get(text)
+def chunk_index(text: str) -> ChunkIndex:
+    """The window index of one chunk text (memoised by content, bounded)."""
+    cached = _INDEXES.get(text)
     if cached is None:
-        spans = [m.span() for m in _CHUNK_SENTENCE.finditer(text)]
-        spans = [(start, len(text[:end].rstrip())) for start, end in spans]
-        cached = [(s, e, terms) for (s, e), terms in zip(spans, span_terms(text, spans))]
-        if len(_WINDOWS) >= _MEMO_LIMIT:
-            _WINDOWS.clear()
-        _WINDOWS[text] = cached
+        spans = []
+        for match in _CHUNK_SENTENCE.finditer(text):
+            start, end = match.span()
+            spans.append((start, start + len(match.group().rstrip())))
+        bits: dict[str, int] = {}
+        masks = []
+        for terms in span_terms(text, spans):
+            mask = 0
+            for term in terms:
+                bit = bits.get(term)
+                if bit is None:
+                    bit = bits[term] = 1 << len(bits)
+                mask |= bit
+            masks.append(mask)
+        cached = ChunkIndex(spans, masks, bits)
+        if len(_INDEXES) >= _MEMO_LIMIT:
+            _INDEXES.clear()
+        _INDEXES[text] = cached
     return cached
 
 
-def source_windows(source: Source) -> list[tuple[int, int, int, set[str]]]:
-    """`(chunk position, start, end, terms)` of every chunk sentence of a source."""
-    return [
-        (position, start, end, terms)
-        for position, chunk in enumerate(source.chunks)
-        for start, end, terms in chunk_windows(chunk.text)
-    ]
+def best_sentence(want: int, index: ChunkIndex) -> tuple[int, int]:
+    """`(window, overlap)`: the chunk sentence sharing most bits of `want` (first on ties);
+    `(-1, -1)` for a chunk without text."""
+    masks = index.masks
+    if not masks:
+        return -1, -1
+    overlaps = [(want & mask).bit_count() for mask in masks]
+    best = max(range(len(masks)), key=overlaps.__getitem__)
+    return best, overlaps[best]
 
 
-def best_window(
-    wanted: set[str], windows: list[tuple[int, int, int, set[str]]]
-) -> tuple[int, int, int, float]:
-    """`(chunk position, start, end, score)`: the chunk sentence sharing most of `wanted`
-    (the first on ties), widened by its neighbours in the same chunk while they add terms and
-    the passage stays within `MAX_PASSAGE_CHARS`."""
-    overlaps = [len(wanted & window[3]) for window in windows]
-    first = last = max(range(len(windows)), key=overlaps.__getitem__)
-    position, start, end, terms = windows[first]
-    covered = wanted & terms
-    for step in (1, -1):
-        while last - first + 1 < MAX_WINDOW_SENTENCES:
-            k = (last if step > 0 else first) + step
-            if not 0 <= k < len(windows) or windows[k][0] != position:
-                break
-            gained = (wanted & windows[k][3]) - covered
-            new_start, new_end = min(start, windows[k][1]), max(end, windows[k][2])
-            if not gained or new_end - new_start > MAX_PASSAGE_CHARS:
-                break
+def widen(want: int, index: ChunkIndex, window: int) -> tuple[int, int, int]:
+    """`(start, end, bits covered)` of `window` widened by its neighbours (next first) while
+    each adds terms and the passage stays within `MAX_PASSAGE_CHARS` and
+    `MAX_WINDOW_SENTENCES`."""
+    masks, spans = index.masks, index.spans
+    covered = want & masks[window]
+    start, end = spans[window]
+    first = last = window
+    for k in (window + 1, window + 2, window - 1, window - 2):
+        if covered == want or last - first + 1 >= MAX_WINDOW_SENTENCES:
+            break
+        if not 0 <= k < len(masks) or not (k == last + 1 or k == first - 1):
+            continue
+        gained = want & masks[k] & ~covered
+        new_start, new_end = min(start, spans[k][0]), max(end, spans[k][1])
+        if gained and new_end - new_start <= MAX_PASSAGE_CHARS:
             covered |= gained
             start, end = new_start, new_end
             first, last = min(first, k), max(last, k)
-    return position, start, end, len(covered) / len(wanted) if wanted else 0.0
+    return start, end, covered.bit_count()
 
 
-def sentence_terms(text: str, extracted: Extracted, sentence_index: int) -> set[str]:
-    """Content terms of a sentence with its citation markers left out."""
-    sentence = extracted.sentences[sentence_index]
+def citing_sentence_terms(text: str, extracted: Extracted, wanted: set[int]) -> dict[int, set[str]]:
+    """Content terms of the sentences in `wanted`, citation markers left out."""
     pieces = []
-    done = sentence.start
-    for k in sorted({extracted.citations[i].cluster_index for i in sentence.citations}):
-        cluster = extracted.clusters[k]
+    done = 0
+    for cluster in extracted.clusters:
         pieces.append(text[done : cluster.start])
+        pieces.append(" " * (cluster.end - cluster.start))
         done = cluster.end
-    pieces.append(text[done : sentence.end])
-    return text_terms(" ".join(pieces))
+    pieces.append(text[done:])
+    clean = "".join(pieces)
+    chosen = [s for s in extracted.sentences if s.index in wanted]
+    terms = span_terms(clean, [(s.start, s.end) for s in chosen])
+    return {sentence.index: found for sentence, found in zip(chosen, terms)}
 
 
 def supporting_passages(
@@ -130,18 +163,25 @@ def supporting_passages(
     by the source's place in `passage_sources` (score order, capped), then by sentence."""
     by_index = {source.index: source for source in sources}
     citing = extracted.sentences_by_source()
-    terms: dict[int, set[str]] = {}
+    wanted = {i for index in passage_sources for i in citing.get(index, ())}
+    terms = citing_sentence_terms(text, extracted, wanted) if wanted else {}
     found: list[Passage] = []
     for source_index in passage_sources:
         source = by_index.get(source_index)
-        windows = source_windows(source) if source is not None else []
-        if not windows:
+        if source is None or not source.chunks or source_index not in citing:
             continue
-        for sentence_index in citing.get(source_index, ()):
-            wanted = terms.get(sentence_index)
-            if wanted is None:
-                wanted = terms[sentence_index] = sentence_terms(text, extracted, sentence_index)
-            position, start, end, score = best_window(wanted, windows)
+        indexes = [chunk_index(chunk.text) for chunk in source.chunks]
+        for sentence_index in citing[source_index]:
+            sentence_terms = terms[sentence_index]
+            best = (0, -1, -1, 0)  # chunk position, window, overlap, want
+            for position, index in enumerate(indexes):
+                want = index.mask(sentence_terms)
+                window, overlap = best_sentence(want, index)
+                if overlap > best[2]:
+                    best = (position, window, overlap, want)
+            position, window, _, want = best
+            start, end, covered = widen(want, indexes[position], window) if window >= 0 else (0, 0, 0)
+            score = covered / len(sentence_terms) if sentence_terms else 0.0
             chunk = source.chunks[position]
             found.append(Passage(sentence_index, source_index, chunk, position, start, end, score))
     return found
