@@ -19,7 +19,12 @@ from services.ingest.documents.epub import EpubPackage, open_epub
 from services.ingest.documents.limits import DEFAULT_LIMITS, IngestLimits
 from services.ingest.documents.pdf import is_pdf, open_pdf, pdf_sections
 from services.ingest.documents.rejection import DocumentRejection
-from services.ingest.documents.xhtml import body_text, document_title, first_heading, parse_document
+from services.ingest.documents.xhtml import (
+    document_texts,
+    document_title,
+    first_heading,
+    parse_document,
+)
 
 _CHUNKS = TypeAdapter(list[DocumentChunk])
 # Per-chunk JSON overhead in the event (ids, offsets, keys), used for the size estimate.
@@ -51,6 +56,7 @@ def epub_sections(
     """One section record per spine item: href, nav/NCX title (or first heading), text."""
     sections: list[dict[str, Any]] = []
     problems: list[DocumentProblem] = []
+    roots = []
     for index, entry in enumerate(package.spine):
         section_id = f"{doc_id}:{index}"
         root, recovered = parse_document(entry.content)
@@ -59,12 +65,14 @@ def epub_sections(
                 code="not_well_formed",
                 message=f"{entry.href} is not well-formed XHTML; parsed as HTML",
                 section_id=section_id))
+        roots.append(root)
         title = package.toc_titles.get(entry.href) or first_heading(root) or document_title(root)
         sections.append({
             "section_id": section_id, "index": index, "title": title, "href": entry.href,
             "linear": entry.linear, "page": None, "has_text_layer": True,
-            "text": body_text(root),
         })
+    for section, text in zip(sections, document_texts(roots), strict=True):
+        section["text"] = text
     return sections, problems
 
 
