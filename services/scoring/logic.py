@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+from operator import attrgetter
 from typing import Any, Protocol
 
 from schemas.answers import AnswerAccepted, AnswerSubmitted
@@ -47,7 +48,7 @@ def without_markers(text: str, markers: Iterable[_Span]) -> str:
     """The text with every citation marker blanked out (offsets unchanged)."""
     pieces: list[str] = []
     done = 0
-    for marker in sorted(markers, key=lambda m: m.start):
+    for marker in sorted(markers, key=attrgetter("start")):
         if marker.start >= done:
             pieces.append(text[done : marker.start])
             pieces.append(" " * (marker.end - marker.start))
