@@ -88,3 +88,19 @@ def test_expertqa_sentences_match_claim_boundaries() -> None:
                 total += 1
                 matched += text.strip() in ours
     assert total and matched / total >= 0.95, (matched, total)
+
+
+def test_sentences_agree_with_pysbd_on_real_and_benchmark_answers() -> None:
+    """pySBD is the accuracy reference: on every corpus answer and the SPEC §7 answer our
+    sentences are exactly pySBD's (markers stay where pySBD leaves them)."""
+    pysbd = pytest.importorskip("pysbd")
+    from services.bench.workload import bench_answer
+    from services.citations.extract import extract
+
+    segmenter = pysbd.Segmenter(language="en", clean=False)
+    answers = [bench_answer()["text"]]
+    answers += [r["answer"] for r in _records("alce_demos.json")]
+    answers += [r["answer"] for r in _records("expertqa_cited_answers.json")]
+    for answer in answers:
+        ours = [s.text for s in extract(answer, []).sentences]
+        assert ours == [s.strip() for s in segmenter.segment(answer) if s.strip()], answer[:80]
