@@ -150,8 +150,10 @@ def analyse(text: str) -> TextTerms:
     if cached is not None:
         return cached
     tokens = words(text)
-    _learn(set(tokens))
-    counts = Counter(map(_TERM_OF.__getitem__, tokens))
+    counts = Counter(map(_TERM_OF.get, tokens))
+    if None in counts:  # words never seen before: learn them, count again
+        _learn(set(tokens))
+        counts = Counter(map(_TERM_OF.__getitem__, tokens))
     del counts[""]
     stats = TextTerms(len(tokens), counts, frozenset(counts))
     if len(_TEXTS) >= _MAX_TEXTS:
