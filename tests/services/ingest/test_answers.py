@@ -13,7 +13,7 @@ import pytest
 from schemas.answers import AnswerAccepted, AnswerRejected
 from schemas.topics import ANSWERS_ACCEPTED, ANSWERS_REJECTED
 from services.bench.workload import bench_answer
-from services.ingest.answers import admit_data, handle_submitted
+from services.ingest.answers import MAX_BYTES_ENV, admit_data, handle_submitted, max_answer_bytes
 from services.runtime.stage import Message
 
 
@@ -282,3 +282,14 @@ def test_envelope_with_non_finite_number_is_rejected() -> None:
     assert (topic, data.code, data.path, subject, cause) == (
         ANSWERS_REJECTED, "invalid_json", "$.data.sources[0].score", "ans-1", "evt-1",
     )
+
+
+@pytest.mark.parametrize(
+    ("configured", "expected"),
+    [("1024", 1024), ("", 4 * 1024 * 1024), ("0", 4 * 1024 * 1024), ("lots", 4 * 1024 * 1024)],
+)
+def test_byte_limit_is_configurable(
+    monkeypatch: pytest.MonkeyPatch, configured: str, expected: int
+) -> None:
+    monkeypatch.setenv(MAX_BYTES_ENV, configured)
+    assert max_answer_bytes() == expected
