@@ -56,10 +56,10 @@ LINK_REL = "noopener noreferrer nofollow"
 
 
 def start_tag(tag: str, attributes: dict[str, str | None] | None = None) -> str:
-    """`<tag name="value" ...>` as a `str.format` template.
+    """`<tag name="value" ...>` as a printf-style template.
 
-    A value of None becomes a named field (the attribute name, dashes as underscores)
-    for the renderer to fill with escaped text; any other value is a fixed literal.
+    A value of None becomes a `%s` field (in attribute order) for the renderer to fill
+    with escaped text; any other value is a fixed literal.
     Raises ValueError for a tag or attribute outside the allow-list, so every template
     the renderer builds (at import) is checked against it.
     """
@@ -70,10 +70,7 @@ def start_tag(tag: str, attributes: dict[str, str | None] | None = None) -> str:
     for name, value in (attributes or {}).items():
         if name not in allowed:
             raise ValueError(f"attribute {name!r} of <{tag}> is not in the allow-list")
-        if value is None:
-            value = "{" + name.replace("-", "_") + "}"
-        else:
-            value = escape(value, quote=True).replace("{", "{{").replace("}", "}}")
+        value = "%s" if value is None else escape(value, quote=True).replace("%", "%%")
         parts.append(f' {name}="{value}"')
     parts.append(">")
     return "".join(parts)

@@ -11,6 +11,8 @@ from services.formatting.allowlist import PROTOCOLS
 # Characters an HTML parser rewrites (CR, CRLF) or drops (other C0 controls): normalised
 # first, so what is emitted is exactly what a browser, or bleach, reads back.
 _HTML_CONTROL = re.compile(r"\r\n?|[\x00-\x08\x0b\x0c\x0e-\x1f]")
+_HTML_CONTROL_BUT_NUL = re.compile(r"\r\n?|[\x01-\x08\x0b\x0c\x0e-\x1f]")
+_HTML_SPECIAL = re.compile(r"[&<>\"'\x00-\x08\x0b-\x1f]")
 
 # Markdown: backslash escapes for the characters that open links, images, code spans and
 # reference definitions; numeric entities (understood by every dialect) for `<` and `&`.
@@ -41,10 +43,43 @@ def escape_html(text: str) -> str:
     return escape(_HTML_CONTROL.sub(_html_control, text), quote=True)
 
 
+def escape_attribute(value: str) -> str:
+    """`escape_html` for short attribute values, skipping the work when nothing needs it."""
+    return escape_html(value) if _HTML_SPECIAL.search(value) else value
+
+
+def escape_html_many(pieces: list[str], line_break: str | None = None) -> list[str]:
+    """`escape_html` of every piece (and each line end replaced by `line_break`, if
+    given), done as one pass over the pieces joined by NUL: one call instead of one per
+    piece. Pieces that hold a NUL themselves are escaped one by one."""
+    joined = "\x00".join(pieces)
+    if joined.count("\x00") != len(pieces) - 1:
+        escaped = [escape_html(piece) for piece in pieces]
+        if line_break is None:
+            return escaped
+        return [piece.replace("\n", line_break) for piece in escaped]
+    joined = escape(_HTML_CONTROL_BUT_NUL.sub(_html_control, joined), quote=True)
+    if line_break is not None:
+        joined = joined.replace("\n", line_break)
+    return joined.split("\x00")
+
+
+def escape_markdown_many(pieces: list[str]) -> list[str]:
+    """`escape_markdown` of every piece, as one pass over the pieces joined by NUL."""
+    joined = "\x00".join(pieces)
+    if joined.count("\x00") != len(pieces) - 1:
+        return [escape_markdown(piece) for piece in pieces]
+    return escape_markdown(joined).split("\x00")
+
+
 def escape_markdown(text: str) -> str:
     """Answer text for markdown: inert as link, image, HTML, autolink or code, while
     emphasis, lists and headings of the answer keep working."""
-    return _MD_SPECIAL.sub(lambda m: _MD_REPLACEMENT[m.group()], text)
+    return _MD_SPECIAL.sub(_markdown_replacement, text)
+
+
+def _markdown_replacement(match: re.Match[str]) -> str:
+    return _MD_REPLACEMENT[match.group()]
 
 
 def escape_markdown_line(text: str) -> str:

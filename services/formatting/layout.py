@@ -3,25 +3,26 @@ unit ranges over the answer text, computed once per answer and shared by every r
 
 from __future__ import annotations
 
-from bisect import bisect_right
+from bisect import bisect_left
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import TypeVar
 
 from schemas.citations import Citation, Cluster
 from schemas.formatted import FormattedSource
 from schemas.spans import AnswerUnit
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class MarkerRange:
     """A stretch of answer text that is citation markup, and the citations it holds."""
 
     start: int
     end: int
-    citations: tuple[Citation, ...]
+    citations: list[Citation]
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class UnitRange:
     """An answer unit placed on the text; `clickable` only for verbatim units with spans."""
 
@@ -33,7 +34,8 @@ class UnitRange:
 
 @dataclass(frozen=True, slots=True)
 class AnswerLayout:
-    """Everything a renderer needs, with per-source data looked up once."""
+    """Everything a renderer needs, with per-source data looked up once; `cited` lists
+    the sources that linked citations cite, in index order."""
 
     answer_id: str
     text: str
@@ -41,6 +43,9 @@ class AnswerLayout:
     units: list[UnitRange]
     sources: dict[int, FormattedSource]
     cited: list[int]
+
+
+_Placed = TypeVar("_Placed", MarkerRange, UnitRange)
 
 
 def is_linkable(citation: Citation, sources: dict[int, FormattedSource]) -> bool:
@@ -53,29 +58,32 @@ def marker_ranges(
 ) -> list[MarkerRange]:
     """One range per cluster holding the citations inside it, one per citation outside
     any cluster; ranges outside the text or overlapping an earlier range are dropped."""
-    cites = sorted((c for c in citations if 0 <= c.start < c.end <= length), key=_start)
-    spans = sorted((c for c in clusters if 0 <= c.start < c.end <= length), key=_start)
+    cites = [c for c in citations if 0 <= c.start < c.end <= length]
+    spans = [c for c in clusters if 0 <= c.start < c.end <= length]
+    if not _in_order(cites):
+        cites.sort(key=_start)
+    if not _in_order(spans):
+        spans.sort(key=_start)
     found: list[MarkerRange] = []
     position = 0
+    count = len(cites)
     for cluster in spans:
-        while position < len(cites) and cites[position].start < cluster.start:
-            found.append(_single(cites[position]))
+        cluster_start, cluster_end = cluster.start, cluster.end
+        while position < count and cites[position].start < cluster_start:
+            citation = cites[position]
+            found.append(MarkerRange(citation.start, citation.end, [citation]))
             position += 1
         members: list[Citation] = []
-        while position < len(cites) and cites[position].end <= cluster.end:
+        while position < count and cites[position].end <= cluster_end:
             members.append(cites[position])
             position += 1
         if members:
-            found.append(MarkerRange(cluster.start, cluster.end, tuple(members)))
-    found.extend(_single(citation) for citation in cites[position:])
-    found.sort(key=_start)
-    kept: list[MarkerRange] = []
-    last_end = 0
-    for marker in found:
-        if marker.start >= last_end:
-            kept.append(marker)
-            last_end = marker.end
-    return kept
+            found.append(MarkerRange(cluster_start, cluster_end, members))
+    for citation in cites[position:]:
+        found.append(MarkerRange(citation.start, citation.end, [citation]))
+    if not _in_order(found):
+        found.sort(key=_start)
+    return _without_overlaps(found)
 
 
 def unit_ranges(
@@ -93,26 +101,36 @@ def unit_ranges(
         if start < end:
             clickable = unit.kind == "verbatim" and bool(unit.source_spans)
             placed.append(UnitRange(start, end, unit, clickable))
-    placed.sort(key=_start)
-    kept: list[UnitRange] = []
-    last_end = 0
-    for unit_range in placed:
-        if unit_range.start >= last_end:
-            kept.append(unit_range)
-            last_end = unit_range.end
-    return kept
+    if not _in_order(placed):
+        placed.sort(key=_start)
+    return _without_overlaps(placed)
 
 
 def _outside(offset: int, markers: Sequence[MarkerRange], starts: list[int]) -> int:
     """`offset`, moved to the end of the marker it falls strictly inside, if any."""
-    position = bisect_right(starts, offset) - 1
-    if position >= 0 and markers[position].start < offset < markers[position].end:
-        return markers[position].end
+    low = bisect_left(starts, offset)
+    if low and offset < markers[low - 1].end:
+        return markers[low - 1].end
     return offset
 
 
-def _single(citation: Citation) -> MarkerRange:
-    return MarkerRange(citation.start, citation.end, (citation,))
+def _in_order(items: Sequence[Citation | Cluster | MarkerRange | UnitRange]) -> bool:
+    previous = -1
+    for item in items:
+        if item.start < previous:
+            return False
+        previous = item.start
+    return True
+
+
+def _without_overlaps(items: list[_Placed]) -> list[_Placed]:
+    kept: list[_Placed] = []
+    last_end = 0
+    for item in items:
+        if item.start >= last_end:
+            kept.append(item)
+            last_end = item.end
+    return kept
 
 
 def _start(item: Citation | Cluster | MarkerRange | UnitRange) -> int:

@@ -11,8 +11,9 @@ only link is a `safe_url` autolink.
 
 from __future__ import annotations
 
+from schemas.citations import Citation
 from schemas.formatted import FormattedSource
-from services.formatting.escaping import escape_markdown, escape_markdown_line
+from services.formatting.escaping import escape_markdown_line, escape_markdown_many
 from services.formatting.layout import AnswerLayout, is_linkable
 
 # A character right after a footnote reference that would turn it into a link, a
@@ -24,37 +25,45 @@ def render_markdown(layout: AnswerLayout) -> str:
     """The answer in markdown, with footnote references and definitions."""
     text = layout.text
     sources = layout.sources
-    out: list[str] = []
+    # Alternating: the text before each marker (escaped in one pass), then its chips.
+    pieces: list[str] = []
+    chips: list[tuple[str, bool]] = []
     cursor = 0
-    chip_before = False
     for marker in layout.markers:
-        if marker.start > cursor:
-            out.append(_piece(text[cursor:marker.start], chip_before))
-        chip_before = False
-        for citation in marker.citations:
-            if is_linkable(citation, sources):
-                if out and out[-1].endswith("!"):
-                    out[-1] = out[-1][:-1] + "&#33;"
-                out.append(f"[^{citation.source_index}]")
-                chip_before = True
-            else:
-                out.append(f"\\[{citation.id}\\]")
-                chip_before = False
+        pieces.append(text[cursor : marker.start])
+        chips.append(_chips(marker.citations, sources))
         cursor = marker.end
-    if len(text) > cursor:
-        out.append(_piece(text[cursor:], chip_before))
+    pieces.append(text[cursor:])
+    escaped = escape_markdown_many(pieces)
+    out: list[str] = []
+    linked_before = False
+    for position, piece in enumerate(escaped):
+        if linked_before and piece and piece[0] in _AFTER_CHIP:
+            piece = _AFTER_CHIP[piece[0]] + piece[1:]
+        if position < len(chips):
+            chip, linked_before = chips[position]
+            if piece.endswith("!") and chip.startswith("[^"):
+                piece = piece[:-1] + "&#33;"
+            out.append(piece)
+            out.append(chip)
+        else:
+            out.append(piece)
     if layout.cited:
         out.append("\n\n")
-        out.append("\n".join(_definition(sources[index]) for index in layout.cited))
+        out.append("\n".join([_definition(sources[index]) for index in layout.cited]))
         out.append("\n")
     return "".join(out)
 
 
-def _piece(piece: str, chip_before: bool) -> str:
-    escaped = escape_markdown(piece)
-    if chip_before and escaped[0] in _AFTER_CHIP:
-        return _AFTER_CHIP[escaped[0]] + escaped[1:]
-    return escaped
+def _chips(citations: list[Citation], sources: dict[int, FormattedSource]) -> tuple[str, bool]:
+    """The markdown of one marker's citations, and whether it ends with a footnote
+    reference (which the text after it must not extend)."""
+    parts = []
+    linked = False
+    for citation in citations:
+        linked = is_linkable(citation, sources)
+        parts.append(f"[^{citation.source_index}]" if linked else f"\\[{citation.id}\\]")
+    return "".join(parts), linked
 
 
 def _definition(source: FormattedSource) -> str:
