@@ -24,6 +24,9 @@ def retriever_norms(sources: Sequence[Source]) -> list[float | None]:
     low, high = min(known), max(known)
     if high == low:
         return [None if score is None else 1.0 for score in scores]
+    if not math.isfinite(high - low):  # e.g. -1e308 .. 1e308: halve to stay finite
+        scores = [None if score is None else score / 2 for score in scores]
+        low, high = low / 2, high / 2
     span = high - low
     return [None if score is None else (score - low) / span for score in scores]
 

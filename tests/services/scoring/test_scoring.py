@@ -193,3 +193,10 @@ def test_benchmark_answer() -> None:
     assert sum(s.citation_count for s in scored.scores) == 50
     assert all(s.support > 0.5 for s in scored.scores)  # every sentence is drawn from its source
     assert len(scored.passage_sources) == 10
+
+
+def test_extreme_retriever_scores_stay_in_range() -> None:
+    sources = [dict(SOURCES[0], score=-1e308), dict(SOURCES[1], score=1e308), SOURCES[2]]
+    scored = _by_index(_score(TEXT, sources))
+    assert (scored[1].retriever_norm, scored[2].retriever_norm) == (0.0, 1.0)
+    assert scored[3].retriever_norm == pytest.approx(0.5)
