@@ -21,7 +21,7 @@ def answers(draw: st.DrawFn) -> AnswerSubmitted:
     sources = [
         {
             "index": index,
-            "score": draw(st.none() | st.floats(-100, 100, allow_nan=False)),
+            "score": draw(st.none() | st.floats(allow_nan=False, allow_infinity=False)),
             "chunks": [{"text": draw(sentence)} for _ in range(draw(st.integers(0, 3)))],
         }
         for index in indexes
