@@ -7,9 +7,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from schemas.answers import Source
+from services.citations.extract import Extracted
 
 _WORDISH = re.compile(r"[^\W_]")
-from services.citations.extract import Extracted
 
 
 @dataclass(slots=True)

@@ -55,7 +55,9 @@ def extract(text: str, sources: Sequence[Source]) -> Extracted:
         code,
         fenced_blocks(text) if code else [],
     )
-    sentences = [SentenceHit(i, start, end, text[start:end]) for i, (start, end) in enumerate(spans)]
+    sentences = [
+        SentenceHit(i, start, end, text[start:end]) for i, (start, end) in enumerate(spans)
+    ]
     _assign(citations, sentences)
     return Extracted(citations, clusters, sentences, problems)
 

@@ -66,30 +66,51 @@ def build_extraction(
         CitationExtraction,
         {
             "citations": [
-                construct(Citation, {
-                    "start": c.start, "end": c.end,
-                    "start_utf16": u16(c.start), "end_utf16": u16(c.end),
-                    "id": c.id, "marker": c.marker, "source_index": c.source_index,
-                    "valid": c.valid, "problem": c.problem,
-                    "cluster_index": c.cluster_index, "sentence_index": c.sentence_index,
-                })
+                construct(
+                    Citation,
+                    {
+                        "start": c.start,
+                        "end": c.end,
+                        "start_utf16": u16(c.start),
+                        "end_utf16": u16(c.end),
+                        "id": c.id,
+                        "marker": c.marker,
+                        "source_index": c.source_index,
+                        "valid": c.valid,
+                        "problem": c.problem,
+                        "cluster_index": c.cluster_index,
+                        "sentence_index": c.sentence_index,
+                    },
+                )
                 for c in hits
             ],
             "clusters": [
-                construct(Cluster, {
-                    "start": k.start, "end": k.end,
-                    "start_utf16": u16(k.start), "end_utf16": u16(k.end),
-                    "marker": k.marker, "citation_ids": [hits[i].id for i in k.citations],
-                })
+                construct(
+                    Cluster,
+                    {
+                        "start": k.start,
+                        "end": k.end,
+                        "start_utf16": u16(k.start),
+                        "end_utf16": u16(k.end),
+                        "marker": k.marker,
+                        "citation_ids": [hits[i].id for i in k.citations],
+                    },
+                )
                 for k in extracted.clusters
             ],
             "sentences": [
-                construct(Sentence, {
-                    "start": s.start, "end": s.end,
-                    "start_utf16": u16(s.start), "end_utf16": u16(s.end),
-                    "index": s.index, "text": s.text,
-                    "citation_ids": extracted.sentence_citation_ids(s),
-                })
+                construct(
+                    Sentence,
+                    {
+                        "start": s.start,
+                        "end": s.end,
+                        "start_utf16": u16(s.start),
+                        "end_utf16": u16(s.end),
+                        "index": s.index,
+                        "text": s.text,
+                        "citation_ids": extracted.sentence_citation_ids(s),
+                    },
+                )
                 for s in extracted.sentences
             ],
             "citation_map": {
@@ -105,9 +126,15 @@ def build_extraction(
             "references": references(answer.sources),
             "passages": _passages(answer, extracted, passage_sources),
             "problems": [
-                construct(Problem, {
-                    "code": p.code, "message": p.message, "start": p.start, "end": p.end,
-                })
+                construct(
+                    Problem,
+                    {
+                        "code": p.code,
+                        "message": p.message,
+                        "start": p.start,
+                        "end": p.end,
+                    },
+                )
                 for p in extracted.problems
             ],
         },
@@ -125,37 +152,56 @@ def _segments(
         cited = []
         for c in piece.citations:
             source = by_index.get(c.source_index) if c.source_index is not None else None
-            cited.append(construct(SegmentCitation, {
-                "id": c.id, "marker": c.marker, "start": c.start, "end": c.end,
-                "source_index": c.source_index,
-                "source_kind": source.kind if source is not None else None,
-                "source_id": source_ref_id(source) if source is not None else None,
-                "valid": c.valid,
-            }))
-        segments.append(construct(Segment, {
-            "start": piece.start, "end": piece.end,
-            "start_utf16": u16(piece.start), "end_utf16": u16(piece.end),
-            "text": text[piece.start : piece.end], "citations": cited,
-            "source_ids": piece_source_ids(piece, by_index),
-        }))
+            cited.append(
+                construct(
+                    SegmentCitation,
+                    {
+                        "id": c.id,
+                        "marker": c.marker,
+                        "start": c.start,
+                        "end": c.end,
+                        "source_index": c.source_index,
+                        "source_kind": source.kind if source is not None else None,
+                        "source_id": source_ref_id(source) if source is not None else None,
+                        "valid": c.valid,
+                    },
+                )
+            )
+        segments.append(
+            construct(
+                Segment,
+                {
+                    "start": piece.start,
+                    "end": piece.end,
+                    "start_utf16": u16(piece.start),
+                    "end_utf16": u16(piece.end),
+                    "text": text[piece.start : piece.end],
+                    "citations": cited,
+                    "source_ids": piece_source_ids(piece, by_index),
+                },
+            )
+        )
     return segments
 
 
 def _coverage(answer: AnswerSubmitted, extracted: Extracted) -> Coverage:
     """The coverage model of one answer."""
     counts = coverage(extracted, answer.sources)
-    return construct(Coverage, {
-        "sentences_total": counts.sentences_total,
-        "sentences_cited": counts.sentences_cited,
-        "sentence_ratio": counts.sentence_ratio,
-        "chars_total": counts.chars_total,
-        "chars_cited": counts.chars_cited,
-        "char_ratio": counts.char_ratio,
-        "per_source": {
-            key: construct(SourceCoverage, {"citations": c, "sentences": s})
-            for key, (c, s) in counts.per_source.items()
+    return construct(
+        Coverage,
+        {
+            "sentences_total": counts.sentences_total,
+            "sentences_cited": counts.sentences_cited,
+            "sentence_ratio": counts.sentence_ratio,
+            "chars_total": counts.chars_total,
+            "chars_cited": counts.chars_cited,
+            "char_ratio": counts.char_ratio,
+            "per_source": {
+                key: construct(SourceCoverage, {"citations": c, "sentences": s})
+                for key, (c, s) in counts.per_source.items()
+            },
         },
-    })
+    )
 
 
 def _passages(
@@ -163,12 +209,20 @@ def _passages(
 ) -> list[SupportingPassage]:
     """Supporting passages of the eligible cited sources (score order, capped)."""
     return [
-        construct(SupportingPassage, {
-            "citation_id": p.source_index, "sentence_index": p.sentence_index,
-            "source_index": p.source_index, "chunk_id": p.chunk.chunk_id,
-            "chunk_position": p.chunk_position, "section_id": p.section_id,
-            "start_char": p.section_start, "end_char": p.section_end, "passage": p.text,
-            "score": round(p.score, 6),
-        })
+        construct(
+            SupportingPassage,
+            {
+                "citation_id": p.source_index,
+                "sentence_index": p.sentence_index,
+                "source_index": p.source_index,
+                "chunk_id": p.chunk.chunk_id,
+                "chunk_position": p.chunk_position,
+                "section_id": p.section_id,
+                "start_char": p.section_start,
+                "end_char": p.section_end,
+                "passage": p.text,
+                "score": round(p.score, 6),
+            },
+        )
         for p in supporting_passages(answer.text, extracted, answer.sources, passage_sources)
     ]

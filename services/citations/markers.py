@@ -128,7 +128,10 @@ class _Resolver:
             return
         problem = None
         if source.url and _url_key(url) != _url_key(source.url):
-            problem = ("url_mismatch", f"{marker} links {url}, but web source {nth} is {source.url}")
+            problem = (
+                "url_mismatch",
+                f"{marker} links {url}, but web source {nth} is {source.url}",
+            )
         self.add(source.index, marker, start, end, source, problem)
 
 
@@ -173,7 +176,9 @@ def find_markers(
                 resolver.add(source.index, marker, start, end, source, None)
         else:
             resolver.web(int(web), url, marker, start, end)
-        if previous_end >= 0 and (previous_end == start or _CLUSTER_GAP.fullmatch(text, previous_end, start)):
+        if previous_end >= 0 and (
+            previous_end == start or _CLUSTER_GAP.fullmatch(text, previous_end, start)
+        ):
             cluster = clusters[-1]
             cluster.end = end
             cluster.citations.extend(range(first, len(citations)))

@@ -150,7 +150,7 @@ def citing_sentence_terms(text: str, extracted: Extracted, wanted: set[int]) -> 
     clean = "".join(pieces)
     chosen = [s for s in extracted.sentences if s.index in wanted]
     terms = span_terms(clean, [(s.start, s.end) for s in chosen])
-    return {sentence.index: found for sentence, found in zip(chosen, terms)}
+    return {sentence.index: found for sentence, found in zip(chosen, terms, strict=True)}
 
 
 def supporting_passages(
@@ -180,7 +180,9 @@ def supporting_passages(
                 if overlap > best[2]:
                     best = (position, window, overlap, want)
             position, window, _, want = best
-            start, end, covered = widen(want, indexes[position], window) if window >= 0 else (0, 0, 0)
+            start, end, covered = (
+                widen(want, indexes[position], window) if window >= 0 else (0, 0, 0)
+            )
             score = covered / len(sentence_terms) if sentence_terms else 0.0
             chunk = source.chunks[position]
             found.append(Passage(sentence_index, source_index, chunk, position, start, end, score))

@@ -31,7 +31,6 @@ _SINGLE_QUOTES = (
 )
 _QUOTE_REACH = 400
 _OPENS_QUOTE = " \t\n\r([\u00a0"
-# Items of an inline list: `1)`, `2.)`, `3.`, `a.`, `b)` after whitespace.
 # Items of an inline list written `1. ... 2. ...` (only searched when a line starts with `1.`).
 _DOT_ITEM = re.compile(r"(?<!\S)(?P<label>\d{1,2}|[a-z])\.(?=\s)")
 _DOT_LIST_FIRST = re.compile(r"\n[ \t•⁃◦▪‣●]*[1a]\.\s")
@@ -441,8 +440,8 @@ def _candidates(text: str) -> list[int]:
     """Sorted positions of every terminal punctuation mark and line break."""
     positions: list[int] = []
     append = positions.append
+    find = text.find
     for char in _CANDIDATE_CHARS:
-        find = text.find
         i = find(char)
         while i != -1:
             append(i)

@@ -1,6 +1,7 @@
 """Lightweight records of the extraction hot path (slotted dataclasses, no validation).
 
-Field names mirror `schemas.citations` so converting to the event models is a plain copy.
+Fields that mean the same as in `schemas.citations` have the same names; `citations` lists
+hold positions in the answer's citation list.
 """
 
 from __future__ import annotations

@@ -68,7 +68,11 @@ def test_segments_tile_the_text_and_carry_sources() -> None:
     ]
     assert [s.source_ids for s in segments] == [["doc123"], ["https://example.com"], [], []]
     first, second, third = (s.citations for s in segments[:3])
-    assert (first[0].source_kind, first[0].source_id, first[0].valid) == ("document", "doc123", True)
+    assert (first[0].source_kind, first[0].source_id, first[0].valid) == (
+        "document",
+        "doc123",
+        True,
+    )
     assert (second[0].id, second[0].source_kind) == (2, "web")
     assert (third[0].id, third[0].source_index, third[0].valid) == (3, None, False)
     for segment in segments:
@@ -95,8 +99,12 @@ def test_coverage_of_empty_answer() -> None:
 
 def test_ama_reference_seed_004() -> None:
     paper = source(
-        1, title="GLP-1 vs Metformin Study", authors=["Smith J", "Jones A"],
-        journal="Diabetes Care", year=2023, doi="10.1234/example",
+        1,
+        title="GLP-1 vs Metformin Study",
+        authors=["Smith J", "Jones A"],
+        journal="Diabetes Care",
+        year=2023,
+        doi="10.1234/example",
     )
     assert ama_reference(paper) == (
         "Smith J, Jones A. GLP-1 vs Metformin Study. Diabetes Care. 2023. doi:10.1234/example"
@@ -117,15 +125,27 @@ def test_ama_reference_et_al_and_fallbacks() -> None:
 def _library() -> list:
     return [
         source(
-            1, score=9.0, doc_id="d1",
+            1,
+            score=9.0,
+            doc_id="d1",
             chunks=[
-                chunk("Cats sleep a lot. Dogs bark at night. Parrots repeat words.", chunk_id="c1",
-                      section_id="S1", start_char=100),
-                chunk("Whales sing long songs in the ocean. Fish swim.", chunk_id="c2",
-                      section_id="S1", start_char=200),
+                chunk(
+                    "Cats sleep a lot. Dogs bark at night. Parrots repeat words.",
+                    chunk_id="c1",
+                    section_id="S1",
+                    start_char=100,
+                ),
+                chunk(
+                    "Whales sing long songs in the ocean. Fish swim.",
+                    chunk_id="c2",
+                    section_id="S1",
+                    start_char=200,
+                ),
             ],
         ),
-        source(2, score=5.0, chunks=[chunk("Dogs bark loudly at strangers at night.", chunk_id="k1")]),
+        source(
+            2, score=5.0, chunks=[chunk("Dogs bark loudly at strangers at night.", chunk_id="k1")]
+        ),
         source(3, score=1.0, chunks=[chunk("Dogs bark.", chunk_id="z1")]),
     ]
 
@@ -177,22 +197,46 @@ def test_cite_answer_event_round_trips() -> None:
 
 def test_construct_matches_model_construct() -> None:
     values = {
-        "start": 1, "end": 4, "start_utf16": 1, "end_utf16": 4, "id": 2, "marker": "[2]",
-        "source_index": 2, "valid": True, "problem": None, "cluster_index": 0, "sentence_index": 0,
+        "start": 1,
+        "end": 4,
+        "start_utf16": 1,
+        "end_utf16": 4,
+        "id": 2,
+        "marker": "[2]",
+        "source_index": 2,
+        "valid": True,
+        "problem": None,
+        "cluster_index": 0,
+        "sentence_index": 0,
     }
     fast = construct(Citation, dict(values))
     slow = Citation.model_construct(**values)
     assert fast == slow
     assert fast.model_dump() == slow.model_dump() == Citation.model_validate(values).model_dump()
     assert fast.model_fields_set == slow.model_fields_set
-    sentence = construct(Sentence, {"start": 0, "end": 1, "start_utf16": 0, "end_utf16": 1,
-                                    "index": 0, "text": "x", "citation_ids": []})
-    assert sentence.model_dump_json() == Sentence.model_validate(sentence.model_dump()).model_dump_json()
+    sentence = construct(
+        Sentence,
+        {
+            "start": 0,
+            "end": 1,
+            "start_utf16": 0,
+            "end_utf16": 1,
+            "index": 0,
+            "text": "x",
+            "citation_ids": [],
+        },
+    )
+    assert (
+        sentence.model_dump_json()
+        == Sentence.model_validate(sentence.model_dump()).model_dump_json()
+    )
 
 
 def test_stage_consumes_scored_and_produces_cited() -> None:
     assert (STAGE.name, STAGE.input_topics, STAGE.output_topics) == (
-        "citations", (topics.ANSWERS_SCORED,), (topics.ANSWERS_CITED,),
+        "citations",
+        (topics.ANSWERS_SCORED,),
+        (topics.ANSWERS_CITED,),
     )
     event = make_event(scored("Fact [1]. More [2].", sources(2)), subject="a1", source="test")
     raw = encode(event)
@@ -201,5 +245,7 @@ def test_stage_consumes_scored_and_produces_cited() -> None:
     cited = outputs[0].data
     assert isinstance(cited, AnswerCited)
     assert [c.id for c in cited.extraction.citations] == [1, 2]
-    assert orjson.loads(cited.model_dump_json())["extraction"]["sentence_map"] == {"0": [1], "1": [2]}
-
+    assert orjson.loads(cited.model_dump_json())["extraction"]["sentence_map"] == {
+        "0": [1],
+        "1": [2],
+    }

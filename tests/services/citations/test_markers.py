@@ -61,7 +61,11 @@ def test_marker_in_inline_code_skipped_but_following_marker_found() -> None:
 def test_positions_and_markers_match_text() -> None:
     text = "Paris is the capital [1]. It has the Eiffel Tower [2][3]."
     found = extract(text, sources(3)).citations
-    assert [(c.start, c.end, c.marker) for c in found] == [(21, 24, "[1]"), (50, 53, "[2]"), (53, 56, "[3]")]
+    assert [(c.start, c.end, c.marker) for c in found] == [
+        (21, 24, "[1]"),
+        (50, 53, "[2]"),
+        (53, 56, "[3]"),
+    ]
     for citation in found:
         assert text[citation.start : citation.end] == citation.marker
 
@@ -73,7 +77,11 @@ def test_document_n_is_nth_document_source() -> None:
 
 
 def test_web_source_url_cross_checked() -> None:
-    mixed = [source(1), source(2, "web", url="https://example.com/page/"), source(3, "web", url="https://other.org")]
+    mixed = [
+        source(1),
+        source(2, "web", url="https://example.com/page/"),
+        source(3, "web", url="https://other.org"),
+    ]
     text = (
         "A [Web Source 1](https://www.example.com/page) and "
         "B [Web Source 1](https://evil.example/x) and C [Web Source 2](https://other.org#frag)."
@@ -123,13 +131,21 @@ def test_invalid_citations_are_kept_and_flagged(text: str, code: str, cited: int
 
 def test_valid_citation_has_no_problem() -> None:
     found = extract("Fine [2].", sources(3))
-    assert (found.citations[0].valid, found.citations[0].problem, found.problems) == (True, None, [])
+    assert (found.citations[0].valid, found.citations[0].problem, found.problems) == (
+        True,
+        None,
+        [],
+    )
 
 
 def test_id_is_source_index_not_position() -> None:
     sparse = [source(10), source(20)]
     found = extract("A [20]. B [10]. C [2].", sparse).citations
-    assert [(c.id, c.source_index, c.valid) for c in found] == [(20, 20, True), (10, 10, True), (2, None, False)]
+    assert [(c.id, c.source_index, c.valid) for c in found] == [
+        (20, 20, True),
+        (10, 10, True),
+        (2, None, False),
+    ]
 
 
 def test_huge_range_not_expanded() -> None:

@@ -31,7 +31,11 @@ def _extra(group: str) -> list[dict]:
 def test_golden_rules_all_48() -> None:
     rules = _golden()
     assert len(rules) == 48
-    passed = [rule["text"] for rule in rules if texts(rule["text"]) == [e.strip() for e in rule["expected"]]]
+    passed = [
+        rule["text"]
+        for rule in rules
+        if texts(rule["text"]) == [e.strip() for e in rule["expected"]]
+    ]
     assert len(passed) == 48, sorted({r["text"] for r in rules} - set(passed))
 
 
@@ -70,7 +74,10 @@ def test_pysbd_pdf_cases_with_wrapped_lines() -> None:
     ("text", "expected"),
     [
         ("Paris is the capital.[1] Next sentence.", ["Paris is the capital.[1]", "Next sentence."]),
-        ("Paris is the capital. [1] Next sentence.", ["Paris is the capital. [1]", "Next sentence."]),
+        (
+            "Paris is the capital. [1] Next sentence.",
+            ["Paris is the capital. [1]", "Next sentence."],
+        ),
         ("Paris is the capital. [1][2] Next.", ["Paris is the capital. [1][2]", "Next."]),
         ("Paris is the capital [1]. Next [2].", ["Paris is the capital [1].", "Next [2]."]),
         ("It began in 632 A.D. [1][2]. The rest.", ["It began in 632 A.D. [1][2].", "The rest."]),
@@ -144,7 +151,9 @@ def test_offsets_and_utf16() -> None:
         assert text[sentence.start : sentence.end] == sentence.text
     u16 = _utf16(text)
     second = found.sentences[1]
-    assert u16(second.start) == len(text[: second.start].encode("utf-16-le")) // 2 == second.start + 1
+    assert (
+        u16(second.start) == len(text[: second.start].encode("utf-16-le")) // 2 == second.start + 1
+    )
     assert _utf16("plain ascii")(5) == 5
 
 
@@ -156,9 +165,40 @@ def test_empty_and_blank_texts() -> None:
 
 _PIECES = st.sampled_from(
     [
-        "word", "Word", " ", " ", "\n", "\n\n", ".", ". ", "?", "!", "...", " . . . ", "[1]",
-        "[2, 3]", " [9]", "[^1]", "Dr.", "U.S.", "e.g.", "3.14", "(", ")", '"', "“", "”", "'",
-        "`", "```\n", "- ", "1. ", "a) ", "•", "😀", "[Document 1]",
+        "word",
+        "Word",
+        " ",
+        " ",
+        "\n",
+        "\n\n",
+        ".",
+        ". ",
+        "?",
+        "!",
+        "...",
+        " . . . ",
+        "[1]",
+        "[2, 3]",
+        " [9]",
+        "[^1]",
+        "Dr.",
+        "U.S.",
+        "e.g.",
+        "3.14",
+        "(",
+        ")",
+        '"',
+        "“",
+        "”",
+        "'",
+        "`",
+        "```\n",
+        "- ",
+        "1. ",
+        "a) ",
+        "•",
+        "😀",
+        "[Document 1]",
     ]
 )
 
