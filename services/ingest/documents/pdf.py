@@ -46,7 +46,10 @@ def open_pdf(data: bytes, limits: IngestLimits) -> tuple[pymupdf.Document, list[
         problems.append(DocumentProblem(
             code="pdf_encrypted_owner_only",
             message=f"the PDF is encrypted ({encryption}) without a user password"))
-    pages = document.page_count
+    try:
+        pages = document.page_count
+    except RuntimeError as exc:
+        raise DocumentRejection("invalid_page_tree", f"the PDF page tree is broken: {exc}") from None
     if pages == 0:
         raise DocumentRejection("empty_pdf", "the PDF has no pages")
     if pages > limits.max_pdf_pages:
