@@ -24,6 +24,9 @@ GENERAL: frozenset[str] = frozenset(
 # Multi-period abbreviations that never end a sentence.
 NEVER_FINAL: frozenset[str] = frozenset({"e.g", "i.e", "a.k.a", "viz", "cf"})
 
+# Every word above: a period after any other word is an ordinary full stop.
+ABBREVIATIONS: frozenset[str] = PREPOSITIVE | BEFORE_NUMBER | GENERAL | NEVER_FINAL
+
 # Clock abbreviations: final unless the sentence so far is only "At 5", "By 10:30", ...
 CLOCK: frozenset[str] = frozenset({"a.m", "p.m"})
 

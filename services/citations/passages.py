@@ -12,6 +12,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
+from itertools import repeat
 
 from schemas.answers import Chunk, Source
 from services.citations.extract import Extracted
@@ -25,24 +26,20 @@ _MEMO_LIMIT = 4_096
 
 
 @dataclass(frozen=True, slots=True)
-class ChunkIndex:
-    """A chunk's sentences as windows, each with its content terms as a bitmask over the
-    chunk's own vocabulary (set overlap becomes integer `&` and `bit_count`)."""
+class SourceIndex:
+    """A source's chunk sentences as windows, each with its content terms as a bitmask over
+    the source's own vocabulary (set overlap becomes integer `&` and `bit_count`)."""
 
-    spans: list[tuple[int, int]]
+    windows: list[tuple[int, int, int]]  # chunk position, start, end (in the chunk)
     masks: list[int]
     bits: dict[str, int]
 
     def mask(self, terms: set[str]) -> int:
-        """The bitmask of `terms` in this chunk's vocabulary (unknown terms dropped)."""
-        bits = self.bits
-        mask = 0
-        for term in terms:
-            mask |= bits.get(term, 0)
-        return mask
+        """The bitmask of `terms` in this source's vocabulary (unknown terms dropped)."""
+        return sum(map(self.bits.get, terms, repeat(0)))
 
 
-_INDEXES: dict[str, ChunkIndex] = {}
+_INDEXES: dict[tuple[str, ...], SourceIndex] = {}
 
 
 @dataclass(slots=True)
@@ -80,62 +77,61 @@ class Passage:
         return self.chunk.text[self.start : self.end]
 
 
-def chunk_index(text: str) -> ChunkIndex:
-    """The window index of one chunk text (memoised by content, bounded)."""
-    cached = _INDEXES.get(text)
-    if cached is None:
+def source_index(chunks: Sequence[Chunk]) -> SourceIndex:
+    """The window index of a source's chunks (memoised by their texts, bounded)."""
+    key = tuple(chunk.text for chunk in chunks)
+    cached = _INDEXES.get(key)
+    if cached is not None:
+        return cached
+    windows: list[tuple[int, int, int]] = []
+    masks: list[int] = []
+    bits: dict[str, int] = {}
+    for position, text in enumerate(key):
         spans = []
         for match in _CHUNK_SENTENCE.finditer(text):
-            start, end = match.span()
+            start = match.start()
             spans.append((start, start + len(match.group().rstrip())))
-        bits: dict[str, int] = {}
-        masks = []
-        for terms in span_terms(text, spans):
+        for (start, end), terms in zip(spans, span_terms(text, spans), strict=True):
             mask = 0
             for term in terms:
                 bit = bits.get(term)
                 if bit is None:
                     bit = bits[term] = 1 << len(bits)
                 mask |= bit
+            windows.append((position, start, end))
             masks.append(mask)
-        cached = ChunkIndex(spans, masks, bits)
-        if len(_INDEXES) >= _MEMO_LIMIT:
-            _INDEXES.clear()
-        _INDEXES[text] = cached
+    cached = SourceIndex(windows, masks, bits)
+    if len(_INDEXES) >= _MEMO_LIMIT:
+        _INDEXES.clear()
+    _INDEXES[key] = cached
     return cached
 
 
-def best_sentence(want: int, index: ChunkIndex) -> tuple[int, int]:
-    """`(window, overlap)`: the chunk sentence sharing most bits of `want` (first on ties);
-    `(-1, -1)` for a chunk without text."""
-    masks = index.masks
-    if not masks:
-        return -1, -1
-    overlaps = [(want & mask).bit_count() for mask in masks]
-    best = max(range(len(masks)), key=overlaps.__getitem__)
-    return best, overlaps[best]
-
-
-def widen(want: int, index: ChunkIndex, window: int) -> tuple[int, int, int]:
-    """`(start, end, bits covered)` of `window` widened by its neighbours (next first) while
+def best_window(want: int, index: SourceIndex) -> tuple[int, int, int, int]:
+    """`(chunk position, start, end, bits covered)`: the chunk sentence sharing most bits of
+    `want` (the first on ties), widened by its neighbours in the same chunk (next first) while
     each adds terms and the passage stays within `MAX_PASSAGE_CHARS` and
     `MAX_WINDOW_SENTENCES`."""
-    masks, spans = index.masks, index.spans
-    covered = want & masks[window]
-    start, end = spans[window]
-    first = last = window
-    for k in (window + 1, window + 2, window - 1, window - 2):
+    masks, windows = index.masks, index.windows
+    overlaps = [(want & mask).bit_count() for mask in masks]
+    best = max(range(len(masks)), key=overlaps.__getitem__)
+    position, start, end = windows[best]
+    covered = want & masks[best]
+    first = last = best
+    for k in (best + 1, best + 2, best - 1, best - 2):
         if covered == want or last - first + 1 >= MAX_WINDOW_SENTENCES:
             break
-        if not 0 <= k < len(masks) or not (k == last + 1 or k == first - 1):
+        if not 0 <= k < len(masks) or k not in (last + 1, first - 1):
+            continue
+        if windows[k][0] != position:
             continue
         gained = want & masks[k] & ~covered
-        new_start, new_end = min(start, spans[k][0]), max(end, spans[k][1])
+        new_start, new_end = min(start, windows[k][1]), max(end, windows[k][2])
         if gained and new_end - new_start <= MAX_PASSAGE_CHARS:
             covered |= gained
             start, end = new_start, new_end
             first, last = min(first, k), max(last, k)
-    return start, end, covered.bit_count()
+    return position, start, end, covered.bit_count()
 
 
 def citing_sentence_terms(text: str, extracted: Extracted, wanted: set[int]) -> dict[int, set[str]]:
@@ -166,24 +162,17 @@ def supporting_passages(
     wanted = {i for index in passage_sources for i in citing.get(index, ())}
     terms = citing_sentence_terms(text, extracted, wanted) if wanted else {}
     found: list[Passage] = []
-    for source_index in passage_sources:
-        source = by_index.get(source_index)
-        if source is None or not source.chunks or source_index not in citing:
+    for cited in passage_sources:
+        source = by_index.get(cited)
+        if source is None or not source.chunks or cited not in citing:
             continue
-        indexes = [chunk_index(chunk.text) for chunk in source.chunks]
-        for sentence_index in citing[source_index]:
-            sentence_terms = terms[sentence_index]
-            best = (0, -1, -1, 0)  # chunk position, window, overlap, want
-            for position, index in enumerate(indexes):
-                want = index.mask(sentence_terms)
-                window, overlap = best_sentence(want, index)
-                if overlap > best[2]:
-                    best = (position, window, overlap, want)
-            position, window, _, want = best
-            start, end, covered = (
-                widen(want, indexes[position], window) if window >= 0 else (0, 0, 0)
-            )
+        index = source_index(source.chunks)
+        if not index.masks:
+            continue
+        for sentence in citing[cited]:
+            sentence_terms = terms[sentence]
+            position, start, end, covered = best_window(index.mask(sentence_terms), index)
             score = covered / len(sentence_terms) if sentence_terms else 0.0
             chunk = source.chunks[position]
-            found.append(Passage(sentence_index, source_index, chunk, position, start, end, score))
+            found.append(Passage(sentence, cited, chunk, position, start, end, score))
     return found

@@ -64,6 +64,7 @@ class _Scan:
         self.text = text
         self.n = len(text)
         self.cluster_end = dict(clusters)
+        self.cluster_ends = set(self.cluster_end.values())
         self.code = code
         self.fenced = fenced
         self.protected = _protected_intervals(text)
@@ -425,6 +426,9 @@ def split_sentences(
         if text[rs] in _LINE_BREAKS:
             end = rs + 2 if text.startswith("\r\n", rs) else rs + 1
             _line_break(scan, rs, end, wrapped)
+        elif text[rs] == "." and _plain_full_stop(scan, rs):
+            end = rs + 1
+            scan.cut(end)
         else:
             end = _RUN.match(text, rs).end()
             _run(scan, rs, end)
@@ -434,6 +438,22 @@ def split_sentences(
             scan.cut(position)
     scan.cut(scan.n)
     return _trim(text, scan.spans)
+
+
+def _plain_full_stop(scan: _Scan, rs: int) -> bool:
+    """Fast path for the common boundary, decided as `_run` would: one period after an
+    ordinary word or a citation marker, then a space and a capital (`word. Next`,
+    `[1]. Next`), outside quotations and brackets."""
+    text = scan.text
+    if text[rs + 1 : rs + 2] != " " or not text[rs + 2 : rs + 3].isupper():
+        return False
+    if rs not in scan.cluster_ends:
+        if not text[rs - 1 : rs].islower():
+            return False
+        token = text[text.rfind(" ", scan.start, rs) + 1 : rs]
+        if len(token) < 2 or not token.isalpha() or token.lower() in lexicon.ABBREVIATIONS:
+            return False
+    return not scan.is_protected(rs, rs + 1)
 
 
 def _candidates(text: str) -> list[int]:

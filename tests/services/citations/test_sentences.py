@@ -218,3 +218,17 @@ def test_segmentation_invariants(text: str) -> None:
         sentence = found.sentences[citation.sentence_index]
         assert sentence.start <= citation.start and citation.end <= sentence.end
         assert text[citation.start : citation.end] == citation.marker
+
+
+def test_fast_path_agrees_with_the_general_rules(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The `word. Next` fast path decides exactly as the general rules do."""
+    from services.bench.workload import bench_answer
+    from services.citations import sentences
+
+    data = json.loads(corpus_path("answers", "expertqa_cited_answers.json").read_text("utf-8"))
+    samples = [bench_answer()["text"], *(r["answer"] for r in data["records"])]
+    samples += [rule["text"] for rule in _golden()]
+    fast = [extract(text, sources(5)).sentences for text in samples]
+    monkeypatch.setattr(sentences, "_plain_full_stop", lambda scan, rs: False)
+    slow = [extract(text, sources(5)).sentences for text in samples]
+    assert [[s.text for s in found] for found in fast] == [[s.text for s in found] for found in slow]
