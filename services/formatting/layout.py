@@ -92,26 +92,27 @@ def unit_ranges(
     """Units placed on the text, never cutting through a marker (a unit starting inside
     one starts after it, a unit ending inside one takes it in) and never overlapping."""
     starts = [marker.start for marker in markers]
+    ends = [marker.end for marker in markers]
     placed: list[UnitRange] = []
     for unit in units:
-        if unit.start is None or unit.end is None:
+        start, end = unit.start, unit.end
+        if start is None or end is None:
             continue
-        start = _outside(max(unit.start, 0), markers, starts)
-        end = _outside(min(unit.end, length), markers, starts)
+        start = max(start, 0)
+        end = min(end, length)
+        # a boundary strictly inside marker k (starts[k] < offset < ends[k]) moves to ends[k]
+        k = bisect_left(starts, start)
+        if k and start < ends[k - 1]:
+            start = ends[k - 1]
+        k = bisect_left(starts, end)
+        if k and end < ends[k - 1]:
+            end = ends[k - 1]
         if start < end:
             clickable = unit.kind == "verbatim" and bool(unit.source_spans)
             placed.append(UnitRange(start, end, unit, clickable))
     if not _in_order(placed):
         placed.sort(key=_start)
     return _without_overlaps(placed)
-
-
-def _outside(offset: int, markers: Sequence[MarkerRange], starts: list[int]) -> int:
-    """`offset`, moved to the end of the marker it falls strictly inside, if any."""
-    low = bisect_left(starts, offset)
-    if low and offset < markers[low - 1].end:
-        return markers[low - 1].end
-    return offset
 
 
 def _in_order(items: Sequence[Citation | Cluster | MarkerRange | UnitRange]) -> bool:

@@ -104,7 +104,6 @@ def render_html(layout: AnswerLayout) -> str:
     """The answer as an HTML fragment: text with units and citation chips, then the
     reference list of the cited sources."""
     anchor = escape_html(f"citeflow-{layout.answer_id}-ref-")
-    text = layout.text
     sources = layout.sources
     cited = layout.cited
     # the title and reference of every cited source, escaped in one pass
@@ -114,24 +113,11 @@ def render_html(layout: AnswerLayout) -> str:
     )
     titles = dict(zip(cited, escaped))
     references = dict(zip(cited, escaped[len(cited) :]))
-    markup = [_ROOT % escape_html(layout.answer_id), _TEXT]
-    pieces: list[str] = []  # raw answer text, escaped in one pass at the end
-    slots: list[int] = []  # where each piece goes in `markup`
-    cursor = 0
-    for position, resume, insert in _insertions(layout, _Chips(sources, titles, anchor)):
-        if position > cursor:
-            slots.append(len(markup))
-            pieces.append(text[cursor:position])
-            markup.append("")
-        markup.append(insert)
-        cursor = resume
-    if len(text) > cursor:
-        slots.append(len(markup))
-        pieces.append(text[cursor:])
-        markup.append("")
-    for slot, escaped in zip(slots, escape_html_many(pieces, _BR)):
-        markup[slot] = escaped
-    markup.append(_DIV_END)
+    pieces, inserts = _split(layout, _Chips(titles, anchor))
+    body: list[str] = [""] * (2 * len(inserts) + 1)
+    body[0::2] = escape_html_many(pieces, _BR)
+    body[1::2] = inserts
+    markup = [_ROOT % escape_html(layout.answer_id), _TEXT, *body, _DIV_END]
     if cited:
         markup.append(_REFERENCES)
         for index in cited:
@@ -141,29 +127,43 @@ def render_html(layout: AnswerLayout) -> str:
     return "".join(markup)
 
 
-def _insertions(layout: AnswerLayout, chips: _Chips) -> list[tuple[int, int, str]]:
-    """(position, where the text resumes, markup) for every unit start and end and every
-    marker, in text order. A unit boundary never falls strictly inside a marker, and at
-    one position unit boundaries come first (a unit ending there closes before a marker
-    after it; a unit starting there opens around the marker)."""
+def _split(layout: AnswerLayout, chips: _Chips) -> tuple[list[str], list[str]]:
+    """The answer text cut at every unit start and end and every marker: the raw text
+    pieces (one more than the inserts) and the markup inserted between them.
+
+    A unit boundary never falls strictly inside a marker; at one position unit
+    boundaries come first (a unit ending there closes before a marker after it, a unit
+    starting there opens around the marker)."""
+    text = layout.text
     markers = layout.markers
-    found: list[tuple[int, int, str]] = []
+    pieces: list[str] = []
+    inserts: list[str] = []
     memo: dict[str, str] = {}
-    next_marker = 0
-    count = len(markers)
+    state = [0, 0]  # text cursor, next marker
+
+    def markers_before(position: int) -> None:
+        cursor, next_marker = state
+        while next_marker < len(markers) and markers[next_marker].start < position:
+            marker = markers[next_marker]
+            pieces.append(text[cursor : marker.start])
+            inserts.append(chips.render(marker.citations))
+            cursor = marker.end
+            next_marker += 1
+        state[0], state[1] = cursor, next_marker
+
     for unit_range in layout.units:
-        for boundary, insert in (
-            (unit_range.start, _unit_start(unit_range, memo)),
-            (unit_range.end, _UNIT_END),
-        ):
-            while next_marker < count and markers[next_marker].start < boundary:
-                marker = markers[next_marker]
-                found.append((marker.start, marker.end, chips.render(marker.citations)))
-                next_marker += 1
-            found.append((boundary, boundary, insert))
-    for marker in markers[next_marker:]:
-        found.append((marker.start, marker.end, chips.render(marker.citations)))
-    return found
+        start, end = unit_range.start, unit_range.end
+        markers_before(start)
+        pieces.append(text[state[0] : start])
+        inserts.append(_unit_start(unit_range, memo))
+        state[0] = start
+        markers_before(end)
+        pieces.append(text[state[0] : end])
+        inserts.append(_UNIT_END)
+        state[0] = end
+    markers_before(len(text) + 1)
+    pieces.append(text[state[0] :])
+    return pieces, inserts
 
 
 class _Chips:
@@ -171,8 +171,7 @@ class _Chips:
 
     __slots__ = ("_cache", "_titles", "_anchor")
 
-    def __init__(self, sources: dict[int, FormattedSource], titles: dict[int, str],
-                 anchor: str) -> None:
+    def __init__(self, titles: dict[int, str], anchor: str) -> None:
         """`titles`: the escaped chip title of each source a valid citation may link to."""
         self._cache: dict[tuple[int, int | None, bool, str | None], str] = {}
         self._titles = titles
