@@ -1,0 +1,7 @@
+"""The citations stage (SPEC §4.3): citation markers, sentences, maps, inline segments,
+coverage, AMA references and supporting passages.
+
+Public entry points: `services.citations.extract.extract` (shared with the scoring stage),
+`services.citations.logic.cite_answer` (the stage logic), `services.citations.stage.STAGE`,
+`services.citations.sentences.split_sentences` and `services.citations.bench.bench_extraction`.
+"""

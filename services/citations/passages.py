@@ -2,8 +2,8 @@
 cites, the window of that source's chunks that best supports the sentence.
 
 Support is lexical: the share of the sentence's content terms (citation markers removed) that
-the window contains. Windows are one to three consecutive chunk sentences, at most
-`MAX_PASSAGE_CHARS` long. Offsets are in the chunk's section when the chunk's `start_char` is
+the window contains. A window is the best chunk sentence, widened by its neighbours in the
+chunk when they add terms (at most three sentences, `MAX_PASSAGE_CHARS` long). Offsets are in the chunk's section when the chunk's `start_char` is
 known, otherwise in the chunk (which is then its own section).
 """
 
@@ -19,7 +19,6 @@ from services.citations.extract import Extracted
 from services.text.lexical import span_terms
 
 MAX_PASSAGE_CHARS = 600
-MAX_WINDOW_SENTENCES = 3
 # Chunk sentences for passage windows: a cheap split after terminal punctuation.
 _CHUNK_SENTENCE = re.compile(r"\S.*?(?:[.!?]+[\"'”’)\]]*(?=\s|$)|\n|$)", re.DOTALL)
 _MEMO_LIMIT = 4_096
@@ -109,28 +108,22 @@ def source_index(chunks: Sequence[Chunk]) -> SourceIndex:
 
 def best_window(want: int, index: SourceIndex) -> tuple[int, int, int, int]:
     """`(chunk position, start, end, bits covered)`: the chunk sentence sharing most bits of
-    `want` (the first on ties), widened by its neighbours in the same chunk (next first) while
-    each adds terms and the passage stays within `MAX_PASSAGE_CHARS` and
-    `MAX_WINDOW_SENTENCES`."""
+    `want` (the first on ties), widened by the sentence after it and then the one before it
+    (same chunk) when each adds terms and the passage stays within `MAX_PASSAGE_CHARS`."""
     masks, windows = index.masks, index.windows
-    overlaps = [(want & mask).bit_count() for mask in masks]
-    best = max(range(len(masks)), key=overlaps.__getitem__)
+    overlaps = list(map(int.bit_count, map(want.__and__, masks)))
+    best = overlaps.index(max(overlaps))
     position, start, end = windows[best]
     covered = want & masks[best]
-    first = last = best
-    for k in (best + 1, best + 2, best - 1, best - 2):
-        if covered == want or last - first + 1 >= MAX_WINDOW_SENTENCES:
+    for k in (best + 1, best - 1):
+        if covered == want:
             break
-        if not 0 <= k < len(masks) or k not in (last + 1, first - 1):
-            continue
-        if windows[k][0] != position:
-            continue
-        gained = want & masks[k] & ~covered
-        new_start, new_end = min(start, windows[k][1]), max(end, windows[k][2])
-        if gained and new_end - new_start <= MAX_PASSAGE_CHARS:
-            covered |= gained
-            start, end = new_start, new_end
-            first, last = min(first, k), max(last, k)
+        if 0 <= k < len(masks) and windows[k][0] == position:
+            gained = want & masks[k] & ~covered
+            new_start, new_end = min(start, windows[k][1]), max(end, windows[k][2])
+            if gained and new_end - new_start <= MAX_PASSAGE_CHARS:
+                covered |= gained
+                start, end = new_start, new_end
     return position, start, end, covered.bit_count()
 
 

@@ -249,3 +249,22 @@ def test_stage_consumes_scored_and_produces_cited() -> None:
         "0": [1],
         "1": [2],
     }
+
+
+def test_passage_widens_to_neighbouring_sentences_that_add_terms() -> None:
+    library = [
+        source(
+            1,
+            chunks=[
+                chunk(
+                    "Cats sleep. Whales sing songs. Oceans are deep and blue. Fish swim.",
+                    chunk_id="c1",
+                    start_char=10,
+                )
+            ],
+        )
+    ]
+    passage = _cited("Whales sing in deep blue oceans [1].", library).extraction.passages[0]
+    assert passage.passage == "Whales sing songs. Oceans are deep and blue."
+    assert (passage.start_char, passage.end_char) == (22, 22 + len(passage.passage))
+    assert passage.score == pytest.approx(1.0)

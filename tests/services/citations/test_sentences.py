@@ -231,4 +231,6 @@ def test_fast_path_agrees_with_the_general_rules(monkeypatch: pytest.MonkeyPatch
     fast = [extract(text, sources(5)).sentences for text in samples]
     monkeypatch.setattr(sentences, "_plain_full_stop", lambda scan, rs: False)
     slow = [extract(text, sources(5)).sentences for text in samples]
-    assert [[s.text for s in found] for found in fast] == [[s.text for s in found] for found in slow]
+    assert [[s.text for s in found] for found in fast] == [
+        [s.text for s in found] for found in slow
+    ]
