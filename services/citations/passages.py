@@ -3,8 +3,9 @@ cites, the window of that source's chunks that best supports the sentence.
 
 Support is lexical: the share of the sentence's content terms (citation markers removed) that
 the window contains. A window is the best chunk sentence, widened by its neighbours in the
-chunk when they add terms (at most three sentences, `MAX_PASSAGE_CHARS` long). Offsets are in the chunk's section when the chunk's `start_char` is
-known, otherwise in the chunk (which is then its own section).
+chunk when they add terms (at most three sentences, `MAX_PASSAGE_CHARS` long). Offsets are
+in the chunk's section when the chunk's `start_char` is known, otherwise in the chunk (which
+is then its own section).
 """
 
 from __future__ import annotations
