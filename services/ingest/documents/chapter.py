@@ -35,10 +35,10 @@ def _direction(root: Any) -> dict[str, str]:
     """`dir`/`lang` declared on `<html>` or `<body>`, to keep right-to-left text right."""
     found: dict[str, str] = {}
     for element in (root, body_of(root)):
-        for name in ("dir", "lang", "{http://www.w3.org/XML/1998/namespace}lang"):
+        for name in ("dir", "lang", "xml:lang", "{http://www.w3.org/XML/1998/namespace}lang"):
             value = element.get(name)
             if value and value.replace("-", "").isalnum():
-                found[name.rsplit("}", 1)[-1]] = value
+                found["dir" if name == "dir" else "lang"] = value
     return found
 
 

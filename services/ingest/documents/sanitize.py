@@ -36,8 +36,10 @@ DROPPED_TAGS = frozenset({
     "embed", "applet", "form", "input", "button", "select", "textarea", "option", "link",
     "meta", "base", "audio", "video", "source", "track", "canvas", "math", "head", "title",
 })
-XML_LANG = "{http://www.w3.org/XML/1998/namespace}lang"
-XLINK_HREF = "{http://www.w3.org/1999/xlink}href"
+SVG_NS = "http://www.w3.org/2000/svg"
+# Namespaced attributes as the XML parser names them and as the HTML parser keeps them.
+LANG_ATTRIBUTES = ("{http://www.w3.org/XML/1998/namespace}lang", "xml:lang")
+IMAGE_HREFS = ("{http://www.w3.org/1999/xlink}href", "xlink:href", "href")
 
 
 def local_name(element: etree._Element) -> str:
@@ -48,20 +50,22 @@ def local_name(element: etree._Element) -> str:
 
 def _strip_namespaces(root: etree._Element) -> None:
     """Plain HTML names: `{xhtml}p` -> `p`, `xml:lang` -> `lang`, other namespaced
-    attributes (epub:type ...) removed."""
+    attributes (epub:type, xmlns ...) removed."""
     for element in root.iter(etree.Element):
         element.tag = local_name(element)
-        for name in [name for name in element.attrib if name.startswith("{")]:
+        for name in [name for name in element.attrib if name.startswith("{") or ":" in name
+                     or name == "xmlns"]:
             value = element.attrib.pop(name)
-            if name == XML_LANG and "lang" not in element.attrib:
+            if name in LANG_ATTRIBUTES and "lang" not in element.attrib:
                 element.set("lang", value)
 
 
 def _svg_images_to_img(root: etree._Element) -> None:
     """`<svg><image xlink:href=...>` (how covers are drawn) becomes a plain `<img>`."""
-    for svg in list(root.iter("svg")):
-        image = next((node for node in svg.iter("image")), None)
-        href = None if image is None else image.get(XLINK_HREF) or image.get("href")
+    for svg in list(root.iter("svg", f"{{{SVG_NS}}}svg")):
+        image = next((node for node in svg.iter("image", f"{{{SVG_NS}}}image")), None)
+        href = None if image is None else next(
+            (image.get(name) for name in IMAGE_HREFS if image.get(name)), None)
         if href:
             img = etree.Element("img", src=href, alt="")
             img.tail = svg.tail
@@ -105,8 +109,8 @@ def prune_chapter(
     spine: frozenset[str],
 ) -> None:
     """Structural clean-up of a chapter body before bleach (see the module docstring)."""
-    _strip_namespaces(body)
     _svg_images_to_img(body)
+    _strip_namespaces(body)
     for element in [e for e in body.iter(etree.Element) if e.tag in DROPPED_TAGS or e.tag == "svg"]:
         _drop(element)
     for img in list(body.iter("img")):
