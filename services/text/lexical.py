@@ -162,10 +162,12 @@ def analyse(text: str) -> TextTerms:
     return stats
 
 
-def clear_memo() -> None:
-    """Forget every memoised text and word (benchmarks use it to measure cold runs)."""
+def clear_memo(*, vocabulary: bool = True) -> None:
+    """Forget every memoised text, and every learnt word unless `vocabulary` is False
+    (benchmarks use it to measure cold runs)."""
     _TEXTS.clear()
-    _TERM_OF.clear()
+    if vocabulary:
+        _TERM_OF.clear()
 
 
 @dataclass(frozen=True, slots=True)

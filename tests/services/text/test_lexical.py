@@ -109,3 +109,11 @@ def test_bm25_edge_cases() -> None:
     assert bm25({"magma"}, [_doc(""), _doc("")]) == [0.0, 0.0]
     docs = [_doc("magma crust"), _doc("crust tide")]
     assert bm25(["crust", "magma", "crust"], docs) == bm25(["magma", "crust"], docs)
+
+
+def test_clear_memo_can_keep_the_vocabulary() -> None:
+    analyse("glaciers carve valleys")
+    lexical.clear_memo(vocabulary=False)
+    assert "glaciers" in lexical._TERM_OF and not lexical._TEXTS
+    lexical.clear_memo()
+    assert not lexical._TERM_OF
