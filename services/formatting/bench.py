@@ -1,0 +1,85 @@
+"""Benchmark of the formatting stage alone on the SPEC §7 answer (1,000 words, 50
+citations, 10 sources, 20 verbatim units).
+
+The `answer.resolved` input is made by the real upstream stage logic (admission,
+`score_answer`, `cite_answer`, `resolve_answer`) from `services.bench.workload`. Only
+`format_answer` (all three renderings) and, for the breakdown, its parts are timed. As a
+reference measured in the same run, `html.escape` of a 9 KB text (SPEC §4.5's escaping
+figure) shows how fast this machine is at the moment.
+"""
+
+from __future__ import annotations
+
+import html
+import statistics
+import time
+from collections.abc import Callable
+from typing import Any
+
+import orjson
+
+from schemas.answers import AnswerAccepted
+from schemas.spans import AnswerResolved
+from services.bench.workload import bench_answer
+from services.citations.logic import cite_answer
+from services.formatting.logic import RENDERERS, build_layout, format_answer
+from services.formatting.sources import format_sources
+from services.ingest.answers import admit_data
+from services.scoring.logic import score_answer
+from services.spans.logic import resolve_answer
+
+BUDGET_MS = 0.3
+
+
+def resolved_bench_answer() -> AnswerResolved:
+    """The SPEC §7 answer through the real stages up to `answer.resolved`."""
+    admitted = admit_data(orjson.dumps(bench_answer()), event_id="bench-formatting")
+    if not isinstance(admitted, AnswerAccepted):
+        raise RuntimeError(f"benchmark answer rejected: {admitted}")
+    return resolve_answer(cite_answer(score_answer(admitted)))
+
+
+def median_ms(fn: Callable[[], object], runs: int, warmup: int = 20) -> float:
+    """Median wall time of `fn` in milliseconds over `runs` calls."""
+    for _ in range(warmup):
+        fn()
+    samples = []
+    for _ in range(max(1, runs)):
+        start = time.perf_counter()
+        fn()
+        samples.append(time.perf_counter() - start)
+    return statistics.median(samples) * 1000
+
+
+def bench_formatting(runs: int) -> dict[str, Any]:
+    """Median per-answer times (ms) of `format_answer` with all three renderings, of its
+    parts, and of `html.escape` over 9 KB of text in the same run."""
+    resolved = resolved_bench_answer()
+    answer = resolved.answer
+    formatted = format_answer(resolved)
+    sources = format_sources(answer.sources, resolved.scores, resolved.extraction)
+    layout = build_layout(resolved, sources)
+    text_9kb = (answer.text * (9000 // len(answer.text) + 1))[:9000]
+    result: dict[str, Any] = {
+        "words": len(answer.text.split()),
+        "citations": len(formatted.citations),
+        "sources": len(formatted.sources),
+        "units": len(formatted.answer_units.units),
+        "verbatim_units": sum(u.kind == "verbatim" for u in formatted.answer_units.units),
+        "html_bytes": len(formatted.renderings.html.encode()),
+        "format_answer_ms": median_ms(lambda: format_answer(resolved), runs),
+        "sources_ms": median_ms(
+            lambda: format_sources(answer.sources, resolved.scores, resolved.extraction), runs
+        ),
+        "layout_ms": median_ms(lambda: build_layout(resolved, sources), runs),
+    }
+    for name, render in RENDERERS.items():
+        result[f"{name}_ms"] = median_ms(lambda render=render: render(layout), runs)
+    result["escape_9kb_ms"] = median_ms(lambda: html.escape(text_9kb, quote=True), runs)
+    result["budget_ms"] = BUDGET_MS
+    result["within_budget"] = result["format_answer_ms"] <= BUDGET_MS
+    return result
+
+
+if __name__ == "__main__":
+    print(orjson.dumps(bench_formatting(2000), option=orjson.OPT_INDENT_2).decode())
