@@ -291,7 +291,7 @@ def _pipeline_side(bootstrap: str, run_id: str, specs: list[str], stages: list[A
                               partitions))
     processes = Processes(config, log_dir)
     try:
-        for spec, stage in zip(specs, stages):
+        for spec, stage in zip(specs, stages, strict=True):
             processes.start(stage_command(spec), f"pipe-{stage.name}")
         first = config.physical(stages[0].input_topics[0])
         last = config.physical(stages[-1].output_topics[0])

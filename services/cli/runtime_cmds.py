@@ -44,7 +44,8 @@ def _config_options(*, run: bool = False) -> Callable[[Callable[..., Any]], Call
                 click.option("--fetch-max-wait-ms", type=int,
                              help="Fetch long-poll wait [env CITEFLOW_FETCH_MAX_WAIT_MS; 20]"),
                 click.option("--retry-max-attempts", type=int,
-                             help="Attempts before a dead letter [env CITEFLOW_RETRY_MAX_ATTEMPTS; 5]"),
+                             help="Attempts before a dead letter "
+                                  "[env CITEFLOW_RETRY_MAX_ATTEMPTS; 5]"),
                 click.option("--retry-base-ms", type=int,
                              help="First backoff [env CITEFLOW_RETRY_BASE_MS; 100]"),
                 click.option("--retry-max-ms", type=int,

@@ -388,7 +388,11 @@ class _Rebalance(ConsumerRebalanceListener):  # type: ignore[misc]
             self.runner.log.warning("revoke: in-flight batch not finished in time")
         await self.runner._commit(revoked)
         self.runner.tracker.forget(list(revoked))
-        self.runner.log.info("partitions revoked", partitions=sorted(str(tp) for tp in revoked))
+        self.runner.log.info("partitions revoked", partitions=_names(revoked))
 
     async def on_partitions_assigned(self, assigned: set[TopicPartition]) -> None:
-        self.runner.log.info("partitions assigned", partitions=sorted(str(tp) for tp in assigned))
+        self.runner.log.info("partitions assigned", partitions=_names(assigned))
+
+
+def _names(tps: Iterable[TopicPartition]) -> list[str]:
+    return sorted(f"{tp.topic}:{tp.partition}" for tp in tps)

@@ -135,12 +135,12 @@ def replay_target(record: ConsumerRecord, topic: str, to: str | None) -> str:
 
 
 async def replay(
-    config: RuntimeConfig, topic: str, where: Range = Range(), to: str | None = None
+    config: RuntimeConfig, topic: str, where: Range | None = None, to: str | None = None
 ) -> dict[str, int]:
     """Copy records of `topic` in `where` (key, value and non-dead-letter headers kept) to
     their target topic; returns how many went to each target."""
     records: list[Record] = []
-    async for record in read_range(config, config.physical(topic), where):
+    async for record in read_range(config, config.physical(topic), where or Range()):
         records.append(
             Record(
                 replay_target(record, topic, to),
@@ -171,12 +171,12 @@ async def dlq_topics(config: RuntimeConfig) -> list[str]:
 
 
 async def dead_letters(
-    config: RuntimeConfig, topic: str, where: Range = Range()
+    config: RuntimeConfig, topic: str, where: Range | None = None
 ) -> list[tuple[ConsumerRecord, DeadLetterInfo | None]]:
     """The records of a dead-letter topic with their parsed headers."""
     return [
         (record, read_dead_letter(list(record.headers or ())))
-        async for record in read_range(config, config.physical(topic), where)
+        async for record in read_range(config, config.physical(topic), where or Range())
     ]
 
 
@@ -197,7 +197,7 @@ async def drain(config: RuntimeConfig, topic: str, group_id: str) -> dict[str, i
             for tp, batch in batches.items():
                 for record in batch:
                     target = replay_target(record, topic, None)
-                    headers = [(k, v) for k, v in (record.headers or ()) if not k.startswith("dlq_")]
+                    headers = [(k, v) for k, v in record.headers or () if not k.startswith("dlq_")]
                     records.append(Record(target, record.value or b"", record.key, headers))
                     offsets[tp] = record.offset + 1
                     counts[target] = counts.get(target, 0) + 1

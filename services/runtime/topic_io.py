@@ -35,13 +35,14 @@ async def partitions_of(consumer: AIOKafkaConsumer, topic: str) -> list[TopicPar
 
 
 async def read_range(
-    config: RuntimeConfig, topic: str, where: Range = Range()
+    config: RuntimeConfig, topic: str, where: Range | None = None
 ) -> AsyncIterator[ConsumerRecord]:
     """Records of `topic` in `where`, up to the high watermark seen while reading.
 
     The end is taken from fetch responses, not ListOffsets: Tansu answers ListOffsets
     (latest) with the last batch's base offset + 1, which would cut batches short.
     """
+    where = where or Range()
     consumer = make_consumer(config, group_id=None)
     await consumer.start()
     try:
@@ -57,7 +58,7 @@ async def read_range(
         active = set(tps)
         while active:
             batches = await consumer.getmany(*active, timeout_ms=200)
-            for tp, records in batches.items():
+            for records in batches.values():
                 for record in records:
                     if where.end is None or record.offset < where.end:
                         yield record

@@ -50,7 +50,8 @@ def _hop(name: str, source: str, target: str) -> Stage:
         answer = event.data
         assert isinstance(answer, AnswerSubmitted)
         if answer.answer_id.startswith("reject-") and name == "ingest":
-            return [_rejection(message, "toy_rejected", "rejected by the toy ingest", answer.answer_id)]
+            text = "rejected by the toy ingest"
+            return [_rejection(message, "toy_rejected", text, answer.answer_id)]
         if answer.answer_id.startswith("poison-") and name == "scoring":
             raise ValueError(f"poison answer {answer.answer_id}")
         if answer.answer_id.startswith("flaky-") and answer.answer_id not in _seen_flaky:
