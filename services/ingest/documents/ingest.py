@@ -44,10 +44,11 @@ def detect_format(data: bytes, declared: DocumentFormat | None, name: str = "") 
     if data.startswith(b"PK"):
         return "epub"
     suffix = name.rsplit(".", 1)[-1].lower() if "." in name else ""
-    raise DocumentRejection(
-        "unknown_format",
-        f"the document is neither a PDF nor a zip container (name suffix {suffix!r})",
-    )
+    if suffix == "pdf":
+        raise DocumentRejection("not_a_pdf", f"{name!r} is not a PDF (no PDF header)")
+    if suffix == "epub":
+        raise DocumentRejection("not_a_zip", f"{name!r} is not an EPUB (not a zip container)")
+    raise DocumentRejection("unknown_format", "the document is neither a PDF nor a zip container")
 
 
 def epub_sections(
