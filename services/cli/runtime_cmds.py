@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import signal
 import sys
+import threading
 import time
 from collections.abc import Callable
 from dataclasses import replace
@@ -233,9 +234,10 @@ def _parse_replicas(values: tuple[str, ...]) -> dict[str, int]:
 @click.option("--log-dir", type=click.Path(file_okay=False, path_type=Path),
               default=Path(".citeflow/logs"), show_default=True,
               help="Where each stage process writes its JSON log lines")
-@click.option("--submit", "submit_file", type=click.File("r"),
-              help="After start-up, publish these answers (JSON lines) and print their "
-                   "formatted results on stdout; then keep serving")
+@click.option("--submit", "--demo", "submit_file", type=click.File("r"),
+              help="After start-up, publish these answers (one JSON object, a JSON array, "
+                   "or JSON lines) and print their formatted results on stdout; then keep "
+                   "serving")
 def up(replicas: tuple[str, ...], specs: tuple[str, ...], log_dir: Path,
        submit_file: Any, **flags: Any) -> None:
     """Run the whole pipeline: broker, topics, and every stage as its own process.
@@ -277,7 +279,9 @@ def up(replicas: tuple[str, ...], specs: tuple[str, ...], log_dir: Path,
         supervisor = Supervisor(children)
         supervisor.start()
         if submit_file is not None:
-            _submit_and_show(config, submit_file.read().splitlines())
+            # In the background, so dying stages are restarted while we wait for results.
+            threading.Thread(target=_submit_and_show, daemon=True,
+                             args=(config, _answer_lines(submit_file.read()))).start()
         _supervise(supervisor, embedded)
     finally:
         if supervisor is not None:
@@ -335,6 +339,16 @@ def _supervise(supervisor: Any, embedded: Any) -> None:
             live.stop()
 
 
+def _answer_lines(content: str) -> list[str]:
+    """One JSON line per answer, from a JSON object, a JSON array or JSON lines."""
+    try:
+        whole = orjson.loads(content)
+    except orjson.JSONDecodeError:
+        return content.splitlines()
+    items = whole if isinstance(whole, list) else [whole]
+    return [orjson.dumps(item).decode() for item in items]
+
+
 def _submit_and_show(config: RuntimeConfig, lines: list[str]) -> None:
     """Publish answers, then print each one's formatted result as it arrives."""
     from services.runtime.operations import answer_records, tail
@@ -369,7 +383,10 @@ def _submit_and_show(config: RuntimeConfig, lines: list[str]) -> None:
         if len(printed) < len(wanted):
             err.print(f"[yellow]{len(wanted) - len(printed)} result(s) not seen in time[/]")
 
-    _run(go())
+    try:
+        _run(go())
+    except click.ClickException as exc:
+        err.print(f"[red]demo failed:[/] {exc.message}")
 
 
 # -- publishing and subscribing ------------------------------------------------------------
