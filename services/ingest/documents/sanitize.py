@@ -113,6 +113,10 @@ def prune_chapter(
     _strip_namespaces(body)
     for element in [e for e in body.iter(etree.Element) if e.tag in DROPPED_TAGS or e.tag == "svg"]:
         _drop(element)
+    for pre in body.iter("pre"):
+        # HTML parsers drop a newline right after <pre>: drop it here so output is stable.
+        if pre.text:
+            pre.text = pre.text.lstrip("\n")
     for img in list(body.iter("img")):
         target = resolve_in_book(chapter_href, img.get("src", ""))
         if target is None or target[0] not in resources:
