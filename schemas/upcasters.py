@@ -17,8 +17,10 @@ Upcaster = Callable[[Data], Data]
 def _answer_submitted_v0_to_v1(data: Data) -> Data:
     """v0 was the seed parser's shape: `question`/`answer`, sources with one `content`
     string and a `relevance` score, options at the top level."""
-    sources = []
-    for position, source in enumerate(data.get("sources") or [], start=1):
+    raw_sources = data.get("sources")
+    sources: Any = raw_sources if not isinstance(raw_sources, list) else []
+    # A mistyped `sources` passes through unchanged so that validation reports it.
+    for position, source in enumerate(raw_sources if isinstance(raw_sources, list) else [], 1):
         if not isinstance(source, dict):
             sources.append(source)  # left for validation to report
             continue

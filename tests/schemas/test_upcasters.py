@@ -50,3 +50,10 @@ def test_current_version_is_left_alone() -> None:
 def test_a_missing_step_is_an_error() -> None:
     with pytest.raises(UpcastError):
         upcast("answer.scored", 0, 1, {})
+
+
+def test_mistyped_v0_fields_are_left_for_validation_to_report() -> None:
+    data = upcast("answer.submitted", 0, 1, {"answer_id": "x", "answer": "t", "sources": 5})
+    assert data["sources"] == 5
+    data = upcast("answer.submitted", 0, 1, {"answer_id": "x", "answer": "t", "sources": [7]})
+    assert data["sources"] == [7]
