@@ -11,10 +11,10 @@ attaches behaviour by class.
 from __future__ import annotations
 
 from schemas.citations import Citation
-from schemas.formatted import FormattedSource
 from services.formatting.allowlist import LINK_REL, end_tag, start_tag
 from services.formatting.escaping import escape_attribute, escape_html, escape_html_many
 from services.formatting.layout import AnswerLayout, UnitRange
+from services.formatting.sources import reference_link
 
 _ROOT = start_tag("div", {"class": "citeflow-answer", "data-answer-id": None})
 _TEXT = start_tag("div", {"class": "answer-text"})
@@ -87,17 +87,15 @@ _REFERENCES_END = end_tag("ol")
 _REFERENCE = start_tag(
     "li", {"class": "reference", "id": None, "value": None, "data-source-index": None}
 ) + start_tag("cite", {"class": "reference-text"})
-_REFERENCE_TEXT_END = end_tag("cite")
 # fields: href, text
 _REFERENCE_LINK = (
-    " "
-    + start_tag(
+    start_tag(
         "a", {"class": "reference-link", "href": None, "rel": LINK_REL, "target": "_blank"}
     )
     + "%s"
     + end_tag("a")
 )
-_REFERENCE_END = end_tag("li")
+_REFERENCE_END = end_tag("cite") + end_tag("li")
 
 
 def render_html(layout: AnswerLayout) -> str:
@@ -106,13 +104,13 @@ def render_html(layout: AnswerLayout) -> str:
     anchor = escape_html(f"citeflow-{layout.answer_id}-ref-")
     sources = layout.sources
     cited = layout.cited
-    # the title and reference of every cited source, escaped in one pass
+    # chip titles and the reference texts around their links, escaped in one pass
+    links = [reference_link(sources[i]) for i in cited]
     escaped = escape_html_many(
         [sources[i].title or sources[i].reference for i in cited]
-        + [sources[i].reference for i in cited]
+        + [part for before, _, after in links for part in (before, after)]
     )
     titles = dict(zip(cited, escaped))
-    references = dict(zip(cited, escaped[len(cited) :]))
     pieces, inserts = _split(layout, _Chips(titles, anchor))
     body: list[str] = [""] * (2 * len(inserts) + 1)
     body[0::2] = escape_html_many(pieces, _BR)
@@ -120,8 +118,9 @@ def render_html(layout: AnswerLayout) -> str:
     markup = [_ROOT % escape_html(layout.answer_id), _TEXT, *body, _DIV_END]
     if cited:
         markup.append(_REFERENCES)
-        for index in cited:
-            _reference(markup, sources[index], references[index], anchor)
+        for position, index in enumerate(cited):
+            before, after = escaped[len(cited) + 2 * position : len(cited) + 2 * position + 2]
+            _reference(markup, index, before, links[position][1], after, anchor)
         markup.append(_REFERENCES_END)
     markup.append(_DIV_END)
     return "".join(markup)
@@ -227,13 +226,13 @@ def _memo(escaped: dict[str, str], value: str) -> str:
     return found
 
 
-def _reference(markup: list[str], source: FormattedSource, reference: str, anchor: str) -> None:
-    """One reference list item; `reference` is the escaped reference text."""
-    index = source.index
+def _reference(markup: list[str], index: int, before: str, link: str | None, after: str,
+               anchor: str) -> None:
+    """One reference list item: the escaped reference text around its link, if any."""
     markup.append(_REFERENCE % (f"{anchor}{index}", index, index))
-    markup.append(reference)
-    markup.append(_REFERENCE_TEXT_END)
-    if source.safe_url:
-        url = escape_html(source.safe_url)
+    markup.append(before)
+    if link:
+        url = escape_html(link)
         markup.append(_REFERENCE_LINK % (url, url))
+    markup.append(after)
     markup.append(_REFERENCE_END)

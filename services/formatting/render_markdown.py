@@ -15,6 +15,7 @@ from schemas.citations import Citation
 from schemas.formatted import FormattedSource
 from services.formatting.escaping import escape_markdown_line, escape_markdown_many
 from services.formatting.layout import AnswerLayout, is_linkable
+from services.formatting.sources import reference_link
 
 # A character right after a footnote reference that would turn it into a link, a
 # definition or a bracket pair, and its entity.
@@ -67,11 +68,13 @@ def _chips(citations: list[Citation], sources: dict[int, FormattedSource]) -> tu
 
 
 def _definition(source: FormattedSource) -> str:
-    """`[^N]: reference <url>`; a one-word body gets a leading label, so that the line
-    can never be read as a link reference definition (`[^N]: destination`)."""
-    body = escape_markdown_line(source.reference)
+    """`[^N]: reference` with its link as an autolink; a body without a space gets a
+    leading label, so that the line can never be read as a link reference definition
+    (`[^N]: destination`)."""
+    before, link, after = reference_link(source)
+    body = escape_markdown_line(before)
+    if link:
+        body = f"{body}{' ' if before[-1:].isspace() else ''}<{link}>{escape_markdown_line(after)}"
     if " " not in body:
         body = f"Source {source.index}. {body}"
-    if source.safe_url:
-        body = f"{body} <{source.safe_url}>"
     return f"[^{source.index}]: {body}"

@@ -4,6 +4,7 @@ and an optional numbered reference list."""
 from __future__ import annotations
 
 from services.formatting.layout import AnswerLayout
+from services.formatting.sources import reference_link
 
 _SPACES = " \t"
 # What a space before it looks wrong: closing punctuation and the end of a line.
@@ -30,10 +31,9 @@ def render_plain(layout: AnswerLayout, *, references: bool = True) -> str:
         out = ["".join(out).rstrip(), "\n\nReferences\n"]
         for index in layout.cited:
             source = layout.sources[index]
-            out.append(f"[{index}] {' '.join(source.reference.split())}")
-            if source.safe_url:
-                out.append(f" {source.safe_url}")
-            out.append("\n")
+            before, link, after = reference_link(source)
+            line = " ".join((before + (link or "") + after).split())
+            out.append(f"[{index}] {line}\n")
     return "".join(out)
 
 

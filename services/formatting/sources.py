@@ -76,3 +76,18 @@ def format_sources(
 def _fallback_reference(source: Source) -> str:
     """What to list for a source the citations stage gave no reference."""
     return source.title or source.url or source.doc_id or f"Source {source.index}"
+
+
+def reference_link(source: FormattedSource) -> tuple[str, str | None, str]:
+    """The reference split around its link: (text before, safe URL or None, text after).
+    When the reference already spells out the source's URL, the link takes its place;
+    otherwise the link (if any) follows the whole reference."""
+    link = source.safe_url
+    if link is None:
+        return source.reference, None, ""
+    for written in (link, (source.url or "").strip()):
+        position = source.reference.find(written) if written else -1
+        if position >= 0:
+            end = position + len(written)
+            return source.reference[:position], link, source.reference[end:]
+    return source.reference + " ", link, ""

@@ -6,9 +6,11 @@ from __future__ import annotations
 import json
 import re
 from pathlib import Path
+from urllib.parse import unquote
 
 import bleach
 import html5lib
+from markdown_it import MarkdownIt
 
 from services.formatting.allowlist import ATTRIBUTES, PROTOCOLS, TAGS
 from tests.conftest import corpus_path
@@ -73,3 +75,32 @@ def xss_payloads() -> list[str]:
     found = [entry["payload"] for entry in payloads["payloads"]]
     found += [case["payload"] for case in dompurify["cases"]]
     return list(dict.fromkeys(found))
+
+
+def _markdown_oracle() -> MarkdownIt:
+    """CommonMark with raw HTML on and markdown-it's own link filter off, so any link
+    or HTML the markdown can produce shows up; footnotes when the plugin is installed."""
+    md = MarkdownIt("commonmark", {"html": True})
+    md.validateLink = lambda url: True
+    try:
+        from mdit_py_plugins.footnote import footnote_plugin
+    except ImportError:
+        return md
+    return md.use(footnote_plugin)
+
+
+MARKDOWN = _markdown_oracle()
+
+
+def markdown_findings(markdown: str, safe_urls: set[str]) -> list[str]:
+    """What rendering `markdown` produces that it must not: anything executable, and any
+    link other than an in-page anchor or one of `safe_urls`."""
+    rendered = MARKDOWN.render(markdown)
+    found = [f"markdown: {finding}" for finding in executable_findings(rendered)]
+    allowed = {unquote(url) for url in safe_urls}
+    tree = html5lib.parse(rendered, namespaceHTMLElements=False)
+    for element in tree.iter():
+        href = element.get("href")
+        if href is not None and not href.startswith("#") and unquote(href) not in allowed:
+            found.append(f"markdown links to {href!r}")
+    return found

@@ -86,9 +86,20 @@ def test_reference_list_has_the_ama_reference_and_a_safe_link() -> None:
     assert [li.get("value") for li in items] == ["1", "2"]
     assert items[0].find("cite").text == "Author1 A, Writer1 B. Study 1. Journal of Tests. 2021."
     assert items[0].find("a") is None  # no URL
-    link = items[1].find("a")
+    (link,) = items[1].iter("a")
     assert link.get("href") == "https://example.org/a"
     assert link.get("rel") == LINK_REL and link.get("target") == "_blank"
+    assert "".join(items[1].itertext()) == (
+        "Author2 A, Writer2 B. Study 2. Journal of Tests. 2022. https://example.org/a")
+
+
+def test_a_url_spelled_out_in_the_reference_becomes_its_link() -> None:
+    html = _html(["A ", Mark("[2]", (2,)), "."],
+                 references={"2": "Web page. https://example.org/a. Accessed 2024."})
+    (item,) = _find(html, "li", "reference")
+    assert "".join(item.itertext()) == "Web page. https://example.org/a. Accessed 2024."
+    (link,) = item.iter("a")
+    assert link.get("href") == link.text == "https://example.org/a"
 
 
 @pytest.mark.parametrize(

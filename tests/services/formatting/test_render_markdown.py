@@ -118,3 +118,9 @@ def test_reference_link_is_only_a_safe_url() -> None:
     md = _markdown(["A ", Mark("[1]", (1,)), " B ", Mark("[2]", (2,)), "."], sources)
     assert "javascript" not in md
     assert md.rstrip().endswith("<https://example.org/x%20y%3Cz%3E>")
+
+
+def test_a_url_spelled_out_in_the_reference_becomes_its_autolink() -> None:
+    md = _markdown(["A ", Mark("[2]", (2,)), "."],
+                   references={"2": "Web page. https://example.org/a. Accessed 2024."})
+    assert md.endswith("[^2]: Web page. <https://example.org/a>. Accessed 2024.\n")

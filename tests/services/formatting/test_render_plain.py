@@ -67,3 +67,10 @@ def test_plain_keeps_the_text_verbatim_apart_from_markers() -> None:
     resolved = build_resolved([text, " ", M1], SOURCES)
     plain = format_answer(resolved).renderings.plain
     assert plain.startswith(text + "\n\nReferences\n[1] ")
+
+
+def test_a_url_spelled_out_in_the_reference_is_not_repeated() -> None:
+    resolved = build_resolved(["A ", M2, "."], SOURCES,
+                              references={"2": "Web page. https://example.org/a. Accessed 2024."})
+    plain = format_answer(resolved).renderings.plain
+    assert plain.endswith("[2] Web page. https://example.org/a. Accessed 2024.\n")

@@ -7,17 +7,19 @@ from __future__ import annotations
 from collections.abc import Callable
 from functools import cache
 from typing import Any
-from urllib.parse import unquote
 
-import html5lib
 import pytest
-from markdown_it import MarkdownIt
 
 from schemas.formatted import AnswerFormatted
 from services.formatting.allowlist import TAGS
 from services.formatting.logic import format_answer
 from tests.services.formatting.builders import Mark, Part, Unit, build_resolved, source
-from tests.services.formatting.oracle import bleach_clean, executable_findings, xss_payloads
+from tests.services.formatting.oracle import (
+    bleach_clean,
+    executable_findings,
+    markdown_findings,
+    xss_payloads,
+)
 
 pytestmark = pytest.mark.corpus
 
@@ -70,23 +72,8 @@ FIELDS: dict[str, Callable[[str], Any]] = {
 }
 
 
-def _markdown_oracle() -> MarkdownIt:
-    """CommonMark with raw HTML on and markdown-it's own link filter off, so any link
-    or HTML the markdown can produce shows up; footnotes when the plugin is installed."""
-    md = MarkdownIt("commonmark", {"html": True})
-    md.validateLink = lambda url: True
-    try:
-        from mdit_py_plugins.footnote import footnote_plugin
-    except ImportError:
-        return md
-    return md.use(footnote_plugin)
-
-
-_MD = _markdown_oracle()
-
-
 def _problems(formatted: AnswerFormatted) -> list[str]:
-    safe = frozenset(unquote(s.safe_url) for s in formatted.sources if s.safe_url)
+    safe = frozenset(s.safe_url for s in formatted.sources if s.safe_url)
     return _rendering_problems(formatted.renderings.html, formatted.renderings.markdown, safe)
 
 
@@ -97,17 +84,8 @@ def _rendering_problems(html: str, markdown: str, safe: frozenset[str]) -> list[
     if bleach_clean(html) != html:
         found.append("bleach changed the HTML")
     found += executable_findings(html, allowed_tags=TAGS)
-    rendered = _MD.render(markdown)
-    found += [f"markdown: {f}" for f in executable_findings(rendered)]
-    for href in _hrefs(rendered):
-        if not href.startswith("#") and unquote(href) not in safe:
-            found.append(f"markdown links to {href!r}")
+    found += markdown_findings(markdown, set(safe))
     return found
-
-
-def _hrefs(html: str) -> list[str]:
-    tree = html5lib.parse(html, namespaceHTMLElements=False)
-    return [e.get("href") for e in tree.iter() if e.get("href") is not None]
 
 
 @pytest.mark.parametrize("field", sorted(FIELDS))
