@@ -105,3 +105,21 @@ def bench_process(runs: int) -> None:
     Console(stderr=True).print(table)
     click.echo(orjson.dumps({"pipeline": pipeline, "extraction": extraction, "spans": spans,
                              "scoring": scoring, "formatting": formatting}).decode())
+
+
+@bench.command("memory")
+@click.option("--events", default=100_000, show_default=True, help="Answers to push through.")
+def bench_memory(events: int) -> None:
+    """Resident memory of all five stage handlers over many distinct answers (target: flat,
+    within 10% of the first sample)."""
+    from rich.progress import Progress
+
+    from services.bench.memory import run
+
+    with Progress(transient=True) as bar:
+        task = bar.add_task("answers", total=events)
+        result = run(events, progress=lambda done: bar.update(task, completed=done))
+    click.echo(f"RSS after {result['series_mib'][0][0]} answers: {result['baseline_mib']} MiB; "
+               f"after {events}: {result['final_mib']} MiB; growth "
+               f"{result['growth'] * 100:+.1f}% (target within 10%)")
+    click.echo(orjson.dumps(result).decode())
