@@ -11,6 +11,7 @@ the second view is built only when the text has a visible break hyphen.
 
 from __future__ import annotations
 
+import unicodedata
 from bisect import bisect_right
 from collections.abc import Collection
 from dataclasses import dataclass
@@ -107,7 +108,7 @@ class QuoteFinder:
         position = haystack.find(needle, low, high)
         while position != -1:
             found = self._piece_hit(position, position + len(needle))
-            if found is None:
+            if found is None or _splits_cluster(haystack, position, position + len(needle)):
                 position = haystack.find(needle, position + 1, high)
                 continue
             number, hit = found
@@ -129,12 +130,22 @@ class QuoteFinder:
         position = view.text.find(needle)
         while position != -1:
             span = view.original_span(position, position + len(needle))
+            if _splits_cluster(view.text, position, position + len(needle)):
+                span = None
             found = self._piece_hit(*span) if span is not None else None
             if found is not None and _section_key(found[1].piece) not in seen:
                 seen.add(_section_key(found[1].piece))
                 hits.append(found[1])
             position = view.text.find(needle, position + 1)
         return hits
+
+
+def _splits_cluster(text: str, start: int, end: int) -> bool:
+    """Whether `text[start:end]` cuts a character from its combining marks (`n` in `n` +
+    U+0303 is not an occurrence of `n`)."""
+    return bool(unicodedata.combining(text[start])) or (
+        end < len(text) and bool(unicodedata.combining(text[end]))
+    )
 
 
 def _section_key(piece: Piece) -> tuple[int, str]:

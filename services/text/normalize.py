@@ -32,10 +32,12 @@ _QUOTES_AND_DASHES = {
 _TRANSLATE = str.maketrans({**_QUOTES_AND_DASHES, **dict.fromkeys(IGNORABLE, "")})
 
 _LETTER = r"[^\W\d_]"
+# A letter or a combining mark (a decomposed accent ends a word as well as a letter does).
+_LETTER_OR_MARK = r"(?:[^\W\d_]|[\u0300-\u036f\u1ab0-\u1aff\u1dc0-\u1dff\u20d0-\u20ff\ufe20-\ufe2f])"
 _BREAK = r"(?:\r\n|[\n\r\x0b\x0c\x85\u2028\u2029])"
 _SPECIAL = re.compile(
     # Line-end hyphenation between letters: hyphen, optional blanks, one line break, blanks.
-    rf"(?P<hyphen>(?<={_LETTER})[-\u00ad\u2010\u2011][ \t]*{_BREAK}[ \t]*(?={_LETTER}))"
+    rf"(?P<hyphen>(?<={_LETTER_OR_MARK})[-\u00ad\u2010\u2011][ \t]*{_BREAK}[ \t]*(?={_LETTER}))"
     # Runs of whitespace/ignorables (2+ chars), or one character other than a plain space.
     rf"|(?P<blank>[\s{IGNORABLE}]{{2,}}|[^\S ]|[{IGNORABLE}])"
     # Non-ASCII text, with the ASCII character before it (a base for combining marks).
