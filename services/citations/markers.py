@@ -46,8 +46,9 @@ def _url_key(url: str) -> str:
 def _is_definition(text: str, start: int, end: int) -> bool:
     """A footnote or link-reference definition (`[^1]: ...`, `[1]: http...`) at a line start
     (the caller saw the colon after the marker)."""
-    line_start = text.rfind("\n", 0, start) + 1
-    return not text[line_start:start].strip()
+    while start > 0 and text[start - 1] in " \t":
+        start -= 1
+    return start == 0 or text[start - 1] == "\n"
 
 
 class _Resolver:

@@ -24,12 +24,15 @@ _CLOSERS = ")]\"'”’»*_"
 _TOKEN_STRIP = "()[]{}\"'“”‘’«»*_"
 # Quotations and brackets: punctuation inside them does not end a sentence.
 _PAIRS = (("(", ")"), ("[", "]"), ("“", "”"))
-# Single quotations, from the opening quote; apostrophes inside words are allowed.
+# Single quotations: the opening quote (after a blank or bracket) and what closes it, a quote
+# not followed by a letter (apostrophes inside words, `they'll`, are not closers).
 _SINGLE_QUOTES = (
-    ("'", re.compile(r"'(?:[^'\n]|'(?=\w)){1,400}'(?!\w)")),
-    ("‘", re.compile(r"‘(?:[^’\n]|’(?=\w)){1,400}’(?!\w)")),
+    ("'", re.compile(r"'(?!\w)")),
+    ("‘", re.compile(r"’(?!\w)")),
 )
 _QUOTE_REACH = 400
+_LONGEST_TOKEN = 100  # no abbreviation is longer: look no further back for a token
+_LABEL_LEAD = " \t•⁃◦▪‣●"
 _OPENS_QUOTE = " \t\n\r([\u00a0"
 # Items of an inline list written `1. ... 2. ...` (only searched when a line starts with `1.`).
 _DOT_ITEM = re.compile(r"(?<!\S)(?P<label>\d{1,2}|[a-z])\.(?=\s)")
@@ -136,8 +139,8 @@ class _Scan:
     def token_before(self, position: int) -> str:
         """The whitespace-delimited token ending at `position`, without quotes and brackets."""
         text = self.text
-        space = text.rfind(" ", self.start, position)
-        token = text[space + 1 : position]
+        low = max(self.start, position - _LONGEST_TOKEN)
+        token = text[max(low, text.rfind(" ", low, position) + 1) : position]
         if "\n" in token or "\t" in token or "\r" in token:
             token = token.split()[-1] if token.split() else ""
         return token.strip(_TOKEN_STRIP)
@@ -188,16 +191,15 @@ def _protected_intervals(text: str) -> list[tuple[int, int]]:
                 pending = -1
             else:
                 pending = position
-    for quote, pattern in _SINGLE_QUOTES:
+    for quote, closing in _SINGLE_QUOTES:
         if quote not in text:
             continue
         reached = 0
         for position in _positions(text, quote):
             if position < reached or (position and text[position - 1] not in _OPENS_QUOTE):
                 continue
-            match = pattern.match(text, position)
-            if match:
-                intervals.append((position, match.end() - 1))
+            match = closing.search(text, position + 2, position + _QUOTE_REACH + 1)
+            if match and _add_interval(text, intervals, position, match.start()):
                 reached = match.end()
     intervals.sort()
     return intervals
@@ -225,9 +227,7 @@ def _list_breaks(text: str) -> list[int]:
         key = (style, label.isdigit())
         value = int(label) if label.isdigit() else ord(label) - 96
         if value == 1:
-            line_start = text.rfind("\n", 0, position) + 1
-            at_line_start = not text[line_start:position].strip(" \t" + _BULLETS)
-            if style != "." or at_line_start:
+            if style != "." or _at_line_start(text, position):
                 last[key] = (1, [position])
             continue
         chain = last.get(key)
@@ -237,6 +237,13 @@ def _list_breaks(text: str) -> list[int]:
             breaks.extend(chain[1] if value == 2 else (position,))
     breaks.sort()
     return breaks
+
+
+def _at_line_start(text: str, position: int) -> bool:
+    """Whether only blanks and bullets stand between the line start and `position`."""
+    while position > 0 and text[position - 1] in _LABEL_LEAD:
+        position -= 1
+    return position == 0 or text[position - 1] == "\n"
 
 
 def _paren_items(text: str) -> list[tuple[int, str, str]]:
@@ -450,7 +457,8 @@ def _plain_full_stop(scan: _Scan, rs: int) -> bool:
     if rs not in scan.cluster_ends:
         if not text[rs - 1 : rs].islower():
             return False
-        token = text[text.rfind(" ", scan.start, rs) + 1 : rs]
+        low = max(scan.start, rs - _LONGEST_TOKEN)
+        token = text[max(low, text.rfind(" ", low, rs) + 1) : rs]
         if len(token) < 2 or not token.isalpha() or token.lower() in lexicon.ABBREVIATIONS:
             return False
     return not scan.is_protected(rs, rs + 1)

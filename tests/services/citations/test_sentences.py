@@ -234,3 +234,22 @@ def test_fast_path_agrees_with_the_general_rules(monkeypatch: pytest.MonkeyPatch
     assert [[s.text for s in found] for found in fast] == [
         [s.text for s in found] for found in slow
     ]
+
+
+@pytest.mark.parametrize(
+    ("text", "sentences"),
+    [
+        ("a. " * 20000, 1),
+        ("x.\tx" * 20000, 1),
+        ("[1]:" * 20000, 1),
+        (" 'a. B" * 15000 + " '", 1),
+        ("(a. B" * 20000, 20000),
+        ('"a. B' * 20000, 10001),
+        (" 1) a 2) b" * 10000, 20000),
+        ("a\n" * 30000, 30000),
+    ],
+)
+def test_adversarial_inputs_segment(text: str, sentences: int) -> None:
+    """Long texts built to defeat backward searches or unclosed quotes still segment (these
+    took minutes when a search ran back to the start of the text for every candidate)."""
+    assert len(extract(text, sources(2)).sentences) == sentences
