@@ -20,7 +20,8 @@ def open_zip(data: bytes, limits: IngestLimits) -> zipfile.ZipFile:
     try:
         archive = zipfile.ZipFile(io.BytesIO(data))
         entries = archive.infolist()
-    except (zipfile.BadZipFile, zipfile.LargeZipFile, ValueError, OSError) as exc:
+    except (zipfile.BadZipFile, zipfile.LargeZipFile, ValueError, OSError, EOFError,
+            NotImplementedError) as exc:
         raise DocumentRejection("not_a_zip", f"the zip container is unreadable: {exc}") from None
     check_entries(entries, limits)
     return archive

@@ -14,7 +14,12 @@ from services.ingest.documents.sanitize import (
     resource_path,
     to_html,
 )
-from services.ingest.documents.xhtml import body_of, document_title, first_heading, parse_document
+from services.ingest.documents.xhtml import (
+    body_of,
+    document_title,
+    first_heading,
+    parse_document,
+)
 
 XHTML_TYPES = frozenset({"application/xhtml+xml", "text/html"})
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import posixpath
 import zipfile
+import zlib
 from dataclasses import dataclass
 from urllib.parse import unquote
 
@@ -29,6 +30,15 @@ ENC_NS = "http://www.w3.org/2001/04/xmlenc#"
 # Font obfuscation (IDPF and Adobe) is declared in encryption.xml but is not DRM.
 FONT_OBFUSCATION = frozenset({"http://www.idpf.org/2008/embedding", "http://ns.adobe.com/pdf/enc#RC"})
 _SAFE_XML = etree.XMLParser(resolve_entities=False, no_network=True, load_dtd=False)
+# Corrupt entries (bad CRC, bad deflate data, truncated, unknown method) while reading.
+_ZIP_FAILURES = (
+    zipfile.BadZipFile, zlib.error, EOFError, OSError, ValueError, NotImplementedError,
+)
+# What ebooklib raises on packages it cannot make sense of (missing parts, bad XML ...).
+_EBOOKLIB_FAILURES = (
+    epub.EpubException, KeyError, AttributeError, IndexError, TypeError, ValueError,
+    etree.LxmlError, *_ZIP_FAILURES,
+)
 _BINARY_SUFFIXES = (
     ".jpg", ".jpeg", ".png", ".gif", ".webp", ".svgz", ".otf", ".ttf", ".woff", ".woff2",
     ".mp3", ".mp4", ".m4a", ".ogg", ".webm", ".wav",
@@ -147,7 +157,7 @@ def _load_book(archive: zipfile.ZipFile) -> tuple[epub.EpubBook, epub.EpubReader
     reader = _CheckedReader(archive)
     try:
         return reader.load(), reader
-    except Exception as exc:  # ebooklib fails in many ways on hostile packages
+    except _EBOOKLIB_FAILURES as exc:
         raise DocumentRejection(
             "invalid_epub", f"the EPUB package is unreadable: {type(exc).__name__}: {exc}"
         ) from None
@@ -156,6 +166,15 @@ def _load_book(archive: zipfile.ZipFile) -> tuple[epub.EpubBook, epub.EpubReader
 def open_epub(data: bytes, limits: IngestLimits) -> EpubPackage:
     """Check and read an EPUB; raises DocumentRejection with the reason when it is refused."""
     archive = open_zip(data, limits)
+    try:
+        return _read_package(archive)
+    except _ZIP_FAILURES as exc:
+        raise DocumentRejection(
+            "invalid_epub", f"a zip entry is corrupt: {type(exc).__name__}: {exc}"
+        ) from None
+
+
+def _read_package(archive: zipfile.ZipFile) -> EpubPackage:
     names = set(archive.namelist())
     problems = _check_encryption(archive, names)
     opf_path = _opf_path(archive, names)

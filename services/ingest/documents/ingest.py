@@ -8,9 +8,9 @@ from pydantic import TypeAdapter
 
 from schemas.documents import (
     ChunkingOptions,
+    DocumentChunk,
     DocumentFormat,
     DocumentIngested,
-    DocumentChunk,
     DocumentProblem,
     DocumentSection,
 )

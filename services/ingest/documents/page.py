@@ -15,7 +15,7 @@ from typing import Any
 import pymupdf
 
 from services.ingest.documents.limits import DEFAULT_LIMITS, IngestLimits
-from services.ingest.documents.pdf import open_pdf
+from services.ingest.documents.pdf import PDF_FAILURES, open_pdf
 from services.ingest.documents.pdf_text import TEXT_FLAGS
 from services.ingest.documents.rejection import DocumentRejection
 
@@ -54,6 +54,15 @@ def find_quote(page: pymupdf.Page, quote: str) -> tuple[str | None, list[pymupdf
     return None, []
 
 
+def _render(page: pymupdf.Page, quads: list[pymupdf.Quad], png: Path, zoom: float) -> None:
+    """Write the page as PNG, the quads highlighted (on the in-memory document only)."""
+    if quads:
+        annotation = page.add_highlight_annot(quads)
+        annotation.set_colors(stroke=HIGHLIGHT)
+        annotation.update()
+    page.get_pixmap(matrix=pymupdf.Matrix(zoom, zoom), annots=True).save(str(png))
+
+
 def page_view(
     data: bytes,
     number: int,
@@ -70,16 +79,15 @@ def page_view(
             raise DocumentRejection(
                 "page_out_of_range", f"page {number} is not in 1..{document.page_count}"
             )
-        page = document[number - 1]
-        has_text = bool(page.get_text(flags=TEXT_FLAGS).strip())
-        kind, quads = find_quote(page, quote) if quote and has_text else (None, [])
-        rects = [quad.rect * page.rotation_matrix for quad in quads]
-        if png is not None:
-            if quads:
-                annotation = page.add_highlight_annot(quads)
-                annotation.set_colors(stroke=HIGHLIGHT)
-                annotation.update()
-            page.get_pixmap(matrix=pymupdf.Matrix(zoom, zoom), annots=True).save(str(png))
+        try:
+            page = document.load_page(number - 1)
+            has_text = bool(page.get_text(flags=TEXT_FLAGS).strip())
+            kind, quads = find_quote(page, quote) if quote and has_text else (None, [])
+            rects = [quad.rect * page.rotation_matrix for quad in quads]
+            if png is not None:
+                _render(page, quads, png, zoom)
+        except PDF_FAILURES as exc:
+            raise DocumentRejection("unreadable_page", f"page {number}: {exc}") from None
         return {
             "page": number,
             "found": bool(quads),

@@ -14,6 +14,8 @@ from services.ingest.documents.rejection import DocumentRejection
 PDF_MAGIC = b"%PDF-"
 # The header may follow some junk; readers look for it in the first kilobyte.
 HEADER_WINDOW = 1024
+# What PyMuPDF raises on broken files (MuPDF errors are not all RuntimeErrors).
+PDF_FAILURES = (RuntimeError, ValueError, pymupdf.mupdf.FzErrorBase)
 
 
 def is_pdf(data: bytes) -> bool:
@@ -31,7 +33,7 @@ def open_pdf(data: bytes, limits: IngestLimits) -> tuple[pymupdf.Document, list[
         raise DocumentRejection("not_a_pdf", "the document has no PDF header")
     try:
         document = pymupdf.open(stream=data, filetype="pdf")
-    except (RuntimeError, ValueError) as exc:
+    except PDF_FAILURES as exc:
         raise DocumentRejection("unreadable_pdf", f"the PDF cannot be opened: {exc}") from None
     if document.needs_pass:
         raise DocumentRejection("pdf_password_protected", "the PDF needs a password to open")
@@ -48,7 +50,7 @@ def open_pdf(data: bytes, limits: IngestLimits) -> tuple[pymupdf.Document, list[
             message=f"the PDF is encrypted ({encryption}) without a user password"))
     try:
         pages = document.page_count
-    except RuntimeError as exc:
+    except PDF_FAILURES as exc:
         raise DocumentRejection("invalid_page_tree", f"the PDF page tree is broken: {exc}") from None
     if pages == 0:
         raise DocumentRejection("empty_pdf", "the PDF has no pages")
@@ -65,11 +67,11 @@ def pdf_sections(
     """One section record per page (1-based `page`), flagging pages without a text layer."""
     sections: list[dict[str, Any]] = []
     problems: list[DocumentProblem] = []
-    for index, page in enumerate(document):
+    for index in range(document.page_count):
         section_id = f"{doc_id}:{index}"
         try:
-            text = clean_page_text(page.get_text(flags=TEXT_FLAGS))
-        except RuntimeError as exc:
+            text = clean_page_text(document.load_page(index).get_text(flags=TEXT_FLAGS))
+        except PDF_FAILURES as exc:
             text = ""
             problems.append(DocumentProblem(
                 code="page_unreadable", message=f"page {index + 1}: {exc}", section_id=section_id))

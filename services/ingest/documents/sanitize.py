@@ -17,7 +17,6 @@ from urllib.parse import quote, unquote, urlsplit
 import bleach
 from lxml import etree
 
-
 ALLOWED_TAGS = frozenset({
     "p", "div", "span", "h1", "h2", "h3", "h4", "h5", "h6",
     "ul", "ol", "li", "a", "em", "strong", "b", "i", "u",

@@ -34,7 +34,7 @@ class DocumentStore(Protocol):
 
 def reference_parts(uri: str) -> tuple[str, ...]:
     """The path segments of a store reference (`store://a/b.pdf` or `a/b.pdf`), validated."""
-    raw = uri[len(SCHEME):] if uri.startswith(SCHEME) else uri
+    raw = uri.removeprefix(SCHEME)
     if "://" in raw or raw.startswith(("file:", "/")):
         raise DocumentRejection("unsafe_reference", f"reference {uri!r} is not inside the store")
     path = unquote(raw)

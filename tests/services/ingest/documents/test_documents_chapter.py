@@ -10,9 +10,18 @@ import pytest
 
 from services.ingest.documents.chapter import epub_chapter
 from services.ingest.documents.rejection import DocumentRejection
-from services.ingest.documents.sanitize import ALLOWED_ATTRIBUTES, ALLOWED_PROTOCOLS, ALLOWED_TAGS
+from services.ingest.documents.sanitize import (
+    ALLOWED_ATTRIBUTES,
+    ALLOWED_PROTOCOLS,
+    ALLOWED_TAGS,
+)
 from tests.conftest import corpus_path
-from tests.services.ingest.documents.builders import Chapter, EpubSpec, build_epub, xhtml
+from tests.services.ingest.documents.builders import (
+    Chapter,
+    EpubSpec,
+    build_epub,
+    xhtml,
+)
 
 HOSTILE = """
 <h1 onclick="steal()">Title</h1>

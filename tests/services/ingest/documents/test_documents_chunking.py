@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import random
+from itertools import pairwise
 
 import pytest
 from pydantic import ValidationError
@@ -10,7 +11,7 @@ from pydantic import ValidationError
 from schemas.documents import ChunkingOptions
 from services.ingest.documents.chunking import chunk_bounds, section_chunks
 
-WORDS = "alpha beta gamma delta epsilon zeta eta theta iota kappa lambda mu".split()
+WORDS = ["alpha", "beta", "gamma", "delta", "epsilon", "zeta", "eta", "theta", "iota", "kappa", "lambda", "mu"]
 
 
 def _text(seed: int, paragraphs: int = 12) -> str:
@@ -29,7 +30,7 @@ def test_bounds_cover_the_text_in_order_within_size(seed: int, size: int, overla
     bounds = chunk_bounds(text, size, overlap)
     assert bounds[0][0] == 0
     assert bounds[-1][1] == len(text)
-    for (start, end), (next_start, next_end) in zip(bounds, bounds[1:]):
+    for (start, end), (next_start, next_end) in pairwise(bounds):
         assert next_start > start and next_end > end
         assert next_start <= end + 2  # only the whitespace of a break is skipped
         if overlap == 0:

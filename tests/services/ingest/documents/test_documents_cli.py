@@ -10,7 +10,13 @@ from click.testing import CliRunner
 
 from services.cli import main
 from tests.conftest import corpus_path
-from tests.services.ingest.documents.builders import Chapter, EpubSpec, build_epub, build_pdf, xhtml
+from tests.services.ingest.documents.builders import (
+    Chapter,
+    EpubSpec,
+    build_epub,
+    build_pdf,
+    xhtml,
+)
 
 
 @pytest.fixture

@@ -19,7 +19,11 @@ from services.ingest.documents.ingest import ingest_document
 from services.ingest.documents.limits import DEFAULT_LIMITS
 from services.ingest.documents.page import page_view
 from services.ingest.documents.pdf_text import LIGATURES
-from services.ingest.documents.sanitize import ALLOWED_ATTRIBUTES, ALLOWED_PROTOCOLS, ALLOWED_TAGS
+from services.ingest.documents.sanitize import (
+    ALLOWED_ATTRIBUTES,
+    ALLOWED_PROTOCOLS,
+    ALLOWED_TAGS,
+)
 from tests.conftest import CORPUS_DIR, corpus_path
 from tests.services.ingest.documents.test_documents_chapter import _executable
 from tests.services.ingest.documents.test_documents_epub import assert_chunks_are_slices

@@ -14,7 +14,13 @@ from schemas.envelope import encode, make_event
 from services.ingest.documents import handle_submitted
 from services.ingest.documents.store import LocalDocumentStore
 from services.runtime.stage import Message, TransientError
-from tests.services.ingest.documents.builders import Chapter, EpubSpec, build_epub, build_pdf, xhtml
+from tests.services.ingest.documents.builders import (
+    Chapter,
+    EpubSpec,
+    build_epub,
+    build_pdf,
+    xhtml,
+)
 
 
 @pytest.fixture

@@ -79,12 +79,12 @@ def test_oversized_document() -> None:
 
 def test_drm_encryption_xml() -> None:
     encryption = (
-        '<encryption xmlns="urn:oasis:names:tc:opendocument:xmlns:container" '
-        'xmlns:enc="http://www.w3.org/2001/04/xmlenc#"><enc:EncryptedData>'
-        '<enc:EncryptionMethod Algorithm="http://www.w3.org/2001/04/xmlenc#aes128-cbc"/>'
-        '<enc:CipherData><enc:CipherReference URI="OEBPS/c.xhtml"/></enc:CipherData>'
-        "</enc:EncryptedData></encryption>"
-    ).encode()
+        b'<encryption xmlns="urn:oasis:names:tc:opendocument:xmlns:container" '
+        b'xmlns:enc="http://www.w3.org/2001/04/xmlenc#"><enc:EncryptedData>'
+        b'<enc:EncryptionMethod Algorithm="http://www.w3.org/2001/04/xmlenc#aes128-cbc"/>'
+        b'<enc:CipherData><enc:CipherReference URI="OEBPS/c.xhtml"/></enc:CipherData>'
+        b"</enc:EncryptedData></encryption>"
+    )
     data = build_epub(EpubSpec([CHAPTER], extra_files={"META-INF/encryption.xml": encryption}))
     assert rejection_code(data) == "drm_protected"
 
@@ -96,12 +96,12 @@ def test_rights_xml_is_drm() -> None:
 
 def test_font_obfuscation_alone_is_not_drm() -> None:
     encryption = (
-        '<encryption xmlns="urn:oasis:names:tc:opendocument:xmlns:container" '
-        'xmlns:enc="http://www.w3.org/2001/04/xmlenc#"><enc:EncryptedData>'
-        '<enc:EncryptionMethod Algorithm="http://www.idpf.org/2008/embedding"/>'
-        '<enc:CipherData><enc:CipherReference URI="OEBPS/font.otf"/></enc:CipherData>'
-        "</enc:EncryptedData></encryption>"
-    ).encode()
+        b'<encryption xmlns="urn:oasis:names:tc:opendocument:xmlns:container" '
+        b'xmlns:enc="http://www.w3.org/2001/04/xmlenc#"><enc:EncryptedData>'
+        b'<enc:EncryptionMethod Algorithm="http://www.idpf.org/2008/embedding"/>'
+        b'<enc:CipherData><enc:CipherReference URI="OEBPS/font.otf"/></enc:CipherData>'
+        b"</enc:EncryptedData></encryption>"
+    )
     data = build_epub(EpubSpec([CHAPTER], extra_files={"META-INF/encryption.xml": encryption}))
     ingested = ingest_document(data, "fonts")
     assert [p.code for p in ingested.problems] == ["fonts_obfuscated"]
