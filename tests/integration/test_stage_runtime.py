@@ -5,7 +5,6 @@ from __future__ import annotations
 import asyncio
 import base64
 import signal
-import time
 from typing import Any
 
 import orjson
@@ -15,6 +14,7 @@ from schemas.answers import AnswerSubmitted
 from schemas.envelope import encode, make_event
 from services.runtime.dead_letters import Record, read_dead_letter
 from services.runtime.kafka import make_consumer
+from services.runtime.registry import load_stage
 from services.runtime.topic_io import partitions_of
 from tests.integration.conftest import TOY, Harness, small_answers
 
@@ -115,9 +115,13 @@ def test_sigkill_mid_stream_and_restart_loses_nothing(
         harness.start(spec)
     victim = harness.start(victim_spec)
     answers = small_answers(200, "kill")
+    victim_output = load_stage(victim_spec).output_topics[0]
     for round_ in range(4):
+        before = len(harness.read(victim_output))
         harness.submit(answers[round_ * 50 : (round_ + 1) * 50])
-        time.sleep(0.3 * round_)
+        # Kill it while it works through the chunk: once it has produced something new.
+        harness.wait_for(lambda before=before: len(harness.read(victim_output)) > before,
+                         "the victim to make progress")
         victim.send_signal(signal.SIGKILL)
         victim.wait(timeout=10)
         victim = harness.start(victim_spec)
