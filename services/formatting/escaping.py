@@ -16,7 +16,6 @@ from services.formatting.allowlist import PROTOCOLS
 # line feed): normalised first, so what is emitted is exactly what a browser, or bleach,
 # reads back. NUL is handled apart: `escape_html_many` uses it as its separator.
 _HTML_CONTROL = re.compile(r"\r\n?|[\x01-\x08\x0b\x0c\x0e-\x1f]")
-_HTML_SPECIAL = re.compile(r"[&<>\"'\x00-\x08\x0b-\x1f]")
 
 _URL_STRIP = "".join(chr(code) for code in range(0x21))
 # RFC 3986 reserved and unreserved characters plus `%`; everything else is percent-encoded.
@@ -39,11 +38,6 @@ def _without_controls(text: str) -> str:
 def escape_html(text: str) -> str:
     """Text for an HTML text node or a quoted attribute value."""
     return escape(_without_controls(text).replace("\x00", ""), quote=True)
-
-
-def escape_attribute(value: str) -> str:
-    """`escape_html` for short attribute values, skipping the work when nothing needs it."""
-    return escape_html(value) if _HTML_SPECIAL.search(value) else value
 
 
 def escape_html_many(pieces: list[str], line_break: str | None = None) -> list[str]:
@@ -85,13 +79,22 @@ def escape_markdown_many(pieces: list[str]) -> list[str]:
     return escape_markdown(joined).split("\x00")
 
 
-def escape_markdown_line(text: str) -> str:
-    """Untrusted text for one reference-list line: whitespace runs (newlines too) become
-    one space and quotes and parentheses are escaped as well, so the line can never form
-    a link reference definition with a title."""
-    text = escape_markdown(" ".join(text.split()))
+def escape_markdown_lines(texts: list[str]) -> list[str]:
+    """Untrusted texts for reference-list lines, each on one line (whitespace runs,
+    newlines too, become one space), with quotes and parentheses escaped as well, so a
+    line can never form a link reference definition with a title. One pass for all
+    (one per text when a text holds a NUL itself)."""
+    lines = [" ".join(text.split()) for text in texts]
+    joined = "\x00".join(lines)
+    if joined.count("\x00") != len(lines) - 1:
+        return [_escape_markdown_line(line) for line in lines]
+    return _escape_markdown_line(joined).split("\x00")
+
+
+def _escape_markdown_line(text: str) -> str:
     return (
-        text.replace('"', "&quot;")
+        escape_markdown(text)
+        .replace('"', "&quot;")
         .replace("'", "&#39;")
         .replace("(", "&#40;")
         .replace(")", "&#41;")

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from schemas.citations import Citation
 from services.formatting.allowlist import LINK_REL, end_tag, start_tag
-from services.formatting.escaping import escape_attribute, escape_html, escape_html_many
+from services.formatting.escaping import escape_html, escape_html_many
 from services.formatting.layout import AnswerLayout, UnitRange
 from services.formatting.sources import reference_link
 
@@ -135,34 +135,65 @@ def _split(layout: AnswerLayout, chips: _Chips) -> tuple[list[str], list[str]]:
     starting there opens around the marker)."""
     text = layout.text
     markers = layout.markers
+    boundaries: list[int] = []
+    for unit_range in layout.units:
+        boundaries.append(unit_range.start)
+        boundaries.append(unit_range.end)
+    tags = _unit_tags(layout.units)
+    end_of_text = len(text) + 1
+    boundaries.append(end_of_text)
+    markers_left = len(markers)
     pieces: list[str] = []
     inserts: list[str] = []
-    memo: dict[str, str] = {}
-    state = [0, 0]  # text cursor, next marker
-
-    def markers_before(position: int) -> None:
-        cursor, next_marker = state
-        while next_marker < len(markers) and markers[next_marker].start < position:
-            marker = markers[next_marker]
-            pieces.append(text[cursor : marker.start])
-            inserts.append(chips.render(marker.citations))
-            cursor = marker.end
-            next_marker += 1
-        state[0], state[1] = cursor, next_marker
-
-    for unit_range in layout.units:
-        start, end = unit_range.start, unit_range.end
-        markers_before(start)
-        pieces.append(text[state[0] : start])
-        inserts.append(_unit_start(unit_range, memo))
-        state[0] = start
-        markers_before(end)
-        pieces.append(text[state[0] : end])
-        inserts.append(_UNIT_END)
-        state[0] = end
-    markers_before(len(text) + 1)
-    pieces.append(text[state[0] :])
+    cursor = boundary = marker = 0
+    while boundary < len(tags) or marker < markers_left:
+        position = boundaries[boundary]
+        if marker == markers_left or position <= markers[marker].start:
+            pieces.append(text[cursor:position])
+            inserts.append(tags[boundary])
+            cursor = position
+            boundary += 1
+        else:
+            found = markers[marker]
+            pieces.append(text[cursor : found.start])
+            inserts.append(chips.render(found.citations))
+            cursor = found.end
+            marker += 1
+    pieces.append(text[cursor:])
     return pieces, inserts
+
+
+def _unit_tags(units: list[UnitRange]) -> list[str]:
+    """The opening and closing tag of every unit, in order, their untrusted attribute
+    values escaped in one pass."""
+    values: list[str] = []
+    for unit_range in units:
+        values.append(unit_range.unit.id)
+        if unit_range.clickable:
+            span = unit_range.unit.source_spans[0]
+            values.append(span.doc_id or "")
+            values.append(span.section_id)
+            values.append(span.chunk_id or "")
+    escaped = iter(escape_html_many(values))
+    tags: list[str] = []
+    for unit_range in units:
+        unit = unit_range.unit
+        if unit_range.clickable:
+            span = unit.source_spans[0]
+            tags.append(_VERBATIM_UNIT % (
+                next(escaped),
+                span.source_index,
+                next(escaped),
+                next(escaped),
+                next(escaped),
+                span.start_char,
+                span.end_char,
+                len(unit.source_spans),
+            ))
+        else:
+            tags.append(_OTHER_UNIT % (next(escaped), unit.kind))
+        tags.append(_UNIT_END)
+    return tags
 
 
 class _Chips:
@@ -199,31 +230,6 @@ class _Chips:
             "" if index is None else index,
             citation.id,
         )
-
-
-def _unit_start(unit_range: UnitRange, escaped: dict[str, str]) -> str:
-    """The opening tag of a unit; `escaped` memoises attribute values shared by units."""
-    unit = unit_range.unit
-    if not unit_range.clickable:
-        return _OTHER_UNIT % (escape_attribute(unit.id), unit.kind)
-    span = unit.source_spans[0]
-    return _VERBATIM_UNIT % (
-        escape_attribute(unit.id),
-        span.source_index,
-        _memo(escaped, span.doc_id or ""),
-        _memo(escaped, span.section_id),
-        _memo(escaped, span.chunk_id or ""),
-        span.start_char,
-        span.end_char,
-        len(unit.source_spans),
-    )
-
-
-def _memo(escaped: dict[str, str], value: str) -> str:
-    found = escaped.get(value)
-    if found is None:
-        found = escaped[value] = escape_attribute(value)
-    return found
 
 
 def _reference(markup: list[str], index: int, before: str, link: str | None, after: str,

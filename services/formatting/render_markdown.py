@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from schemas.citations import Citation
 from schemas.formatted import FormattedSource
-from services.formatting.escaping import escape_markdown_line, escape_markdown_many
+from services.formatting.escaping import escape_markdown_lines, escape_markdown_many
 from services.formatting.layout import AnswerLayout, is_linkable
 from services.formatting.sources import reference_link
 
@@ -51,7 +51,7 @@ def render_markdown(layout: AnswerLayout) -> str:
             out.append(piece)
     if layout.cited:
         out.append("\n\n")
-        out.append("\n".join([_definition(sources[index]) for index in layout.cited]))
+        out.append("\n".join(_definitions([sources[index] for index in layout.cited])))
         out.append("\n")
     return "".join(out)
 
@@ -67,14 +67,20 @@ def _chips(citations: list[Citation], sources: dict[int, FormattedSource]) -> tu
     return "".join(parts), linked
 
 
-def _definition(source: FormattedSource) -> str:
-    """`[^N]: reference` with its link as an autolink; a body without a space gets a
-    leading label, so that the line can never be read as a link reference definition
-    (`[^N]: destination`)."""
-    before, link, after = reference_link(source)
-    body = escape_markdown_line(before)
-    if link:
-        body = f"{body}{' ' if before[-1:].isspace() else ''}<{link}>{escape_markdown_line(after)}"
-    if " " not in body:
-        body = f"Source {source.index}. {body}"
-    return f"[^{source.index}]: {body}"
+def _definitions(cited: list[FormattedSource]) -> list[str]:
+    """`[^N]: reference` per cited source, its link as an autolink. A body without a
+    space gets a leading label, so that no line can be read as a link reference
+    definition (`[^N]: destination`)."""
+    links = [reference_link(source) for source in cited]
+    escaped = escape_markdown_lines([part for before, _, after in links for part in (before, after)])
+    lines = []
+    for position, source in enumerate(cited):
+        before, link, _ = links[position]
+        body = escaped[2 * position]
+        if link:
+            space = " " if before[-1:].isspace() else ""
+            body = f"{body}{space}<{link}>{escaped[2 * position + 1]}"
+        if " " not in body:
+            body = f"Source {source.index}. {body}"
+        lines.append(f"[^{source.index}]: {body}")
+    return lines

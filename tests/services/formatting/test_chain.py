@@ -15,7 +15,7 @@ from schemas.formatted import AnswerFormatted
 from services.bench.workload import bench_answer
 from services.citations.logic import cite_answer
 from services.formatting.allowlist import TAGS
-from services.formatting.bench import resolved_bench_answer
+from services.formatting.bench import bench_formatting, resolved_bench_answer
 from services.formatting.logic import format_answer
 from services.ingest.answers import admit_data
 from services.scoring.logic import score_answer
@@ -102,3 +102,11 @@ def test_every_payload_through_the_real_chain_is_inert() -> None:
         if problems:
             failures.append(f"{payload!r}: {problems}")
     assert not failures, f"{len(failures)} of {len(payloads)}: " + "\n".join(failures[:5])
+
+
+def test_benchmark_runs_and_reports_its_figures() -> None:
+    figures = bench_formatting(3)
+    assert (figures["words"], figures["citations"], figures["sources"]) == (1010, 50, 10)
+    for name in ("format_answer", "escape_9kb", "sources", "layout", "markdown", "html", "plain"):
+        assert figures[f"{name}_ms"] > 0
+    assert figures["format_over_escape"] > 0
