@@ -3,7 +3,8 @@
 Syntaxes: `[1]`, `[1][2]`, `[1] [2]`, `[1], [2]`, `[1, 2]`, `[1,2,3]`, `[1; 2]`, ranges
 `[1-3]` / `[1–3]`, `[Document N]` (the Nth document source), `[Web Source N](url)` (the Nth web
 source, URL cross-checked) and footnotes `[^1]`. Code spans, fenced code, markdown links to
-text, footnote and link-reference definitions, `[abc]` and `[]` are not citations.
+text, reference-style links, escaped brackets (`\\[1]`), footnote and link-reference
+definitions, `[abc]` and `[]` are not citations.
 """
 
 from __future__ import annotations
@@ -154,8 +155,8 @@ def find_markers(
                 region += 1
             if region < len(code) and code[region][0] <= start:
                 continue
-        if start and text[start - 1] == "]" and start != previous_end:
-            continue  # `[text][1]`: a reference-style markdown link
+        if start and text[start - 1] in "]\\" and start != previous_end:
+            continue  # `[text][1]`: a reference-style markdown link; `\[1]`: escaped
         if text[end : end + 1] == ":" and _is_definition(text, start, end):
             continue
         marker = match.group()

@@ -173,7 +173,6 @@ def test_passages_follow_passage_sources_order_and_cap() -> None:
     cited = _cited(answer, _library(), max_citations=2)
     assert len(cited.passage_sources) == 2
     assert [p.source_index for p in cited.extraction.passages] == cited.passage_sources
-    assert 3 not in cited.passage_sources or 1 not in cited.passage_sources
 
 
 def test_passages_skip_ineligible_sources() -> None:

@@ -46,6 +46,7 @@ def test_numeric_syntaxes(text: str, expected: list[int]) -> None:
         "[^1]: the footnote definition itself",
         "[2]: https://example.org/reference-definition",
         "A [link][1] in reference style.",
+        "An escaped \\[1] bracket.",
         "Ellipsis [...] inside a quote.",
     ],
 )
