@@ -242,6 +242,8 @@ def up(replicas: tuple[str, ...], specs: tuple[str, ...], log_dir: Path,
        submit_file: Any, **flags: Any) -> None:
     """Run the whole pipeline: broker, topics, and every stage as its own process.
 
+    With CITEFLOW_METRICS_PORT=P each process serves Prometheus metrics on P, P+1, ...
+
     Starts the embedded broker unless KAFKA_BOOTSTRAP_SERVERS (or --bootstrap) names one,
     creates the topics, starts each stage (restarting one that dies) and serves until
     Ctrl-C, which stops the stages cleanly and then the broker.
@@ -271,11 +273,15 @@ def up(replicas: tuple[str, ...], specs: tuple[str, ...], log_dir: Path,
         err.print(f"topics ready ({len(created)} created, {config.partitions} partitions)")
         log_dir.mkdir(parents=True, exist_ok=True)
         env = to_env(config)
+        replicas_of = [(spec, n) for spec in stage_specs for n in range(counts.get(spec, 1))]
         children = [
-            Child(spec, n, env, log_dir / f"{spec.rsplit(':', 1)[-1]}-{n}.log")
-            for spec in stage_specs
-            for n in range(counts.get(spec, 1))
+            Child(spec, n, {**env, **_metrics_env(config, index)},
+                  log_dir / f"{spec.rsplit(':', 1)[-1]}-{n}.log")
+            for index, (spec, n) in enumerate(replicas_of)
         ]
+        if config.metrics_port:
+            err.print(f"metrics on ports {config.metrics_port}.."
+                      f"{config.metrics_port + len(children) - 1}")
         supervisor = Supervisor(children)
         supervisor.start()
         if submit_file is not None:
@@ -291,6 +297,13 @@ def up(replicas: tuple[str, ...], specs: tuple[str, ...], log_dir: Path,
             forget_bootstrap(embedded.bootstrap)
             embedded.stop()
             err.print("broker stopped")
+
+
+def _metrics_env(config: RuntimeConfig, index: int) -> dict[str, str]:
+    """Each process its own metrics port: CITEFLOW_METRICS_PORT + its index."""
+    if not config.metrics_port:
+        return {}
+    return {"CITEFLOW_METRICS_PORT": str(config.metrics_port + index)}
 
 
 async def _wait_ready(bootstrap: str) -> None:
