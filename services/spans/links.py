@@ -11,8 +11,9 @@ from __future__ import annotations
 
 from schemas.answers import Source
 from schemas.citations import AnswerCited, SupportingPassage
+from schemas.spans import Link, Locator
 from services.spans.locators import Locators, locator
-from services.spans.payload import Payload
+from services.spans.models import link_model, selector_model
 from services.spans.search import QuoteFinder
 from services.spans.sections import SectionIndex
 
@@ -46,10 +47,14 @@ def passage_locator(
     locators: Locators,
     source: Source,
     passage: SupportingPassage,
-) -> Payload | None:
+) -> Locator | None:
     """Where the passage is, as a locator (see the module docstring)."""
     position = _chunk_position(source, passage)
-    entry = index.chunk_places.get((source.index, position)) if position is not None else None
+    entry = (
+        index.chunk_places.get((source.index, position))
+        if position is not None
+        else None
+    )
     if entry is None:
         return None
     piece, place = entry
@@ -61,38 +66,48 @@ def passage_locator(
     for hit in finder.find(text, (source.index,)):
         if hit.piece.source.index == source.index:
             return locators.at(hit.piece, hit.start, hit.end)
-    bare = {"type": "TextQuoteSelector", "exact": text, "prefix": "", "suffix": ""}
-    return locators.add(locator(piece, place, bare))
+    return locator(piece, place, selector_model(text, "", ""))
 
 
 def build_links(
     cited: AnswerCited, index: SectionIndex, finder: QuoteFinder, locators: Locators
-) -> list[Payload]:
-    """One `Link` payload per supporting passage, in the extraction's order (a passage cited
+) -> list[Link]:
+    """One link per supporting passage, in the extraction's order (a passage cited
     several times is located once)."""
     sources = {source.index: source for source in cited.answer.sources}
     scores = {score.index: score.score for score in cited.scores}
-    places: dict[tuple[int, int, str | None, str], tuple[Payload | None, str]] = {}
-    links: list[Payload] = []
+    places: dict[tuple[int, int, str | None, str], tuple[Locator | None, str]] = {}
+    links: list[Link] = []
     for passage in cited.extraction.passages:
         source = sources.get(passage.source_index)
-        key = (passage.source_index, passage.chunk_position, passage.chunk_id, passage.passage)
+        key = (
+            passage.source_index,
+            passage.chunk_position,
+            passage.chunk_id,
+            passage.passage,
+        )
         place = places.get(key)
         if place is None:
-            found = passage_locator(index, finder, locators, source, passage) if source else None
+            found = (
+                passage_locator(index, finder, locators, source, passage)
+                if source
+                else None
+            )
             place = places[key] = (found, excerpt(passage.passage))
         links.append(
-            {
-                "citation_id": passage.citation_id,
-                "sentence_index": passage.sentence_index,
-                "source_index": passage.source_index,
-                "doc_id": source.doc_id if source else None,
-                "doc_title": source.title if source else None,
-                "chunk_id": passage.chunk_id,
-                "score": scores.get(passage.source_index, 0.0),
-                "excerpt": place[1],
-                "passage": passage.passage,
-                "locator": place[0],
-            }
+            link_model(
+                {
+                    "citation_id": passage.citation_id,
+                    "sentence_index": passage.sentence_index,
+                    "source_index": passage.source_index,
+                    "doc_id": source.doc_id if source else None,
+                    "doc_title": source.title if source else None,
+                    "chunk_id": passage.chunk_id,
+                    "score": scores.get(passage.source_index, 0.0),
+                    "excerpt": place[1],
+                    "passage": passage.passage,
+                    "locator": place[0],
+                }
+            )
         )
     return links

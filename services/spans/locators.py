@@ -5,52 +5,50 @@ of the section text around it that are known (the piece it was found in). The co
 `epub_text` when the chunk has an `href`, `pdf_text` when it has a `page`, `web` for a web
 source with a URL, and `text` (by section id) otherwise.
 
-Locators are built as payloads (plain dicts), once per distinct place, and validated together
-at the end (`services.spans.payload`).
+Each distinct place of an answer gets one locator, shared by the spans and links that use it.
 """
 
 from __future__ import annotations
 
-from schemas.spans import Locator
-from services.spans.payload import Payload, validate_locators
+from schemas.spans import Locator, TextQuoteSelector
+from services.spans.models import locator_model, selector_model
 from services.spans.sections import ChunkPlace, Piece
 
 CONTEXT_CHARS = 32
 
 
-def selector(piece: Piece, start: int, end: int) -> Payload:
+def selector(piece: Piece, start: int, end: int) -> TextQuoteSelector:
     """The TextQuoteSelector of `piece.text[start:end]` with its context."""
     text = piece.text
-    return {
-        "type": "TextQuoteSelector",
-        "exact": text[start:end],
-        "prefix": text[max(0, start - CONTEXT_CHARS) : start],
-        "suffix": text[end : end + CONTEXT_CHARS],
-    }
+    return selector_model(
+        text[start:end],
+        text[max(0, start - CONTEXT_CHARS) : start],
+        text[end : end + CONTEXT_CHARS],
+    )
 
 
-def locator(piece: Piece, place: ChunkPlace, quote: Payload) -> Payload:
+def locator(piece: Piece, place: ChunkPlace, quote: TextQuoteSelector) -> Locator:
     """The locator of a selector found in `piece`, in the chunk at `place`."""
     chunk, source = place.chunk, piece.source
     if chunk.href:
-        return {"type": "epub_text", "href": chunk.href, "selector": quote}
+        return locator_model("epub_text", quote, href=chunk.href)
     if chunk.page is not None:
-        return {"type": "pdf_text", "page": chunk.page, "selector": quote}
+        return locator_model("pdf_text", quote, page=chunk.page)
     if source.kind == "web" and source.url:
-        return {"type": "web", "url": source.url, "selector": quote}
-    return {"type": "text", "section_id": piece.section_id, "selector": quote}
+        return locator_model("web", quote, url=source.url)
+    return locator_model("text", quote, section_id=piece.section_id)
 
 
 class Locators:
-    """The locators of one answer: one payload per distinct place (many citations of a source
-    share a passage), validated once and shared by every model that carries it."""
+    """The locators of one answer: one per distinct place (many citations of a source share
+    a passage), shared by every model that carries it."""
 
     __slots__ = ("_cache",)
 
     def __init__(self) -> None:
-        self._cache: dict[tuple[int, int, int], Payload] = {}
+        self._cache: dict[tuple[int, int, int], Locator] = {}
 
-    def at(self, piece: Piece, start: int, end: int) -> Payload:
+    def at(self, piece: Piece, start: int, end: int) -> Locator:
         """The locator of `piece.text[start:end]` (its chunk is the one holding `start`)."""
         key = (id(piece), start, end)
         found = self._cache.get(key)
@@ -58,13 +56,3 @@ class Locators:
             found = locator(piece, piece.place_at(start), selector(piece, start, end))
             self._cache[key] = found
         return found
-
-    def add(self, payload: Payload) -> Payload:
-        """Register a locator built elsewhere (e.g. one without context)."""
-        self._cache[(id(payload), -1, -1)] = payload
-        return payload
-
-    def validated(self) -> dict[int, Locator]:
-        """Every locator validated in one call, keyed by the `id` of its payload."""
-        payloads = list(self._cache.values())
-        return {id(p): model for p, model in zip(payloads, validate_locators(payloads))}

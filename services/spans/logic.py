@@ -7,7 +7,7 @@ from schemas.citations import AnswerCited
 from schemas.spans import AnswerResolved
 from services.spans.links import build_links
 from services.spans.locators import Locators
-from services.spans.payload import resolution
+from services.spans.models import resolution_model
 from services.spans.search import QuoteFinder
 from services.spans.sections import SectionIndex
 from services.spans.units import UnitContext, sentence_units, upstream_units
@@ -23,13 +23,19 @@ def resolve_answer(cited: AnswerCited) -> AnswerResolved:
     finder = QuoteFinder(index.pieces)
     locators = Locators()
     problems: list[Problem] = []
-    ctx = UnitContext(answer, cited.extraction, finder, index.pieces, locators, problems)
-    units = upstream_units(ctx, answer.answer_units) if answer.answer_units else sentence_units(ctx)
+    ctx = UnitContext(
+        answer, cited.extraction, finder, index.pieces, locators, problems
+    )
+    units = (
+        upstream_units(ctx, answer.answer_units)
+        if answer.answer_units
+        else sentence_units(ctx)
+    )
     links = build_links(cited, index, finder, locators)
     return AnswerResolved(
         answer=answer,
         scores=cited.scores,
         passage_sources=cited.passage_sources,
         extraction=cited.extraction,
-        resolution=resolution(units, links, problems, locators.validated()),
+        resolution=resolution_model(units, links, problems),
     )

@@ -17,7 +17,12 @@ from collections.abc import Collection
 from dataclasses import dataclass
 
 from services.spans.sections import Piece
-from services.text.normalize import Normalized, has_break_hyphen, normalize, normalize_quote
+from services.text.normalize import (
+    Normalized,
+    has_break_hyphen,
+    normalize,
+    normalize_quote,
+)
 
 _SEPARATOR = "\x00"
 
@@ -55,7 +60,9 @@ class QuoteFinder:
         following = len(pieces)
         for number in range(len(pieces) - 1, -1, -1):
             self._next_section[number] = following
-            if number and _section_key(pieces[number - 1]) != _section_key(pieces[number]):
+            if number and _section_key(pieces[number - 1]) != _section_key(
+                pieces[number]
+            ):
                 following = number
         self._haystack = _SEPARATOR.join(piece.text for piece in pieces)
         self._views: dict[bool, Normalized] = {}
@@ -108,7 +115,9 @@ class QuoteFinder:
         position = haystack.find(needle, low, high)
         while position != -1:
             found = self._piece_hit(position, position + len(needle))
-            if found is None or _splits_cluster(haystack, position, position + len(needle)):
+            if found is None or _splits_cluster(
+                haystack, position, position + len(needle)
+            ):
                 position = haystack.find(needle, position + 1, high)
                 continue
             number, hit = found

@@ -94,7 +94,9 @@ def _own_section_id(source: Source, chunk: Chunk, position: int) -> str:
     return chunk.chunk_id or f"source-{source.index}-chunk-{position}"
 
 
-def _join(source: Source, section_id: str, group: list[tuple[int, Chunk]]) -> list[Piece]:
+def _join(
+    source: Source, section_id: str, group: list[tuple[int, Chunk]]
+) -> list[Piece]:
     """Join position-sorted chunks of one section into pieces."""
     pieces: list[Piece] = []
     current: Piece | None = None
@@ -109,7 +111,9 @@ def _join(source: Source, section_id: str, group: list[tuple[int, Chunk]]) -> li
             ):
                 if len(chunk.text) > len(overlap):
                     current.text += chunk.text[len(overlap) :]
-                current.places.append(ChunkPlace(chunk, position, local, local + len(chunk.text)))
+                current.places.append(
+                    ChunkPlace(chunk, position, local, local + len(chunk.text))
+                )
                 continue
         current = Piece(source, section_id, start, chunk.text, [])
         current.places.append(ChunkPlace(chunk, position, 0, len(chunk.text)))
@@ -125,7 +129,9 @@ def build_pieces(source: Source) -> list[Piece]:
         if not chunk.text:
             continue
         if chunk.start_char is None:
-            own = Piece(source, _own_section_id(source, chunk, position), 0, chunk.text, [])
+            own = Piece(
+                source, _own_section_id(source, chunk, position), 0, chunk.text, []
+            )
             own.places.append(ChunkPlace(chunk, position, 0, len(chunk.text)))
             pieces.append(own)
         else:

@@ -20,17 +20,19 @@ from dataclasses import dataclass, field
 from schemas.answers import AnswerSubmitted, AnswerUnitIn, Source
 from schemas.base import Problem
 from schemas.citations import CitationExtraction, Sentence
-from schemas.spans import ApproximateMatch
+from schemas.spans import AnswerUnit, ApproximateMatch, SourceSpan
 from services.spans.closest import closest_match
 from services.spans.locators import Locators
 from services.spans.markers import MarkerStripper
-from services.spans.payload import Payload
+from services.spans.models import unit_model
 from services.spans.resolve import resolve_quote
 from services.spans.search import QuoteFinder
 from services.spans.sections import Piece, source_ref, utf16_offsets
 
 MIN_WORDS = 3
-_QUOTATION = re.compile(r"\u201c([^\u201c\u201d]+)\u201d|\"([^\"]+)\"|\u00ab\s?([^\u00ab\u00bb]+?)\s?\u00bb")
+_QUOTATION = re.compile(
+    r"\u201c([^\u201c\u201d]+)\u201d|\"([^\"]+)\"|\u00ab\s?([^\u00ab\u00bb]+?)\s?\u00bb"
+)
 _FINAL_PUNCT = ".!?\u2026"
 _QUOTATION_TRIM = " ,;:.!?\u2026"
 
@@ -66,7 +68,7 @@ class UnitContext:
                 refs.append(ref)
         return refs
 
-    def positions(self, start: int | None, end: int | None) -> Payload:
+    def positions(self, start: int | None, end: int | None) -> dict[str, int | None]:
         """Answer-side offsets in code points and UTF-16."""
         if start is None or end is None:
             return {"start": None, "end": None, "start_utf16": None, "end_utf16": None}
@@ -85,29 +87,33 @@ class UnitContext:
 def _unit(
     unit_id: str,
     text: str,
-    positions: Payload,
+    positions: dict[str, int | None],
     *,
-    spans: list[Payload] | None = None,
+    spans: list[SourceSpan] | None = None,
     supporting: list[str] | None = None,
     origin: str = "upstream",
     downgraded: bool = False,
     closest: ApproximateMatch | None = None,
-) -> Payload:
-    """An `AnswerUnit` payload: verbatim exactly when it has spans."""
-    return {
-        "id": unit_id,
-        "text": text,
-        "kind": "verbatim" if spans else "derived",
-        **positions,
-        "source_spans": spans or [],
-        "supporting_sources": supporting or [],
-        "origin": origin,
-        "downgraded": downgraded,
-        "closest_match": closest,
-    }
+) -> AnswerUnit:
+    """An answer unit: verbatim exactly when it has spans."""
+    return unit_model(
+        {
+            "id": unit_id,
+            "text": text,
+            "kind": "verbatim" if spans else "derived",
+            **positions,
+            "source_spans": spans or [],
+            "supporting_sources": supporting or [],
+            "origin": origin,
+            "downgraded": downgraded,
+            "closest_match": closest,
+        }
+    )
 
 
-def _upstream_unit(ctx: UnitContext, unit: AnswerUnitIn, cursor: int) -> tuple[Payload, int]:
+def _upstream_unit(
+    ctx: UnitContext, unit: AnswerUnitIn, cursor: int
+) -> tuple[AnswerUnit, int]:
     """Resolve one upstream unit; returns it and the answer position after it."""
     text = ctx.answer.text
     start = text.find(unit.text, cursor) if unit.text else -1
@@ -116,14 +122,19 @@ def _upstream_unit(ctx: UnitContext, unit: AnswerUnitIn, cursor: int) -> tuple[P
     end = start + len(unit.text) if start != -1 else None
     if end is None:
         ctx.problems.append(
-            Problem(code="unit_not_in_answer", message=f"unit {unit.id}: text not found in the answer")
+            Problem(
+                code="unit_not_in_answer",
+                message=f"unit {unit.id}: text not found in the answer",
+            )
         )
     positions = ctx.positions(start if end is not None else None, end)
     after = end if end is not None else cursor
     supporting = ctx.refs(unit.source_indexes)
     if unit.kind == "derived":
         return _unit(unit.id, unit.text, positions, supporting=supporting), after
-    quote = unit.quote or (ctx.without_markers(start, end) if end is not None else unit.text)
+    quote = unit.quote or (
+        ctx.without_markers(start, end) if end is not None else unit.text
+    )
     spans = resolve_quote(ctx.finder, ctx.locators, quote, unit.source_indexes)
     if spans:
         return _unit(unit.id, unit.text, positions, spans=spans), after
@@ -138,14 +149,19 @@ def _upstream_unit(ctx: UnitContext, unit: AnswerUnitIn, cursor: int) -> tuple[P
     )
     closest = closest_match(quote, ctx.pieces, unit.source_indexes)
     downgraded = _unit(
-        unit.id, unit.text, positions, supporting=supporting, downgraded=True, closest=closest
+        unit.id,
+        unit.text,
+        positions,
+        supporting=supporting,
+        downgraded=True,
+        closest=closest,
     )
     return downgraded, after
 
 
-def upstream_units(ctx: UnitContext, units: list[AnswerUnitIn]) -> list[Payload]:
+def upstream_units(ctx: UnitContext, units: list[AnswerUnitIn]) -> list[AnswerUnit]:
     """Resolve upstream units in order (each located in the answer after the previous)."""
-    resolved: list[Payload] = []
+    resolved: list[AnswerUnit] = []
     cursor = 0
     for unit in units:
         answer_unit, cursor = _upstream_unit(ctx, unit, cursor)
@@ -159,7 +175,7 @@ def _words(text: str) -> int:
 
 def _sentence_spans(
     ctx: UnitContext, sentence: Sentence, cited: list[int]
-) -> tuple[list[Payload], str]:
+) -> tuple[list[SourceSpan], str]:
     """Spans for a sentence and their origin ("sentence" or "quotation"); none when neither
     the sentence nor a quotation in it is found."""
     cleaned = ctx.without_markers(sentence.start, sentence.end)
@@ -170,13 +186,15 @@ def _sentence_spans(
                 return spans, "sentence"
     spans = []
     for match in _QUOTATION.finditer(cleaned):
-        quotation = next(group for group in match.groups() if group).strip(_QUOTATION_TRIM)
+        quotation = next(group for group in match.groups() if group).strip(
+            _QUOTATION_TRIM
+        )
         if _words(quotation) >= MIN_WORDS:
             spans.extend(resolve_quote(ctx.finder, ctx.locators, quotation, cited))
     return spans, "quotation"
 
 
-def sentence_units(ctx: UnitContext) -> list[Payload]:
+def sentence_units(ctx: UnitContext) -> list[AnswerUnit]:
     """One unit per sentence, verbatim when its text or a quotation in it is in a chunk."""
     cited_by_sentence: dict[int, list[int]] = {}
     for citation in ctx.extraction.citations:
@@ -184,17 +202,25 @@ def sentence_units(ctx: UnitContext) -> list[Payload]:
             cited = cited_by_sentence.setdefault(citation.sentence_index, [])
             if citation.source_index not in cited:
                 cited.append(citation.source_index)
-    units: list[Payload] = []
+    units: list[AnswerUnit] = []
     for sentence in ctx.extraction.sentences:
         cited = cited_by_sentence.get(sentence.index, [])
         spans, origin = _sentence_spans(ctx, sentence, cited)
         positions = ctx.positions(sentence.start, sentence.end)
         unit_id = f"S{sentence.index + 1}"
         if spans:
-            units.append(_unit(unit_id, sentence.text, positions, spans=spans, origin=origin))
+            units.append(
+                _unit(unit_id, sentence.text, positions, spans=spans, origin=origin)
+            )
         else:
             supporting = ctx.refs(cited)
             units.append(
-                _unit(unit_id, sentence.text, positions, supporting=supporting, origin="sentence")
+                _unit(
+                    unit_id,
+                    sentence.text,
+                    positions,
+                    supporting=supporting,
+                    origin="sentence",
+                )
             )
     return units

@@ -6,7 +6,13 @@ import re
 from typing import Any
 
 from schemas.answers import AnswerSubmitted
-from schemas.citations import AnswerCited, Citation, CitationExtraction, Sentence, SupportingPassage
+from schemas.citations import (
+    AnswerCited,
+    Citation,
+    CitationExtraction,
+    Sentence,
+    SupportingPassage,
+)
 from schemas.scoring import ScoreExplanation, SourceScore
 from services.text.offsets import Utf16Index
 
@@ -107,7 +113,11 @@ def section_text(cited_answer: AnswerCited, source_index: int, section_id: str) 
         if c.start_char is not None and (c.section_id or src.doc_id) == section_id
     ]
     if not placed:
-        own = [c.text for c in src.chunks if c.start_char is None and c.chunk_id == section_id]
+        own = [
+            c.text
+            for c in src.chunks
+            if c.start_char is None and c.chunk_id == section_id
+        ]
         return own[0]
     size = max(start + len(text) for start, text in placed)
     chars = ["\x00"] * size

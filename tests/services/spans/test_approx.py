@@ -29,18 +29,25 @@ def _distance(a: str, b: str) -> int:
     for i, x in enumerate(a, 1):
         current = [i]
         for j, y in enumerate(b, 1):
-            current.append(min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + (x != y)))
+            current.append(
+                min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + (x != y))
+            )
         previous = current
     return previous[-1]
 
 
 @settings(max_examples=300, deadline=None)
-@given(st.text(_ALPHABET, min_size=1, max_size=40), st.text(_ALPHABET, min_size=1, max_size=80))
+@given(
+    st.text(_ALPHABET, min_size=1, max_size=40),
+    st.text(_ALPHABET, min_size=1, max_size=80),
+)
 def test_search_finds_every_lowest_error_end(text: str, pattern: str) -> None:
     errors = _oracle_end_errors(text, pattern)
     lowest = min(errors)
     matches = approx_search(text, pattern, max_errors=len(pattern) + len(text))
-    assert [m.end for m in matches] == [end + 1 for end, e in enumerate(errors) if e == lowest]
+    assert [m.end for m in matches] == [
+        end + 1 for end, e in enumerate(errors) if e == lowest
+    ]
     for match in matches:
         assert match.errors == lowest
         assert _distance(text[match.start : match.end], pattern) == lowest
@@ -53,7 +60,11 @@ def test_search_respects_the_error_budget() -> None:
 
 
 def test_exact_occurrences_are_all_reported() -> None:
-    assert [(m.start, m.end) for m in search("abab ab", "ab", 1)] == [(0, 2), (2, 4), (5, 7)]
+    assert [(m.start, m.end) for m in search("abab ab", "ab", 1)] == [
+        (0, 2),
+        (2, 4),
+        (5, 7),
+    ]
 
 
 def test_longest_start_is_chosen_among_equal_errors() -> None:

@@ -3,6 +3,7 @@ own test suite (corpus/anchoring/hypothesis_cases.json)."""
 
 from __future__ import annotations
 
+import itertools
 import json
 from functools import cache
 from typing import Any
@@ -40,9 +41,13 @@ def test_match_quote_case(case_id: str) -> None:
     if "quotes" in case:
         scores = [match_quote(text, quote).score for quote in case["quotes"]]
     elif "prefixes" in case:
-        scores = [match_quote(text, case["quote"], prefix=p).score for p in case["prefixes"]]
+        scores = [
+            match_quote(text, case["quote"], prefix=p).score for p in case["prefixes"]
+        ]
     elif "suffixes" in case:
-        scores = [match_quote(text, case["quote"], suffix=s).score for s in case["suffixes"]]
+        scores = [
+            match_quote(text, case["quote"], suffix=s).score for s in case["suffixes"]
+        ]
     else:
         match = match_quote(
             text,
@@ -66,4 +71,4 @@ def test_match_quote_case(case_id: str) -> None:
             assert expect["score_gt"] < match.score < expect["score_lt"]
         return
     assert expect["scores_strictly_decreasing"]
-    assert all(a > b for a, b in zip(scores, scores[1:])), scores
+    assert all(a > b for a, b in itertools.pairwise(scores)), scores

@@ -6,15 +6,32 @@ from services.spans.logic import resolve_answer
 from tests.services.spans.builders import chunk, cited, section_text, source
 
 
-def _unit(uid: str, text: str, kind: str = "verbatim", quote: str | None = None, *sources: int):
-    return {"id": uid, "text": text, "kind": kind, "quote": quote, "source_indexes": list(sources)}
+def _unit(
+    uid: str, text: str, kind: str = "verbatim", quote: str | None = None, *sources: int
+):
+    return {
+        "id": uid,
+        "text": text,
+        "kind": kind,
+        "quote": quote,
+        "source_indexes": list(sources),
+    }
 
 
 def test_verbatim_quote_becomes_a_span_with_section_offsets() -> None:
     text = "Officers must file FIR immediately [1]."
     answer = cited(
         text,
-        [source(1, chunk("Step 4. File FIR immediately.", section_id="GSOP_004", start_char=40))],
+        [
+            source(
+                1,
+                chunk(
+                    "Step 4. File FIR immediately.",
+                    section_id="GSOP_004",
+                    start_char=40,
+                ),
+            )
+        ],
         units=[_unit("S1", text, "verbatim", "File FIR immediately", 1)],
     )
     unit = resolve_answer(answer).resolution.units[0]
@@ -31,11 +48,18 @@ def test_quote_across_a_chunk_boundary_resolves_in_the_section() -> None:
     sources = [
         source(
             2,
-            chunk("The committee met on Monday and ", chunk_id="c1", section_id="s", start_char=0),
+            chunk(
+                "The committee met on Monday and ",
+                chunk_id="c1",
+                section_id="s",
+                start_char=0,
+            ),
             chunk("decided to adjourn.", chunk_id="c2", section_id="s", start_char=32),
         )
     ]
-    answer = cited("x", sources, units=[_unit("U1", "x", "verbatim", "Monday and decided", 2)])
+    answer = cited(
+        "x", sources, units=[_unit("U1", "x", "verbatim", "Monday and decided", 2)]
+    )
     [span] = resolve_answer(answer).resolution.units[0].source_spans
     assert span.quote == "Monday and decided"
     assert section_text(answer, 2, "s")[span.start_char : span.end_char] == span.quote
@@ -44,8 +68,12 @@ def test_quote_across_a_chunk_boundary_resolves_in_the_section() -> None:
 
 
 def test_normalised_match_keeps_the_source_text() -> None:
-    sources = [source(1, chunk("the \ufb01rst infor-\nmation \u201cage\u201d", start_char=0))]
-    answer = cited("x", sources, units=[_unit("U1", "x", "verbatim", 'first information "age"', 1)])
+    sources = [
+        source(1, chunk("the \ufb01rst infor-\nmation \u201cage\u201d", start_char=0))
+    ]
+    answer = cited(
+        "x", sources, units=[_unit("U1", "x", "verbatim", 'first information "age"', 1)]
+    )
     [span] = resolve_answer(answer).resolution.units[0].source_spans
     assert span.quote == "\ufb01rst infor-\nmation \u201cage\u201d"
     assert span.locator is not None and span.locator.selector.exact == span.quote
@@ -54,10 +82,15 @@ def test_normalised_match_keeps_the_source_text() -> None:
 def test_not_found_is_downgraded_with_a_closest_match() -> None:
     text = "It was the best of tims [1]."
     sources = [
-        source(1, chunk("It was the best of times, it was the worst of times.", start_char=0),
-               source_id="S-1"),
+        source(
+            1,
+            chunk("It was the best of times, it was the worst of times.", start_char=0),
+            source_id="S-1",
+        ),
     ]
-    answer = cited(text, sources, units=[_unit("U1", text, "verbatim", "the best of tims", 1)])
+    answer = cited(
+        text, sources, units=[_unit("U1", text, "verbatim", "the best of tims", 1)]
+    )
     resolved = resolve_answer(answer).resolution
     [unit] = resolved.units
     assert unit.kind == "derived" and unit.downgraded
@@ -93,7 +126,10 @@ def test_case_difference_is_downgraded() -> None:
 def test_derived_units_keep_their_sources_and_no_spans() -> None:
     answer = cited(
         "Preserve evidence safely.",
-        [source(1, chunk("Preserve evidence safely."), source_id="GSOP_004"), source(2)],
+        [
+            source(1, chunk("Preserve evidence safely."), source_id="GSOP_004"),
+            source(2),
+        ],
         units=[_unit("S2", "Preserve evidence safely.", "derived", None, 1, 2, 7)],
     )
     unit = resolve_answer(answer).resolution.units[0]
@@ -119,9 +155,15 @@ def test_own_sources_first_then_any_source() -> None:
         source(2, chunk("a shared sentence here too", start_char=0)),
         source(3, chunk("nothing", start_char=0)),
     ]
-    own = cited("x", sources, units=[_unit("U1", "x", "verbatim", "shared sentence", 2)])
-    assert [s.source_index for s in resolve_answer(own).resolution.units[0].source_spans] == [2]
-    elsewhere = cited("x", sources, units=[_unit("U1", "x", "verbatim", "shared sentence", 3)])
+    own = cited(
+        "x", sources, units=[_unit("U1", "x", "verbatim", "shared sentence", 2)]
+    )
+    assert [
+        s.source_index for s in resolve_answer(own).resolution.units[0].source_spans
+    ] == [2]
+    elsewhere = cited(
+        "x", sources, units=[_unit("U1", "x", "verbatim", "shared sentence", 3)]
+    )
     spans = resolve_answer(elsewhere).resolution.units[0].source_spans
     assert [s.source_index for s in spans] == [1, 2]
 

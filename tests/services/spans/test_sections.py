@@ -17,7 +17,9 @@ def test_touching_chunks_are_joined() -> None:
             {"chunk_id": "a", "text": "hello ", "section_id": "s", "start_char": 0},
         )
     )
-    assert [(p.section_id, p.section_start, p.text) for p in pieces] == [("s", 0, "hello world.")]
+    assert [(p.section_id, p.section_start, p.text) for p in pieces] == [
+        ("s", 0, "hello world.")
+    ]
     assert [place.chunk.chunk_id for place in pieces[0].places] == ["a", "b"]
     assert pieces[0].place_at(7).chunk.chunk_id == "b"
 

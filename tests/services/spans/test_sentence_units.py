@@ -21,18 +21,28 @@ _SOURCES = [
 
 def test_sentence_found_in_a_chunk_is_verbatim() -> None:
     text = "Paris is the capital of France [1]. Lyon has good food [2]."
-    answer = cited(text, _SOURCES, sentences=["Paris is the capital of France [1].", "Lyon has good food [2]."])
+    answer = cited(
+        text,
+        _SOURCES,
+        sentences=["Paris is the capital of France [1].", "Lyon has good food [2]."],
+    )
     first, second = resolve_answer(answer).resolution.units
     assert (first.id, first.kind, first.origin) == ("S1", "verbatim", "sentence")
     assert first.source_spans[0].quote == "Paris is the capital of France."
     assert (first.start, first.end) == (0, len("Paris is the capital of France [1]."))
-    assert (second.kind, second.origin, second.supporting_sources) == ("derived", "sentence", ["doc2"])
+    assert (second.kind, second.origin, second.supporting_sources) == (
+        "derived",
+        "sentence",
+        ["doc2"],
+    )
     assert second.source_spans == []
 
 
 def test_sentence_found_without_its_final_punctuation() -> None:
     text = "It hosts the Louvre museum [1]!"
-    sources = [source(1, chunk("It hosts the Louvre museum, a landmark.", start_char=0))]
+    sources = [
+        source(1, chunk("It hosts the Louvre museum, a landmark.", start_char=0))
+    ]
     [unit] = resolve_answer(cited(text, sources, sentences=[text])).resolution.units
     assert unit.kind == "verbatim"
     assert unit.source_spans[0].quote == "It hosts the Louvre museum"
@@ -49,7 +59,9 @@ def test_quotation_inside_a_sentence_is_verbatim() -> None:
 
 def test_short_quotations_and_sentences_are_not_verbatim() -> None:
     text = 'It is "Paris" [1]. France [1].'
-    units = resolve_answer(cited(text, _SOURCES, sentences=["It is \"Paris\" [1].", "France [1]."])).resolution.units
+    units = resolve_answer(
+        cited(text, _SOURCES, sentences=['It is "Paris" [1].', "France [1]."])
+    ).resolution.units
     assert [u.kind for u in units] == ["derived", "derived"]
     assert units[0].supporting_sources == ["wiki-paris"]
 

@@ -44,7 +44,10 @@ def test_line_end_hyphenation_with_indentation_and_crlf() -> None:
 def test_kept_break_hyphen_view_matches_real_hyphens() -> None:
     source = "a well-\nknown fact"
     assert _found(source, "well-known fact") is None
-    assert _found(source, "well-known fact", keep_break_hyphens=True) == "well-\nknown fact"
+    assert (
+        _found(source, "well-known fact", keep_break_hyphens=True)
+        == "well-\nknown fact"
+    )
     assert has_break_hyphen(source)
 
 
