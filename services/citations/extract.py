@@ -45,28 +45,8 @@ class Extracted:
         return found
 
 
-# The last extraction and the very objects it was made from: the in-process pipeline extracts
-# the same answer twice (scoring, then citations) and the second call reuses the first.
-_last: tuple[str, Sequence[Source], Extracted] | None = None
-
-
 def extract(text: str, sources: Sequence[Source]) -> Extracted:
-    """Find every citation of `text`, resolve it against `sources`, and map it to its sentence.
-
-    Calling again with the same `text` and `sources` objects (identity, not equality) returns
-    the same result, so treat it as read-only.
-    """
-    global _last
-    last = _last
-    if last is not None and last[0] is text and last[1] is sources:
-        return last[2]
-    extracted = extract_fresh(text, sources)
-    _last = (text, sources, extracted)
-    return extracted
-
-
-def extract_fresh(text: str, sources: Sequence[Source]) -> Extracted:
-    """`extract` without reusing the previous result (what benchmarks time)."""
+    """Find every citation of `text`, resolve it against `sources`, and map it to its sentence."""
     code = code_regions(text)
     citations, clusters, problems = find_markers(text, sources, code)
     spans = split_sentences(

@@ -267,17 +267,3 @@ def test_passage_widens_to_neighbouring_sentences_that_add_terms() -> None:
     assert passage.passage == "Whales sing songs. Oceans are deep and blue."
     assert (passage.start_char, passage.end_char) == (22, 22 + len(passage.passage))
     assert passage.score == pytest.approx(1.0)
-
-
-def test_extract_reuses_only_for_the_same_objects() -> None:
-    from services.citations.extract import extract_fresh
-
-    text, source_list = "Fact [1]. More [2].", sources(2)
-    first = extract(text, source_list)
-    assert extract(text, source_list) is first
-    copy = "".join(list(text))
-    again = extract(copy, source_list)
-    assert again is not first
-    assert [c.id for c in again.citations] == [c.id for c in first.citations] == [1, 2]
-    assert extract(copy, sources(1)).citations[1].valid is False
-    assert extract_fresh(text, source_list) is not first
