@@ -253,3 +253,42 @@ def test_adversarial_inputs_segment(text: str, sentences: int) -> None:
     """Long texts built to defeat backward searches or unclosed quotes still segment (these
     took minutes when a search ran back to the start of the text for every candidate)."""
     assert len(extract(text, sources(2)).sentences) == sentences
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        (
+            "**Key finding:** The effect is large [1]. It persists [2].",
+            ["**Key finding:** The effect is large [1].", "It persists [2]."],
+        ),
+        (
+            "According to Smith et al. [3], the effect holds. Next.",
+            ["According to Smith et al. [3], the effect holds.", "Next."],
+        ),
+        ("The U.S. [2] has many states. Next.", ["The U.S. [2] has many states.", "Next."]),
+        ("It costs approx. 5 km. The end.", ["It costs approx. 5 km.", "The end."]),
+        ('He said, "It works." [1] Then he left.', ['He said, "It works." [1]', "Then he left."]),
+        ('"It works [1]." Then he left.', ['"It works [1]."', "Then he left."]),
+        (
+            "| Drug | Dose |\n|---|---|\n| A | 5 mg |",
+            ["| Drug | Dose |", "|---|---|", "| A | 5 mg |"],
+        ),
+        (
+            "In summary:\n\n1. Point one [1].\n2. Point two [2].",
+            ["In summary:", "1. Point one [1].", "2. Point two [2]."],
+        ),
+        (
+            "Dr. Jones, Ph.D., said it [1]. She agreed.",
+            ["Dr. Jones, Ph.D., said it [1].", "She agreed."],
+        ),
+        (
+            "Prices rose 3.5% in Q1. [2] Analysts expect more.",
+            ["Prices rose 3.5% in Q1. [2]", "Analysts expect more."],
+        ),
+        ("This is it... [1] Next one.", ["This is it... [1]", "Next one."]),
+        ("What? [1] Really.", ["What? [1]", "Really."]),
+    ],
+)
+def test_llm_answer_shapes(text: str, expected: list[str]) -> None:
+    assert texts(text) == expected
