@@ -15,7 +15,13 @@ from services.citations.maps import citation_map, sentence_map
 from services.citations.references import ama_reference, references
 from services.citations.stage import STAGE
 from services.runtime.stage import Message
-from tests.services.citations.helpers import chunk, scored, source, sources
+from tests.services.citations.helpers import (
+    chunk,
+    scored,
+    scored_by_scoring_stage,
+    source,
+    sources,
+)
 
 SEED_TEXT = (
     "The capital of France is Paris [1], located on the Seine River [1]. It has "
@@ -48,8 +54,8 @@ def test_maps_with_invalid_and_uncited_sentences() -> None:
     assert found.sentences_by_source() == {1: [0, 2]}
 
 
-def _cited(text: str, source_list, **options) -> AnswerCited:
-    return cite_answer(scored(text, source_list, **options))
+def _cited(text: str, source_list) -> AnswerCited:
+    return cite_answer(scored(text, source_list))
 
 
 def test_segments_tile_the_text_and_carry_sources() -> None:
@@ -169,16 +175,28 @@ def test_supporting_passage_is_best_window_with_section_offsets() -> None:
 
 
 def test_passages_follow_passage_sources_order_and_cap() -> None:
-    answer = "Dogs bark at night [3][2][1]."
-    cited = _cited(answer, _library(), max_citations=2)
-    assert len(cited.passage_sources) == 2
-    assert [p.source_index for p in cited.extraction.passages] == cited.passage_sources
+    cited = cite_answer(
+        scored("Dogs bark at night [3][2][1]. Whales sing [1].", _library(), [2, 1])
+    )
+    pairs = [(p.source_index, p.sentence_index) for p in cited.extraction.passages]
+    assert pairs == [(2, 0), (1, 0), (1, 1)]
 
 
-def test_passages_skip_ineligible_sources() -> None:
-    cited = _cited("Dogs bark at night [1][2][3].", _library(), min_citation_score=1.01)
-    assert cited.passage_sources == []
+def test_no_passages_without_passage_sources() -> None:
+    cited = cite_answer(scored("Dogs bark at night [1][2][3].", _library(), []))
     assert cited.extraction.passages == []
+
+
+def test_with_the_real_scoring_stage() -> None:
+    """The scoring stage decides eligibility and the cap; passages follow its choice."""
+    text = "Dogs bark at night [3][2][1]. Whales sing [1]."
+    capped = cite_answer(scored_by_scoring_stage(text, _library(), max_citations=2))
+    assert len(capped.passage_sources) == 2
+    assert [p.source_index for p in capped.extraction.passages if p.sentence_index == 0] == (
+        capped.passage_sources
+    )
+    none = cite_answer(scored_by_scoring_stage(text, _library(), min_citation_score=1.01))
+    assert none.passage_sources == [] and none.extraction.passages == []
 
 
 def test_cite_answer_event_round_trips() -> None:
