@@ -135,29 +135,28 @@ def _split(layout: AnswerLayout, chips: _Chips) -> tuple[list[str], list[str]]:
     starting there opens around the marker)."""
     text = layout.text
     markers = layout.markers
-    boundaries: list[int] = []
-    for unit_range in layout.units:
-        boundaries.append(unit_range.start)
-        boundaries.append(unit_range.end)
     tags = _unit_tags(layout.units)
-    end_of_text = len(text) + 1
-    boundaries.append(end_of_text)
-    markers_left = len(markers)
+    # positions with a sentinel each: past the text for unit boundaries, further for markers
+    boundaries = [p for u in layout.units for p in (u.start, u.end)]
+    boundaries.append(len(text) + 1)
+    starts = [marker.start for marker in markers]
+    starts.append(len(text) + 2)
+    ends = [marker.end for marker in markers]
+    marker_chips = [chips.render(marker.citations) for marker in markers]
     pieces: list[str] = []
     inserts: list[str] = []
     cursor = boundary = marker = 0
-    while boundary < len(tags) or marker < markers_left:
+    for _ in range(len(tags) + len(markers)):
         position = boundaries[boundary]
-        if marker == markers_left or position <= markers[marker].start:
+        if position <= starts[marker]:
             pieces.append(text[cursor:position])
             inserts.append(tags[boundary])
             cursor = position
             boundary += 1
         else:
-            found = markers[marker]
-            pieces.append(text[cursor : found.start])
-            inserts.append(chips.render(found.citations))
-            cursor = found.end
+            pieces.append(text[cursor : starts[marker]])
+            inserts.append(marker_chips[marker])
+            cursor = ends[marker]
             marker += 1
     pieces.append(text[cursor:])
     return pieces, inserts
