@@ -35,7 +35,7 @@ def resolved_bench_answer() -> AnswerResolved:
     """The SPEC §7 answer through the real stages up to `answer.resolved`."""
     admitted = admit_data(orjson.dumps(bench_answer()), event_id="bench-formatting")
     if not isinstance(admitted, AnswerAccepted):
-        raise RuntimeError(f"benchmark answer rejected: {admitted}")
+        raise TypeError(f"benchmark answer rejected: {admitted}")
     return resolve_answer(cite_answer(score_answer(admitted)))
 
 
@@ -51,8 +51,12 @@ def median_ms(fn: Callable[[], object], runs: int, warmup: int = 20) -> float:
     return statistics.median(samples) * 1000
 
 
-def paired_ms(fn: Callable[[], object], reference: Callable[[], object], runs: int,
-              warmup: int = 20) -> tuple[float, float, float]:
+def paired_ms(
+    fn: Callable[[], object],
+    reference: Callable[[], object],
+    runs: int,
+    warmup: int = 20,
+) -> tuple[float, float, float]:
     """Medians (ms) of `fn` and `reference` timed alternately, and the median of their
     per-pair ratio: a figure that holds while the machine's load changes."""
     for _ in range(warmup):
@@ -68,7 +72,11 @@ def paired_ms(fn: Callable[[], object], reference: Callable[[], object], runs: i
         own.append(middle - start)
         ref.append(end - middle)
         ratios.append((middle - start) / (end - middle))
-    return statistics.median(own) * 1000, statistics.median(ref) * 1000, statistics.median(ratios)
+    return (
+        statistics.median(own) * 1000,
+        statistics.median(ref) * 1000,
+        statistics.median(ratios),
+    )
 
 
 def bench_formatting(runs: int) -> dict[str, Any]:
@@ -88,13 +96,18 @@ def bench_formatting(runs: int) -> dict[str, Any]:
         "citations": len(formatted.citations),
         "sources": len(formatted.sources),
         "units": len(formatted.answer_units.units),
-        "verbatim_units": sum(u.kind == "verbatim" for u in formatted.answer_units.units),
+        "verbatim_units": sum(
+            u.kind == "verbatim" for u in formatted.answer_units.units
+        ),
         "html_bytes": len(formatted.renderings.html.encode()),
         "format_answer_ms": total,
         "escape_9kb_ms": escape,
         "format_over_escape": ratio,
         "sources_ms": median_ms(
-            lambda: format_sources(answer.sources, resolved.scores, resolved.extraction), runs
+            lambda: format_sources(
+                answer.sources, resolved.scores, resolved.extraction
+            ),
+            runs,
         ),
         "layout_ms": median_ms(lambda: build_layout(resolved, sources), runs),
     }

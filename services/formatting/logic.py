@@ -11,7 +11,12 @@ from collections.abc import Callable
 from schemas.answers import RenderingName
 from schemas.formatted import AnswerFormatted, AnswerUnits, FormattedSource, Renderings
 from schemas.spans import AnswerResolved
-from services.formatting.layout import AnswerLayout, is_linkable, marker_ranges, unit_ranges
+from services.formatting.layout import (
+    AnswerLayout,
+    is_linkable,
+    marker_ranges,
+    unit_ranges,
+)
 from services.formatting.render_html import render_html
 from services.formatting.render_markdown import render_markdown
 from services.formatting.render_plain import render_plain
@@ -55,7 +60,9 @@ def format_answer(resolved: AnswerResolved) -> AnswerFormatted:
     )
 
 
-def build_layout(resolved: AnswerResolved, sources: list[FormattedSource]) -> AnswerLayout:
+def build_layout(
+    resolved: AnswerResolved, sources: list[FormattedSource]
+) -> AnswerLayout:
     """Markers, units and per-source data of one answer, shared by its renderings."""
     text = resolved.answer.text
     extraction = resolved.extraction

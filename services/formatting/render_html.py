@@ -90,7 +90,8 @@ _REFERENCE = start_tag(
 # fields: href, text
 _REFERENCE_LINK = (
     start_tag(
-        "a", {"class": "reference-link", "href": None, "rel": LINK_REL, "target": "_blank"}
+        "a",
+        {"class": "reference-link", "href": None, "rel": LINK_REL, "target": "_blank"},
     )
     + "%s"
     + end_tag("a")
@@ -119,7 +120,9 @@ def render_html(layout: AnswerLayout) -> str:
     if cited:
         markup.append(_REFERENCES)
         for position, index in enumerate(cited):
-            before, after = escaped[len(cited) + 2 * position : len(cited) + 2 * position + 2]
+            before, after = escaped[
+                len(cited) + 2 * position : len(cited) + 2 * position + 2
+            ]
             _reference(markup, index, before, links[position][1], after, anchor)
         markup.append(_REFERENCES_END)
     markup.append(_DIV_END)
@@ -179,16 +182,19 @@ def _unit_tags(units: list[UnitRange]) -> list[str]:
         unit = unit_range.unit
         if unit_range.clickable:
             span = unit.source_spans[0]
-            tags.append(_VERBATIM_UNIT % (
-                next(escaped),
-                span.source_index,
-                next(escaped),
-                next(escaped),
-                next(escaped),
-                span.start_char,
-                span.end_char,
-                len(unit.source_spans),
-            ))
+            tags.append(
+                _VERBATIM_UNIT
+                % (
+                    next(escaped),
+                    span.source_index,
+                    next(escaped),
+                    next(escaped),
+                    next(escaped),
+                    span.start_char,
+                    span.end_char,
+                    len(unit.source_spans),
+                )
+            )
         else:
             tags.append(_OTHER_UNIT % (next(escaped), unit.kind))
         tags.append(_UNIT_END)
@@ -198,7 +204,7 @@ def _unit_tags(units: list[UnitRange]) -> list[str]:
 class _Chips:
     """Citation chips, built once per distinct (citation id, source, validity, problem)."""
 
-    __slots__ = ("_cache", "_titles", "_anchor")
+    __slots__ = ("_anchor", "_cache", "_titles")
 
     def __init__(self, titles: dict[int, str], anchor: str) -> None:
         """`titles`: the escaped chip title of each source a valid citation may link to."""
@@ -222,7 +228,13 @@ class _Chips:
         index = citation.source_index
         if citation.valid and index in self._titles:
             title = self._titles[index]
-            return _CHIP % (f"#{self._anchor}{index}", title, citation.id, index, citation.id)
+            return _CHIP % (
+                f"#{self._anchor}{index}",
+                title,
+                citation.id,
+                index,
+                citation.id,
+            )
         return _INVALID_CHIP % (
             escape_html(citation.problem or _INVALID_TITLE),
             citation.id,
@@ -231,8 +243,14 @@ class _Chips:
         )
 
 
-def _reference(markup: list[str], index: int, before: str, link: str | None, after: str,
-               anchor: str) -> None:
+def _reference(
+    markup: list[str],
+    index: int,
+    before: str,
+    link: str | None,
+    after: str,
+    anchor: str,
+) -> None:
     """One reference list item: the escaped reference text around its link, if any."""
     markup.append(_REFERENCE % (f"{anchor}{index}", index, index))
     markup.append(before)

@@ -56,14 +56,18 @@ def render_markdown(layout: AnswerLayout) -> str:
     return "".join(out)
 
 
-def _chips(citations: list[Citation], sources: dict[int, FormattedSource]) -> tuple[str, bool]:
+def _chips(
+    citations: list[Citation], sources: dict[int, FormattedSource]
+) -> tuple[str, bool]:
     """The markdown of one marker's citations, and whether it ends with a footnote
     reference (which the text after it must not extend)."""
     parts = []
     linked = False
     for citation in citations:
         linked = is_linkable(citation, sources)
-        parts.append(f"[^{citation.source_index}]" if linked else f"\\[{citation.id}\\]")
+        parts.append(
+            f"[^{citation.source_index}]" if linked else f"\\[{citation.id}\\]"
+        )
     return "".join(parts), linked
 
 
@@ -72,7 +76,9 @@ def _definitions(cited: list[FormattedSource]) -> list[str]:
     space gets a leading label, so that no line can be read as a link reference
     definition (`[^N]: destination`)."""
     links = [reference_link(source) for source in cited]
-    escaped = escape_markdown_lines([part for before, _, after in links for part in (before, after)])
+    escaped = escape_markdown_lines(
+        [part for before, _, after in links for part in (before, after)]
+    )
     lines = []
     for position, source in enumerate(cited):
         before, link, _ = links[position]

@@ -51,24 +51,24 @@ def format_sources(
         score = by_index.get(index)
         count = counts.get(index, 0)
         rows.append(
-            dict(
-                index=index,
-                kind=source.kind,
-                title=source.title,
-                url=source.url,
-                safe_url=safe_url(source.url),
-                doc_id=source.doc_id,
-                source_id=source.source_id,
-                format=source.format,
-                retriever_score=source.score,
-                score=score.score if score else 0.0,
-                rank=score.rank if score else len(sources),
-                eligible=score.eligible if score else False,
-                cited=count > 0,
-                citation_count=count,
-                reference=references.get(str(index)) or _fallback_reference(source),
-                excerpt=excerpt(source.chunks[0].text) if source.chunks else "",
-            )
+            {
+                "index": index,
+                "kind": source.kind,
+                "title": source.title,
+                "url": source.url,
+                "safe_url": safe_url(source.url),
+                "doc_id": source.doc_id,
+                "source_id": source.source_id,
+                "format": source.format,
+                "retriever_score": source.score,
+                "score": score.score if score else 0.0,
+                "rank": score.rank if score else len(sources),
+                "eligible": score.eligible if score else False,
+                "cited": count > 0,
+                "citation_count": count,
+                "reference": references.get(str(index)) or _fallback_reference(source),
+                "excerpt": excerpt(source.chunks[0].text) if source.chunks else "",
+            }
         )
     return _SOURCES.validate_python(rows)
 

@@ -106,8 +106,15 @@ def build_resolved(
     by_index = {s["index"]: s for s in sources}
     citations, clusters = [], []
     for cluster_index, (start, end, mark) in enumerate(built.marks):
-        position = dict(start=start, end=end, start_utf16=utf16(start), end_utf16=utf16(end))
-        clusters.append({**position, "marker": mark.marker, "citation_ids": list(mark.ids)})
+        position = {
+            "start": start,
+            "end": end,
+            "start_utf16": utf16(start),
+            "end_utf16": utf16(end),
+        }
+        clusters.append(
+            {**position, "marker": mark.marker, "citation_ids": list(mark.ids)}
+        )
         for cid in mark.ids:
             valid = mark.valid and cid in by_index
             citations.append(
@@ -117,12 +124,19 @@ def build_resolved(
                     "marker": mark.marker,
                     "source_index": cid if cid in by_index else None,
                     "valid": valid,
-                    "problem": None if valid else (mark.problem or f"no source [{cid}]"),
+                    "problem": None
+                    if valid
+                    else (mark.problem or f"no source [{cid}]"),
                     "cluster_index": cluster_index,
                 }
             )
-    units = [_unit(start, end, unit, text, by_index, utf16) for start, end, unit in built.units]
-    counts = {i: sum(1 for c in citations if c["valid"] and c["id"] == i) for i in by_index}
+    units = [
+        _unit(start, end, unit, text, by_index, utf16)
+        for start, end, unit in built.units
+    ]
+    counts = {
+        i: sum(1 for c in citations if c["valid"] and c["id"] == i) for i in by_index
+    }
     ranked = sorted(by_index, key=lambda i: -(by_index[i].get("score") or 0))
     scores = [
         {
@@ -138,7 +152,12 @@ def build_resolved(
         for rank, i in enumerate(ranked)
     ]
     problems = [
-        {"code": "invalid_citation", "message": c["problem"], "start": c["start"], "end": c["end"]}
+        {
+            "code": "invalid_citation",
+            "message": c["problem"],
+            "start": c["start"],
+            "end": c["end"],
+        }
         for c in citations
         if not c["valid"]
     ]
@@ -172,7 +191,8 @@ def build_resolved(
                     }
                 ],
                 "citation_map": {
-                    str(c["id"]): [{"sentence_index": 0, "sentence_text": text}] for c in citations
+                    str(c["id"]): [{"sentence_index": 0, "sentence_text": text}]
+                    for c in citations
                 },
                 "sentence_map": {"0": [c["id"] for c in citations]},
                 "references": references

@@ -17,11 +17,28 @@ from tests.conftest import corpus_path
 
 FORBIDDEN_ELEMENTS = frozenset(
     {
-        "script", "style", "iframe", "frame", "frameset", "object", "embed", "applet",
-        "form", "svg", "math", "base", "meta", "link", "img", "template", "noscript",
+        "script",
+        "style",
+        "iframe",
+        "frame",
+        "frameset",
+        "object",
+        "embed",
+        "applet",
+        "form",
+        "svg",
+        "math",
+        "base",
+        "meta",
+        "link",
+        "img",
+        "template",
+        "noscript",
     }
 )
-URL_ATTRIBUTES = frozenset({"href", "src", "action", "formaction", "xlink:href", "data"})
+URL_ATTRIBUTES = frozenset(
+    {"href", "src", "action", "formaction", "xlink:href", "data"}
+)
 SCRIPTABLE_SCHEMES = ("javascript:", "vbscript:", "data:")
 # What a browser ignores inside a URL scheme: whitespace and control characters.
 _URL_NOISE = re.compile(r"[\x00-\x20\x7f]+")
@@ -31,10 +48,14 @@ _DOCUMENT_ELEMENTS = frozenset({"html", "head", "body"})
 
 def bleach_clean(html: str) -> str:
     """`bleach.clean` with exactly the renderer's allow-list, escaping (not stripping)."""
-    return bleach.clean(html, tags=TAGS, attributes=ATTRIBUTES, protocols=PROTOCOLS, strip=False)
+    return bleach.clean(
+        html, tags=TAGS, attributes=ATTRIBUTES, protocols=PROTOCOLS, strip=False
+    )
 
 
-def executable_findings(html: str, *, allowed_tags: frozenset[str] | None = None) -> list[str]:
+def executable_findings(
+    html: str, *, allowed_tags: frozenset[str] | None = None
+) -> list[str]:
     """Everything executable a browser-style parse of `html` finds (empty when inert):
     forbidden elements, on* handlers, style attributes, scriptable URLs, and, when
     `allowed_tags` is given, any element outside it."""
@@ -45,7 +66,11 @@ def executable_findings(html: str, *, allowed_tags: frozenset[str] | None = None
         local = tag.rsplit("}", 1)[-1].lower()
         if tag.startswith("{") or local in FORBIDDEN_ELEMENTS:
             findings.append(f"element <{tag}>")
-        elif allowed_tags is not None and local and local not in allowed_tags | _DOCUMENT_ELEMENTS:
+        elif (
+            allowed_tags is not None
+            and local
+            and local not in allowed_tags | _DOCUMENT_ELEMENTS
+        ):
             findings.append(f"unexpected element <{tag}>")
         for name, value in element.attrib.items():
             attr = _attribute_name(name)
@@ -71,7 +96,9 @@ def _attribute_name(name: str) -> str:
 def xss_payloads() -> list[str]:
     """Every payload of corpus/xss: payloads.json and the DOMPurify cases' inputs."""
     payloads = json.loads(Path(corpus_path("xss", "payloads.json")).read_text("utf-8"))
-    dompurify = json.loads(Path(corpus_path("xss", "dompurify_expect.json")).read_text("utf-8"))
+    dompurify = json.loads(
+        Path(corpus_path("xss", "dompurify_expect.json")).read_text("utf-8")
+    )
     found = [entry["payload"] for entry in payloads["payloads"]]
     found += [case["payload"] for case in dompurify["cases"]]
     return list(dict.fromkeys(found))
@@ -101,6 +128,10 @@ def markdown_findings(markdown: str, safe_urls: set[str]) -> list[str]:
     tree = html5lib.parse(rendered, namespaceHTMLElements=False)
     for element in tree.iter():
         href = element.get("href")
-        if href is not None and not href.startswith("#") and unquote(href) not in allowed:
+        if (
+            href is not None
+            and not href.startswith("#")
+            and unquote(href) not in allowed
+        ):
             found.append(f"markdown links to {href!r}")
     return found

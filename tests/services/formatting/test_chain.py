@@ -45,12 +45,19 @@ def test_bench_answer_renders_every_citation_and_unit(bench: AnswerFormatted) ->
     valid = [c for c in bench.citations if c.valid]
     assert len(chips) == len(valid) == 50
     assert [(a.get("data-citation-id"), a.get("data-source-index")) for a in chips] == [
-        (str(c.id), str(c.source_index)) for c in valid]
+        (str(c.id), str(c.source_index)) for c in valid
+    ]
     spans = [s for s in tree.iter("span") if "unit" in (s.get("class") or "").split()]
     verbatim = [s for s in spans if s.get("role") == "button"]
     assert len(spans) == len(bench.answer_units.units)
-    assert len(verbatim) == sum(
-        u.kind == "verbatim" and bool(u.source_spans) for u in bench.answer_units.units) == 20
+    assert (
+        len(verbatim)
+        == sum(
+            u.kind == "verbatim" and bool(u.source_spans)
+            for u in bench.answer_units.units
+        )
+        == 20
+    )
     assert bleach_clean(bench.renderings.html) == bench.renderings.html
     assert not executable_findings(bench.renderings.html, allowed_tags=TAGS)
 
@@ -58,9 +65,13 @@ def test_bench_answer_renders_every_citation_and_unit(bench: AnswerFormatted) ->
 def test_bench_answer_markdown_and_plain(bench: AnswerFormatted) -> None:
     body = bench.renderings.markdown.split("\n\n[^", 1)[0]
     assert len(re.findall(r"\[\^\d+\]", body)) == 50
-    assert not re.search(r"\[\d+\]", bench.renderings.plain.split("\n\nReferences\n")[0])
+    assert not re.search(
+        r"\[\d+\]", bench.renderings.plain.split("\n\nReferences\n")[0]
+    )
     assert "  " not in bench.renderings.plain and " ." not in bench.renderings.plain
-    assert bench.renderings.plain.count("\n[") == len({c.source_index for c in bench.citations})
+    assert bench.renderings.plain.count("\n[") == len(
+        {c.source_index for c in bench.citations}
+    )
 
 
 def test_bench_answer_sources_and_problems(bench: AnswerFormatted) -> None:
@@ -76,13 +87,25 @@ def _hostile(payload: str) -> dict[str, Any]:
         "answer_id": "xss-1",
         "query": payload,
         "text": f"Paris {payload} is the capital [1]. It uses [Web Source 1]({payload}) and "
-                f"[Web Source 1](https://example.org/{payload}) [2]. {payload}[1][2]\n{payload}",
+        f"[Web Source 1](https://example.org/{payload}) [2]. {payload}[1][2]\n{payload}",
         "sources": [
-            {"index": 1, "title": payload, "authors": [payload, "Doe J"], "journal": payload,
-             "doi": payload, "url": payload,
-             "chunks": [{"text": f"Paris {payload} is the capital of France."}]},
-            {"index": 2, "kind": "web", "title": payload, "url": f"https://example.org/{payload}",
-             "authors": [payload], "chunks": [{"text": "Algorithms are used. " + payload}]},
+            {
+                "index": 1,
+                "title": payload,
+                "authors": [payload, "Doe J"],
+                "journal": payload,
+                "doi": payload,
+                "url": payload,
+                "chunks": [{"text": f"Paris {payload} is the capital of France."}],
+            },
+            {
+                "index": 2,
+                "kind": "web",
+                "title": payload,
+                "url": f"https://example.org/{payload}",
+                "authors": [payload],
+                "chunks": [{"text": "Algorithms are used. " + payload}],
+            },
         ],
     }
 
@@ -101,12 +124,26 @@ def test_every_payload_through_the_real_chain_is_inert() -> None:
         problems += markdown_findings(formatted.renderings.markdown, safe)
         if problems:
             failures.append(f"{payload!r}: {problems}")
-    assert not failures, f"{len(failures)} of {len(payloads)}: " + "\n".join(failures[:5])
+    assert not failures, f"{len(failures)} of {len(payloads)}: " + "\n".join(
+        failures[:5]
+    )
 
 
 def test_benchmark_runs_and_reports_its_figures() -> None:
     figures = bench_formatting(3)
-    assert (figures["words"], figures["citations"], figures["sources"]) == (1010, 50, 10)
-    for name in ("format_answer", "escape_9kb", "sources", "layout", "markdown", "html", "plain"):
+    assert (figures["words"], figures["citations"], figures["sources"]) == (
+        1010,
+        50,
+        10,
+    )
+    for name in (
+        "format_answer",
+        "escape_9kb",
+        "sources",
+        "layout",
+        "markdown",
+        "html",
+        "plain",
+    ):
         assert figures[f"{name}_ms"] > 0
     assert figures["format_over_escape"] > 0

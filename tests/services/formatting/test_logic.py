@@ -23,7 +23,9 @@ PARTS = [
     Unit("S1", ("Source 1 says ", Mark("[1]", (1,)), "."), "verbatim", (1, 0, 13)),
     " ",
     Unit("S2", ("Both agree ", Mark("[1, 2]", (1, 2)), "."), "derived"),
-    " Nobody ", Mark("[5]", (5,)), ".",
+    " Nobody ",
+    Mark("[5]", (5,)),
+    ".",
 ]
 
 
@@ -40,10 +42,17 @@ def formatted(resolved) -> AnswerFormatted:
 def test_answer_fields_and_extraction_pass_through(resolved, formatted) -> None:
     extraction = resolved.extraction
     assert (formatted.answer_id, formatted.query, formatted.text) == (
-        "ans-7", "Who agrees?", resolved.answer.text)
+        "ans-7",
+        "Who agrees?",
+        resolved.answer.text,
+    )
     assert formatted.citations == extraction.citations
-    assert [(c.id, c.valid) for c in formatted.citations] == [(1, True), (1, True), (2, True),
-                                                               (5, False)]
+    assert [(c.id, c.valid) for c in formatted.citations] == [
+        (1, True),
+        (1, True),
+        (2, True),
+        (5, False),
+    ]
     assert formatted.clusters == extraction.clusters
     assert formatted.sentences == extraction.sentences
     assert formatted.citation_map == extraction.citation_map
@@ -62,34 +71,55 @@ def test_answer_units_keep_kinds_and_spans(formatted) -> None:
 
 
 def test_problems_are_extraction_then_resolution_problems(formatted) -> None:
-    assert [p.code for p in formatted.problems] == ["invalid_citation", "quote_not_found"]
+    assert [p.code for p in formatted.problems] == [
+        "invalid_citation",
+        "quote_not_found",
+    ]
 
 
-def test_sources_carry_metadata_scores_counts_references_and_excerpts(resolved, formatted) -> None:
+def test_sources_carry_metadata_scores_counts_references_and_excerpts(
+    resolved, formatted
+) -> None:
     first, second, third = formatted.sources
     scores = {s.index: s for s in resolved.scores}
     assert [s.index for s in formatted.sources] == [1, 2, 3]
     assert (first.kind, first.title, first.doc_id, first.format) == (
-        "document", "Study 1", "doc1", "text")
+        "document",
+        "Study 1",
+        "doc1",
+        "text",
+    )
     assert first.retriever_score == 1.0
     for formatted_source in formatted.sources:
         score = scores[formatted_source.index]
-        assert (formatted_source.score, formatted_source.rank, formatted_source.eligible) == (
-            score.score, score.rank, score.eligible)
+        assert (
+            formatted_source.score,
+            formatted_source.rank,
+            formatted_source.eligible,
+        ) == (score.score, score.rank, score.eligible)
     assert [(s.cited, s.citation_count) for s in formatted.sources] == [
-        (True, 2), (True, 1), (False, 0)]
+        (True, 2),
+        (True, 1),
+        (False, 0),
+    ]
     assert first.reference == ama(SOURCES[0])
     assert first.excerpt.startswith("Source 1 says the sky is blue")
     assert len(first.excerpt) <= EXCERPT_CHARS + 1 and first.excerpt.endswith("\u2026")
     assert third.excerpt == ""
-    assert (second.url, second.safe_url) == (" https://example.org/a b ", "https://example.org/a%20b")
+    assert (second.url, second.safe_url) == (
+        " https://example.org/a b ",
+        "https://example.org/a%20b",
+    )
     assert (third.url, third.safe_url) == ("javascript:alert(1)", None)
 
 
 def test_a_source_without_reference_falls_back_to_its_title_or_url() -> None:
     formatted = format_answer(build_resolved(PARTS, SOURCES, references={}))
     assert [s.reference for s in formatted.sources] == [
-        "Study 1", " https://example.org/a b ", "Study 3"]
+        "Study 1",
+        " https://example.org/a b ",
+        "Study 3",
+    ]
 
 
 def test_output_is_a_valid_event_payload(formatted) -> None:
@@ -108,7 +138,9 @@ def test_all_three_renderings_by_default(formatted) -> None:
 @pytest.mark.parametrize("asked", [["plain"], ["html", "markdown"], []])
 def test_only_the_renderings_asked_for(asked) -> None:
     formatted = format_answer(build_resolved(PARTS, SOURCES, renderings=asked))
-    produced = {k for k, v in formatted.renderings.model_dump().items() if v is not None}
+    produced = {
+        k for k, v in formatted.renderings.model_dump().items() if v is not None
+    }
     assert produced == set(asked)
 
 
@@ -121,9 +153,11 @@ def test_empty_answer_formats() -> None:
 
 @pytest.mark.parametrize(
     ("text", "expected"),
-    [("short  text\n here", "short text here"),
-     ("word " * 60, ("word " * 40).strip() + "\u2026"),
-     ("x" * 300, "x" * EXCERPT_CHARS + "\u2026")],
+    [
+        ("short  text\n here", "short text here"),
+        ("word " * 60, ("word " * 40).strip() + "\u2026"),
+        ("x" * 300, "x" * EXCERPT_CHARS + "\u2026"),
+    ],
 )
 def test_excerpt(text: str, expected: str) -> None:
     assert excerpt(text) == expected
@@ -133,7 +167,13 @@ def test_stage_reads_resolved_and_publishes_formatted(resolved) -> None:
     event = make_event(resolved, subject="ans-7", source="test", event_id="evt-9")
     message = Message(topic=ANSWERS_RESOLVED, value=encode(event), key=b"ans-7")
     (output,) = STAGE.handle(message)
-    assert (output.topic, output.subject, output.cause_id) == (ANSWERS_FORMATTED, "ans-7", "evt-9")
+    assert (output.topic, output.subject, output.cause_id) == (
+        ANSWERS_FORMATTED,
+        "ans-7",
+        "evt-9",
+    )
     assert isinstance(output.data, AnswerFormatted)
-    round_trip = decode(encode(make_event(output.data, subject="ans-7", source="formatting")))
+    round_trip = decode(
+        encode(make_event(output.data, subject="ans-7", source="formatting"))
+    )
     assert round_trip.data.model_dump() == output.data.model_dump()

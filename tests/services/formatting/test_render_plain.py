@@ -15,7 +15,9 @@ SOURCES = [source(1), source(2, kind="web", url="https://example.org/a")]
 
 def _layout(parts) -> AnswerLayout:
     resolved = build_resolved(parts, SOURCES)
-    sources = format_sources(resolved.answer.sources, resolved.scores, resolved.extraction)
+    sources = format_sources(
+        resolved.answer.sources, resolved.scores, resolved.extraction
+    )
     return build_layout(resolved, sources)
 
 
@@ -30,7 +32,10 @@ M1, M2, M12 = Mark("[1]", (1,)), Mark("[2]", (2,)), Mark("[1, 2]", (1, 2))
     ("parts", "expected"),
     [
         (["Paris is the capital ", M1, "."], "Paris is the capital."),
-        (["Paris is the capital ", M1, ", and big ", M2, "."], "Paris is the capital, and big."),
+        (
+            ["Paris is the capital ", M1, ", and big ", M2, "."],
+            "Paris is the capital, and big.",
+        ),
         (["Paris ", M1, " is big."], "Paris is big."),
         (["Paris", M1, " is big."], "Paris is big."),
         (["Paris is the capital.", M1, " Next ", M2], "Paris is the capital. Next"),
@@ -40,7 +45,10 @@ M1, M2, M12 = Mark("[1]", (1,)), Mark("[2]", (2,)), Mark("[1, 2]", (1, 2))
         (["Paris ", M1, " ", M2, "."], "Paris."),
         (["Paris (", M12, ") is big."], "Paris is big."),
         (["Paris (see ", M1, ") is big."], "Paris (see) is big."),
-        (["Paris ", M1, "\nNext line ", M2, "\n\nParagraph."], "Paris\nNext line\n\nParagraph."),
+        (
+            ["Paris ", M1, "\nNext line ", M2, "\n\nParagraph."],
+            "Paris\nNext line\n\nParagraph.",
+        ),
         (["- item one ", M1, "\n- item two"], "- item one\n- item two"),
         (["Quote \u201cParis\u201d ", M1, "."], "Quote \u201cParis\u201d."),
         (["Keeps  its own  spacing ", M1, "."], "Keeps  its own  spacing."),
@@ -70,7 +78,10 @@ def test_plain_keeps_the_text_verbatim_apart_from_markers() -> None:
 
 
 def test_a_url_spelled_out_in_the_reference_is_not_repeated() -> None:
-    resolved = build_resolved(["A ", M2, "."], SOURCES,
-                              references={"2": "Web page. https://example.org/a. Accessed 2024."})
+    resolved = build_resolved(
+        ["A ", M2, "."],
+        SOURCES,
+        references={"2": "Web page. https://example.org/a. Accessed 2024."},
+    )
     plain = format_answer(resolved).renderings.plain
     assert plain.endswith("[2] Web page. https://example.org/a. Accessed 2024.\n")

@@ -31,10 +31,18 @@ def _answer(payload: str = "", unit_id: str = "U1") -> list[Part]:
         " claim ",
         Mark("[1]", (1,)),
         ". ",
-        Unit(unit_id, ("The sky is ", payload, " blue ", Mark("[2]", (2,)), "."), "verbatim",
-             (2, 9, 24)),
+        Unit(
+            unit_id,
+            ("The sky is ", payload, " blue ", Mark("[2]", (2,)), "."),
+            "verbatim",
+            (2, 9, 24),
+        ),
         " ",
-        Unit("U2", ("Derived ", payload, " text ", Mark("[1, 2]", (1, 2)), "."), "derived"),
+        Unit(
+            "U2",
+            ("Derived ", payload, " text ", Mark("[1, 2]", (1, 2)), "."),
+            "derived",
+        ),
         " Missing ",
         Mark("[9]", (9,)),
         " end ",
@@ -48,8 +56,13 @@ def _sources(**changes: Any) -> list[dict[str, Any]]:
 
 def _with_web_marker(payload: str) -> Any:
     parts = _answer()
-    parts += [" See ", Mark(f"[Web Source 1]({payload})", (2,)), " and ",
-              Mark(f"[Web Source 1]({payload})", (2,), valid=False, problem=payload), "."]
+    parts += [
+        " See ",
+        Mark(f"[Web Source 1]({payload})", (2,)),
+        " and ",
+        Mark(f"[Web Source 1]({payload})", (2,), valid=False, problem=payload),
+        ".",
+    ]
     return build_resolved(parts, _sources())
 
 
@@ -60,21 +73,37 @@ FIELDS: dict[str, Callable[[str], Any]] = {
     # the title with no reference given, so chips and reference list fall back to it
     "title": lambda p: build_resolved(_answer(), _sources(title=p), references={}),
     "url": lambda p: build_resolved(
-        _answer(), [source(1, kind="web", url=p), source(2, url="https://example.org/?q=" + p)]),
+        _answer(),
+        [source(1, kind="web", url=p), source(2, url="https://example.org/?q=" + p)],
+    ),
     "authors_and_journal": lambda p: build_resolved(
-        _answer(), _sources(authors=[p, "Doe J"], journal=p)),
-    "reference": lambda p: build_resolved(_answer(), _sources(), references={"1": p, "2": p}),
+        _answer(), _sources(authors=[p, "Doe J"], journal=p)
+    ),
+    "reference": lambda p: build_resolved(
+        _answer(), _sources(), references={"1": p, "2": p}
+    ),
     "unit_and_source_ids": lambda p: build_resolved(
         _answer(unit_id=p or "x"),
-        [source(1, doc_id=p), source(2, doc_id=p, chunks=[
-            {"chunk_id": p, "text": "x" * 40, "section_id": p, "start_char": 0}])]),
+        [
+            source(1, doc_id=p),
+            source(
+                2,
+                doc_id=p,
+                chunks=[
+                    {"chunk_id": p, "text": "x" * 40, "section_id": p, "start_char": 0}
+                ],
+            ),
+        ],
+    ),
     "web_marker_and_problem": _with_web_marker,
 }
 
 
 def _problems(formatted: AnswerFormatted) -> list[str]:
     safe = frozenset(s.safe_url for s in formatted.sources if s.safe_url)
-    return _rendering_problems(formatted.renderings.html, formatted.renderings.markdown, safe)
+    return _rendering_problems(
+        formatted.renderings.html, formatted.renderings.markdown, safe
+    )
 
 
 @cache
@@ -97,4 +126,6 @@ def test_every_payload_is_inert_in_every_rendering(field: str) -> None:
         problems = _problems(formatted)
         if problems:
             failures.append(f"{payload!r}: {problems}")
-    assert not failures, f"{len(failures)} of {len(payloads)} payloads: " + "\n".join(failures[:5])
+    assert not failures, f"{len(failures)} of {len(payloads)} payloads: " + "\n".join(
+        failures[:5]
+    )
