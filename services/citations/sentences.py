@@ -14,6 +14,9 @@ import re
 from bisect import bisect_left
 
 from services.citations import lexicon
+from services.citations.lists import list_breaks
+from services.citations.markdown import inside
+from services.citations.protected import QUOTE_REACH, protected_intervals
 
 # A run of terminal punctuation with closing quotes/brackets after it
 # (`.`, `?!`, `...`, `. . .`, `."`, `.)`, `.).`).
@@ -22,24 +25,7 @@ _CANDIDATE_CHARS = ".!?…\n\r"
 _LINE_BREAKS = "\n\r"
 _CLOSERS = ")]\"'”’»*_"
 _TOKEN_STRIP = "()[]{}\"'“”‘’«»*_"
-# Quotations and brackets: punctuation inside them does not end a sentence.
-_PAIRS = (("(", ")"), ("[", "]"), ("“", "”"))
-# Single quotations: the opening quote (after a blank or bracket) and what closes it, a quote
-# not followed by a letter (apostrophes inside words, `they'll`, are not closers).
-_SINGLE_QUOTES = (
-    ("'", re.compile(r"'(?!\w)")),
-    ("‘", re.compile(r"’(?!\w)")),
-)
-_QUOTE_REACH = 400
 _LONGEST_TOKEN = 100  # no abbreviation is longer: look no further back for a token
-_LABEL_LEAD = " \t•⁃◦▪‣●"
-_OPENS_QUOTE = " \t\n\r([\u00a0"
-# Items of an inline list written `1. ... 2. ...` (only searched when a line starts with `1.`).
-_DOT_ITEM = re.compile(r"(?<!\S)(?P<label>\d{1,2}|[a-z])\.(?=\s)")
-_DOT_LIST_FIRST = re.compile(r"\n[ \t•⁃◦▪‣●]*[1a]\.\s")
-_DOT_LIST_FIRST_AT_START = re.compile(r"[ \t•⁃◦▪‣●]*[1a]\.\s")
-_BULLET = re.compile(r"(?<!\S)[•⁃◦▪‣●]")
-_BULLETS = "•⁃◦▪‣●"
 # The sentence so far is only a list label: `1`, `a`, `• 9`, `⁃10`.
 _LIST_LABEL = re.compile(r"\s*(?:[•⁃◦▪‣●*+-]\s*)?(?:\d{1,3}|[A-Za-z])[.)]*\s*")
 # The sentence so far is only an introductory time: `At 5`, `By 10:30`.
@@ -70,7 +56,7 @@ class _Scan:
         self.cluster_ends = set(self.cluster_end.values())
         self.code = code
         self.fenced = fenced
-        self.protected = _protected_intervals(text)
+        self.protected = protected_intervals(text)
         self.protected_opens = [open_ for open_, _ in self.protected]
         self.start = 0
         self.spans: list[tuple[int, int]] = []
@@ -126,11 +112,11 @@ class _Scan:
         """Whether a punctuation run lies strictly inside a quotation, parenthesis, bracket or
         code (a run that reaches the closing character is not inside)."""
         code = self.code
-        if code and _inside(code, start):
+        if code and inside(code, start):
             return True
         opens = self.protected_opens
         i = bisect_left(opens, start) - 1
-        while i >= 0 and opens[i] >= start - _QUOTE_REACH:
+        while i >= 0 and opens[i] >= start - QUOTE_REACH:
             if end <= self.protected[i][1]:
                 return True
             i -= 1
@@ -154,119 +140,6 @@ class _Scan:
         return position - self.start <= 8 and bool(
             _LIST_LABEL.fullmatch(self.text, self.start, position)
         )
-
-
-def _positions(text: str, char: str) -> list[int]:
-    """Every position of `char` in `text`."""
-    found: list[int] = []
-    find = text.find
-    i = find(char)
-    while i != -1:
-        found.append(i)
-        i = find(char, i + 1)
-    return found
-
-
-def _protected_intervals(text: str) -> list[tuple[int, int]]:
-    """Sorted `(open, close)` of quotations, parentheses and brackets on one line and at most
-    `_QUOTE_REACH` long (`close` is the closing character): innermost pairs for brackets,
-    consecutive pairs for straight double quotes, and single quotations that open after a
-    space or bracket."""
-    intervals: list[tuple[int, int]] = []
-    for opener, closer in _PAIRS:
-        if opener not in text:
-            continue
-        events = sorted(_positions(text, opener) + _positions(text, closer))
-        pending = -1
-        for position in events:
-            if text[position] == opener:
-                pending = position
-            elif pending >= 0:
-                _add_interval(text, intervals, pending, position)
-                pending = -1
-    if '"' in text:
-        pending = -1
-        for position in _positions(text, '"'):
-            if pending >= 0 and _add_interval(text, intervals, pending, position):
-                pending = -1
-            else:
-                pending = position
-    for quote, closing in _SINGLE_QUOTES:
-        if quote not in text:
-            continue
-        reached = 0
-        for position in _positions(text, quote):
-            if position < reached or (position and text[position - 1] not in _OPENS_QUOTE):
-                continue
-            match = closing.search(text, position + 2, position + _QUOTE_REACH + 1)
-            if match and _add_interval(text, intervals, position, match.start()):
-                reached = match.end()
-    intervals.sort()
-    return intervals
-
-
-def _add_interval(text: str, intervals: list[tuple[int, int]], open_: int, close: int) -> bool:
-    """Record `(open_, close)` when it is short and on one line; whether it was recorded."""
-    if close - open_ > _QUOTE_REACH or text.find("\n", open_, close) != -1:
-        return False
-    intervals.append((open_, close))
-    return True
-
-
-def _list_breaks(text: str) -> list[int]:
-    """Positions before inline list items (a run `1) ... 2) ...`) and inline bullets."""
-    breaks = []
-    if any(bullet in text for bullet in _BULLETS):
-        breaks.extend(m.start() for m in _BULLET.finditer(text))
-    items = _paren_items(text) if ")" in text else []
-    if _DOT_LIST_FIRST.search(text) or _DOT_LIST_FIRST_AT_START.match(text):
-        items.extend((m.start(), m.group("label"), ".") for m in _DOT_ITEM.finditer(text))
-        items.sort()
-    last: dict[tuple[str, bool], tuple[int, list[int]]] = {}
-    for position, label, style in items:
-        key = (style, label.isdigit())
-        value = int(label) if label.isdigit() else ord(label) - 96
-        if value == 1:
-            if style != "." or _at_line_start(text, position):
-                last[key] = (1, [position])
-            continue
-        chain = last.get(key)
-        if chain is not None and chain[0] == value - 1:
-            chain[1].append(position)
-            last[key] = (value, chain[1])
-            breaks.extend(chain[1] if value == 2 else (position,))
-    breaks.sort()
-    return breaks
-
-
-def _at_line_start(text: str, position: int) -> bool:
-    """Whether only blanks and bullets stand between the line start and `position`."""
-    while position > 0 and text[position - 1] in _LABEL_LEAD:
-        position -= 1
-    return position == 0 or text[position - 1] == "\n"
-
-
-def _paren_items(text: str) -> list[tuple[int, str, str]]:
-    """`(position, label, style)` of every `1)`, `12)`, `a)` or `1.)` after whitespace."""
-    items = []
-    n = len(text)
-    i = text.find(")")
-    while i != -1:
-        style_start = i - 1 if i and text[i - 1] == "." else i
-        k = style_start
-        while k > 0 and style_start - k < 2 and "0" <= text[k - 1] <= "9":
-            k -= 1
-        if k == style_start and k > 0 and "a" <= text[k - 1] <= "z":
-            k -= 1
-        if (
-            k < style_start
-            and (k == 0 or text[k - 1] in _SPACE)
-            and (i + 1 == n or text[i + 1] in _SPACE)
-            and not (text[k].isalpha() and style_start - k > 1)
-        ):
-            items.append((k, text[k:style_start], text[style_start : i + 1]))
-        i = text.find(")", i + 1)
-    return items
 
 
 def _run_kind(run: str) -> tuple[str, int, bool]:
@@ -387,19 +260,13 @@ def _run(scan: _Scan, rs: int, re_: int) -> None:
 
 def _line_break(scan: _Scan, start: int, end: int, wrapped: bool) -> None:
     """A line break ends a sentence (hard-wrapped text: only before a blank or list line)."""
-    if scan.fenced and _inside(scan.fenced, start):
+    if scan.fenced and inside(scan.fenced, start):
         return
     if wrapped:
         previous_blank = not scan.text[scan.text.rfind("\n", 0, start) + 1 : start].strip()
         if not previous_blank and not _LINE_START_LIST.match(scan.text, end):
             return
     scan.cut(start, end)
-
-
-def _inside(regions: list[tuple[int, int]], position: int) -> bool:
-    """Whether `position` lies inside one of the sorted `regions`."""
-    i = bisect_left(regions, (position + 1,)) - 1
-    return i >= 0 and regions[i][0] <= position < regions[i][1]
 
 
 def split_sentences(
@@ -417,7 +284,7 @@ def split_sentences(
     `wrapped=True` treats single line breaks as wrapping (PDF text), not as boundaries.
     """
     scan = _Scan(text, clusters or [], code or [], fenced or [])
-    forced = _list_breaks(text)
+    forced = list_breaks(text)
     for start, end in scan.fenced:
         forced.extend((start, end))
     forced.sort()
