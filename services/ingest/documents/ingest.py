@@ -27,6 +27,8 @@ from services.ingest.documents.xhtml import (
 )
 
 _CHUNKS = TypeAdapter(list[DocumentChunk])
+# UTF-8 takes at most 4 bytes per character (JSON escapes like \n take 2).
+_MAX_BYTES_PER_CHAR = 4
 # Per-chunk JSON overhead in the event (ids, offsets, keys), used for the size estimate.
 _CHUNK_OVERHEAD_BYTES = 160
 
@@ -81,10 +83,14 @@ def _check_event_size(
     sections: list[dict[str, Any]], chunk_count: int, options: ChunkingOptions,
     limits: IngestLimits,
 ) -> None:
+    """Refuse documents whose `documents.ingested` would not fit a Kafka message."""
+    copies = 2 + options.chunk_overlap / options.chunk_size if options.include_chunk_text else 1
+    overhead = chunk_count * _CHUNK_OVERHEAD_BYTES
+    characters = sum(len(section["text"]) for section in sections)
+    if characters * _MAX_BYTES_PER_CHAR * copies + overhead <= limits.max_event_bytes:
+        return  # fits even if every character took the most bytes: no need to encode
     text_bytes = sum(len(section["text"].encode("utf-8")) for section in sections)
-    if options.include_chunk_text:
-        text_bytes *= 1 + options.chunk_overlap / options.chunk_size + 1
-    estimate = int(text_bytes) + chunk_count * _CHUNK_OVERHEAD_BYTES
+    estimate = int(text_bytes * copies) + overhead
     if estimate > limits.max_event_bytes:
         raise DocumentRejection(
             "too_large_for_event",
