@@ -45,12 +45,15 @@ def coverage(extracted: Extracted, sources: Sequence[Source]) -> CoverageCounts:
     for sentence in extracted.sentences:
         if not _WORDISH.search(sentence.text):
             continue
+        counts.sentences_total += 1
+        if not sentence.citations:
+            counts.chars_total += sentence.end - sentence.start
+            continue
         marker_chars = sum(
             clusters[k].end - clusters[k].start
             for k in {citations[i].cluster_index for i in sentence.citations}
         )
         chars = sentence.end - sentence.start - marker_chars
-        counts.sentences_total += 1
         counts.chars_total += chars
         cited = {
             citations[i].source_index

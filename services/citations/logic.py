@@ -146,27 +146,26 @@ def _segments(
 ) -> list[Segment]:
     """Inline segments with their citations and source ids."""
     text = answer.text
-    by_index = {source.index: source for source in answer.sources}
+    kinds = {source.index: source.kind for source in answer.sources}
+    ref_ids = {source.index: source_ref_id(source) for source in answer.sources}
     segments = []
     for piece in segment_pieces(text, extracted):
-        cited = []
-        for c in piece.citations:
-            source = by_index.get(c.source_index) if c.source_index is not None else None
-            cited.append(
-                construct(
-                    SegmentCitation,
-                    {
-                        "id": c.id,
-                        "marker": c.marker,
-                        "start": c.start,
-                        "end": c.end,
-                        "source_index": c.source_index,
-                        "source_kind": source.kind if source is not None else None,
-                        "source_id": source_ref_id(source) if source is not None else None,
-                        "valid": c.valid,
-                    },
-                )
+        cited = [
+            construct(
+                SegmentCitation,
+                {
+                    "id": c.id,
+                    "marker": c.marker,
+                    "start": c.start,
+                    "end": c.end,
+                    "source_index": c.source_index,
+                    "source_kind": kinds.get(c.source_index),
+                    "source_id": ref_ids.get(c.source_index),
+                    "valid": c.valid,
+                },
             )
+            for c in piece.citations
+        ]
         segments.append(
             construct(
                 Segment,
@@ -177,7 +176,7 @@ def _segments(
                     "end_utf16": u16(piece.end),
                     "text": text[piece.start : piece.end],
                     "citations": cited,
-                    "source_ids": piece_source_ids(piece, by_index),
+                    "source_ids": piece_source_ids(piece, ref_ids),
                 },
             )
         )

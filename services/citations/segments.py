@@ -49,12 +49,13 @@ def segment_pieces(text: str, extracted: Extracted) -> list[SegmentPiece]:
     return pieces
 
 
-def piece_source_ids(piece: SegmentPiece, by_index: Mapping[int, Source]) -> list[str]:
-    """The ids of the sources (by index) validly cited in `piece`, first appearance first."""
+def piece_source_ids(piece: SegmentPiece, ref_ids: Mapping[int, str]) -> list[str]:
+    """The ids (`ref_ids`: source index -> id) of the sources validly cited in `piece`, first
+    appearance first."""
     ids: list[str] = []
     for citation in piece.citations:
-        if citation.valid and citation.source_index in by_index:
-            ref = source_ref_id(by_index[citation.source_index])
+        if citation.valid and citation.source_index in ref_ids:
+            ref = ref_ids[citation.source_index]
             if ref not in ids:
                 ids.append(ref)
     return ids
