@@ -12,8 +12,8 @@ from __future__ import annotations
 from schemas.answers import Source
 from schemas.citations import AnswerCited, SupportingPassage
 from schemas.spans import Link, Locator
-from services.spans.locators import Locators, locator
-from services.spans.models import link_model, selector_model
+from services.spans.locators import Locators, locator, text_quote
+from services.spans.models import construct
 from services.spans.search import QuoteFinder
 from services.spans.sections import SectionIndex
 
@@ -21,12 +21,16 @@ EXCERPT_CHARS = 200
 
 
 def excerpt(text: str, limit: int = EXCERPT_CHARS) -> str:
-    """The first ~`limit` characters of `text`, cut at a word boundary, with an ellipsis."""
-    text = " ".join(text.split())
-    if len(text) <= limit:
+    """The first ~`limit` characters of `text`, whitespace collapsed, cut at a word boundary
+    with an ellipsis when longer."""
+    if len(text) <= limit and "  " not in text and text.isprintable() and text == text.strip():
         return text
-    cut = text.rfind(" ", 0, limit + 1)
-    return text[: cut if cut > limit // 2 else limit].rstrip() + "\u2026"
+    head = text[: 2 * limit]
+    collapsed = " ".join(head.split())
+    if len(collapsed) <= limit and len(head) == len(text):
+        return collapsed
+    cut = collapsed.rfind(" ", 0, limit + 1)
+    return collapsed[: cut if cut > limit // 2 else limit].rstrip() + "\u2026"
 
 
 def _chunk_position(source: Source, passage: SupportingPassage) -> int | None:
@@ -66,7 +70,7 @@ def passage_locator(
     for hit in finder.find(text, (source.index,)):
         if hit.piece.source.index == source.index:
             return locators.at(hit.piece, hit.start, hit.end)
-    return locator(piece, place, selector_model(text, "", ""))
+    return locator(piece, place, text_quote(text))
 
 
 def build_links(
@@ -95,7 +99,8 @@ def build_links(
             )
             place = places[key] = (found, excerpt(passage.passage))
         links.append(
-            link_model(
+            construct(
+                Link,
                 {
                     "citation_id": passage.citation_id,
                     "sentence_index": passage.sentence_index,
@@ -107,7 +112,7 @@ def build_links(
                     "excerpt": place[1],
                     "passage": passage.passage,
                     "locator": place[0],
-                }
+                },
             )
         )
     return links

@@ -11,32 +11,45 @@ Each distinct place of an answer gets one locator, shared by the spans and links
 from __future__ import annotations
 
 from schemas.spans import Locator, TextQuoteSelector
-from services.spans.models import locator_model, selector_model
+from services.spans.models import construct
 from services.spans.sections import ChunkPlace, Piece
 
 CONTEXT_CHARS = 32
 
 
-def selector(piece: Piece, start: int, end: int) -> TextQuoteSelector:
-    """The TextQuoteSelector of `piece.text[start:end]` with its context."""
-    text = piece.text
-    return selector_model(
-        text[start:end],
-        text[max(0, start - CONTEXT_CHARS) : start],
-        text[end : end + CONTEXT_CHARS],
+def text_quote(exact: str, prefix: str = "", suffix: str = "") -> TextQuoteSelector:
+    """A TextQuoteSelector."""
+    return construct(
+        TextQuoteSelector,
+        {
+            "type": "TextQuoteSelector",
+            "exact": exact,
+            "prefix": prefix,
+            "suffix": suffix,
+        },
     )
 
 
 def locator(piece: Piece, place: ChunkPlace, quote: TextQuoteSelector) -> Locator:
     """The locator of a selector found in `piece`, in the chunk at `place`."""
     chunk, source = place.chunk, piece.source
+    values = {
+        "type": "text",
+        "href": None,
+        "page": None,
+        "section_id": None,
+        "url": None,
+    }
     if chunk.href:
-        return locator_model("epub_text", quote, href=chunk.href)
-    if chunk.page is not None:
-        return locator_model("pdf_text", quote, page=chunk.page)
-    if source.kind == "web" and source.url:
-        return locator_model("web", quote, url=source.url)
-    return locator_model("text", quote, section_id=piece.section_id)
+        values["type"], values["href"] = "epub_text", chunk.href
+    elif chunk.page is not None:
+        values["type"], values["page"] = "pdf_text", chunk.page
+    elif source.kind == "web" and source.url:
+        values["type"], values["url"] = "web", source.url
+    else:
+        values["section_id"] = piece.section_id
+    values["selector"] = quote
+    return construct(Locator, values)
 
 
 class Locators:
@@ -53,6 +66,11 @@ class Locators:
         key = (id(piece), start, end)
         found = self._cache.get(key)
         if found is None:
-            found = locator(piece, piece.place_at(start), selector(piece, start, end))
-            self._cache[key] = found
+            text = piece.text
+            quote = text_quote(
+                text[start:end],
+                text[max(0, start - CONTEXT_CHARS) : start],
+                text[end : end + CONTEXT_CHARS],
+            )
+            found = self._cache[key] = locator(piece, piece.place_at(start), quote)
         return found

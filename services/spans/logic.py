@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from schemas.base import Problem
 from schemas.citations import AnswerCited
-from schemas.spans import AnswerResolved
+from schemas.spans import AnswerResolved, SpanResolution
 from services.spans.links import build_links
 from services.spans.locators import Locators
-from services.spans.models import resolution_model
+from services.spans.models import construct
 from services.spans.search import QuoteFinder
 from services.spans.sections import SectionIndex
 from services.spans.units import UnitContext, sentence_units, upstream_units
@@ -37,5 +37,7 @@ def resolve_answer(cited: AnswerCited) -> AnswerResolved:
         scores=cited.scores,
         passage_sources=cited.passage_sources,
         extraction=cited.extraction,
-        resolution=resolution_model(units, links, problems),
+        resolution=construct(
+            SpanResolution, {"units": units, "links": links, "problems": problems}
+        ),
     )

@@ -6,7 +6,7 @@ from collections.abc import Collection
 
 from schemas.spans import SourceSpan
 from services.spans.locators import Locators
-from services.spans.models import span_model
+from services.spans.models import construct
 from services.spans.search import Hit, QuoteFinder
 
 
@@ -14,7 +14,8 @@ def source_span(hit: Hit, locators: Locators) -> SourceSpan:
     """The span of a hit, in section offsets (and UTF-16 ones when the section prefix is
     known)."""
     piece = hit.piece
-    return span_model(
+    return construct(
+        SourceSpan,
         {
             "doc_id": piece.source.doc_id,
             "section_id": piece.section_id,
@@ -26,7 +27,7 @@ def source_span(hit: Hit, locators: Locators) -> SourceSpan:
             "end_utf16": piece.utf16(hit.end),
             "quote": hit.text,
             "locator": locators.at(piece, hit.start, hit.end),
-        }
+        },
     )
 
 

@@ -65,6 +65,7 @@ class QuoteFinder:
             ):
                 following = number
         self._haystack = _SEPARATOR.join(piece.text for piece in pieces)
+        self._ascii = self._haystack.isascii()
         self._views: dict[bool, Normalized] = {}
         self._has_break_hyphen: bool | None = None
 

@@ -24,7 +24,7 @@ from schemas.spans import AnswerUnit, ApproximateMatch, SourceSpan
 from services.spans.closest import closest_match
 from services.spans.locators import Locators
 from services.spans.markers import MarkerStripper
-from services.spans.models import unit_model
+from services.spans.models import construct
 from services.spans.resolve import resolve_quote
 from services.spans.search import QuoteFinder
 from services.spans.sections import Piece, source_ref, utf16_offsets
@@ -48,25 +48,29 @@ class UnitContext:
     locators: Locators
     problems: list[Problem]
     _utf16: Callable[[int], int] = field(init=False, repr=False)
-    _markers: MarkerStripper = field(init=False, repr=False)
+    _markers: MarkerStripper | None = field(init=False, repr=False)
     _sources: dict[int, Source] = field(init=False, repr=False)
+    _refs: dict[tuple[int, ...], list[str]] = field(init=False, repr=False)
 
     def __post_init__(self) -> None:
         self._utf16 = utf16_offsets(self.answer.text)
-        self._markers = MarkerStripper(self.answer.text, self.extraction)
-        self._sources: dict[int, Source] = {s.index: s for s in self.answer.sources}
+        self._markers = None
+        self._sources = {s.index: s for s in self.answer.sources}
+        self._refs = {}
 
     def refs(self, indexes: list[int]) -> list[str]:
         """Supporting-source ids of source indexes (unknown indexes as their number)."""
-        if not indexes:
-            return []
-        refs: list[str] = []
-        for index in indexes:
-            source = self._sources.get(index)
-            ref = source_ref(source) if source else str(index)
-            if ref not in refs:
-                refs.append(ref)
-        return refs
+        key = tuple(indexes)
+        refs = self._refs.get(key)
+        if refs is None:
+            refs = []
+            for index in indexes:
+                source = self._sources.get(index)
+                ref = source_ref(source) if source else str(index)
+                if ref not in refs:
+                    refs.append(ref)
+            self._refs[key] = refs
+        return list(refs)
 
     def positions(self, start: int | None, end: int | None) -> dict[str, int | None]:
         """Answer-side offsets in code points and UTF-16."""
@@ -81,6 +85,8 @@ class UnitContext:
 
     def without_markers(self, start: int, end: int) -> str:
         """Answer text of `[start, end)` without citation markers."""
+        if self._markers is None:
+            self._markers = MarkerStripper(self.answer.text, self.extraction)
         return self._markers.strip(start, end)
 
 
@@ -96,7 +102,8 @@ def _unit(
     closest: ApproximateMatch | None = None,
 ) -> AnswerUnit:
     """An answer unit: verbatim exactly when it has spans."""
-    return unit_model(
+    return construct(
+        AnswerUnit,
         {
             "id": unit_id,
             "text": text,
@@ -107,7 +114,7 @@ def _unit(
             "origin": origin,
             "downgraded": downgraded,
             "closest_match": closest,
-        }
+        },
     )
 
 
@@ -129,8 +136,8 @@ def _upstream_unit(
         )
     positions = ctx.positions(start if end is not None else None, end)
     after = end if end is not None else cursor
-    supporting = ctx.refs(unit.source_indexes)
     if unit.kind == "derived":
+        supporting = ctx.refs(unit.source_indexes)
         return _unit(unit.id, unit.text, positions, supporting=supporting), after
     quote = unit.quote or (
         ctx.without_markers(start, end) if end is not None else unit.text
@@ -152,7 +159,7 @@ def _upstream_unit(
         unit.id,
         unit.text,
         positions,
-        supporting=supporting,
+        supporting=ctx.refs(unit.source_indexes),
         downgraded=True,
         closest=closest,
     )

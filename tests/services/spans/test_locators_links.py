@@ -157,3 +157,8 @@ def test_excerpt_is_about_200_characters_cut_at_a_word() -> None:
         len(short) <= 201 and short.endswith("\u2026") and not short[:-1].endswith(" ")
     )
     assert excerpt("  short\n text ") == "short text"
+
+
+def test_excerpt_of_whitespace_heavy_long_text_says_it_is_cut() -> None:
+    text = "a" + " " * 500 + "b"
+    assert excerpt(text) == "a\u2026"
