@@ -66,10 +66,6 @@ class EpubPackage:
     toc_titles: dict[str, str]
     problems: list[DocumentProblem]
 
-    def entry(self, href: str) -> SpineEntry | None:
-        """The spine entry with exactly this href."""
-        return next((item for item in self.spine if item.href == href), None)
-
 
 def join_href(base_dir: str, href: str) -> str:
     """`href` (relative, percent-encoded, maybe with a fragment) as a full container path."""

@@ -159,14 +159,22 @@ def document_texts(roots: list[etree._Element]) -> list[str]:
     """The reading text of each document's body: paragraphs separated by blank lines.
 
     The roots are moved into one `<documents>` tree for a single transform; they stay
-    usable as elements.
+    usable as elements. A document that itself contains the separator character (hostile
+    or odd input) is noticed by the count, and then each document is transformed alone.
     """
     if not roots:
         return []
+    marked = _marked_text(roots).split(_DOCUMENT_END)
+    if len(marked) != len(roots) + 1:
+        marked = [_marked_text([root])[: -len(_DOCUMENT_END)] for root in roots]
+    return [_paragraphs(text) for text in marked[: len(roots)]]
+
+
+def _marked_text(roots: list[etree._Element]) -> str:
+    """The transform's output for these documents, each followed by the separator."""
     documents = etree.Element("documents")
     documents.extend(roots)
-    marked = str(_text_transform()(documents.getroottree())).split(_DOCUMENT_END)
-    return [_paragraphs(text) for text in marked[: len(roots)]]
+    return str(_text_transform()(documents.getroottree()))
 
 
 def _paragraphs(marked: str) -> str:

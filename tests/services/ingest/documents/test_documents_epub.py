@@ -141,3 +141,12 @@ def test_non_utf8_documents_use_their_declared_encoding() -> None:
     content = xhtml("<p>caf\u00e9</p>").replace("utf-8", "iso-8859-1").encode("iso-8859-1")
     data = build_epub(EpubSpec([Chapter("latin.xhtml", content, "L")]))
     assert ingest_document(data, "latin").sections[0].text == "caf\u00e9"
+
+
+def test_marker_characters_in_the_text_do_not_shift_sections() -> None:
+    hostile = xhtml("<p>odd \ufdd2 separator &#xFDD2; and \ufdd0 block</p>")
+    data = build_epub(EpubSpec([Chapter("a.xhtml", hostile, "A"),
+                                Chapter("b.xhtml", xhtml("<p>Second chapter.</p>"), "B")]))
+    sections = ingest_document(data, "odd").sections
+    assert sections[0].text.startswith("odd") and sections[0].text.endswith("block")
+    assert sections[1].text == "Second chapter."
