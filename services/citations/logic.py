@@ -62,6 +62,7 @@ def build_extraction(
     """The `CitationExtraction` event payload of one answer."""
     u16 = _utf16(answer.text)
     hits = extracted.citations
+    sentence_ids = sentence_map(extracted)
     return construct(
         CitationExtraction,
         {
@@ -108,7 +109,7 @@ def build_extraction(
                         "end_utf16": u16(s.end),
                         "index": s.index,
                         "text": s.text,
-                        "citation_ids": extracted.sentence_citation_ids(s),
+                        "citation_ids": list(sentence_ids[str(s.index)]),
                     },
                 )
                 for s in extracted.sentences
@@ -120,7 +121,7 @@ def build_extraction(
                 ]
                 for key, refs in citation_map(extracted).items()
             },
-            "sentence_map": sentence_map(extracted),
+            "sentence_map": sentence_ids,
             "segments": _segments(answer, extracted, u16),
             "coverage": _coverage(answer, extracted),
             "references": references(answer.sources),
