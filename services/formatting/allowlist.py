@@ -55,13 +55,15 @@ PROTOCOLS: frozenset[str] = frozenset({"http", "https", "mailto"})
 LINK_REL = "noopener noreferrer nofollow"
 
 
-def start_tag(tag: str, attributes: dict[str, str | None] | None = None) -> str:
+def start_tag(
+    tag: str, attributes: dict[str, str | type[int] | None] | None = None
+) -> str:
     """`<tag name="value" ...>` as a printf-style template.
 
-    A value of None becomes a `%s` field (in attribute order) for the renderer to fill
-    with escaped text; any other value is a fixed literal.
-    Raises ValueError for a tag or attribute outside the allow-list, so every template
-    the renderer builds (at import) is checked against it.
+    A value of None becomes a `%s` field (in attribute order) for escaped text, `int` a
+    `%d` field (a number: anything else fails loudly instead of being emitted); any other
+    value is a fixed literal. Raises ValueError for a tag or attribute outside the
+    allow-list, so every template the renderer builds (at import) is checked against it.
     """
     if tag not in TAGS:
         raise ValueError(f"tag {tag!r} is not in the allow-list")
@@ -70,8 +72,13 @@ def start_tag(tag: str, attributes: dict[str, str | None] | None = None) -> str:
     for name, value in (attributes or {}).items():
         if name not in allowed:
             raise ValueError(f"attribute {name!r} of <{tag}> is not in the allow-list")
-        value = "%s" if value is None else escape(value, quote=True).replace("%", "%%")
-        parts.append(f' {name}="{value}"')
+        if value is None:
+            field = "%s"
+        elif value is int:
+            field = "%d"
+        else:
+            field = escape(str(value), quote=True).replace("%", "%%")
+        parts.append(f' {name}="{field}"')
     parts.append(">")
     return "".join(parts)
 

@@ -1,7 +1,8 @@
 """The formatting stage's logic: `answer.resolved` to `answer.formatted` (SPEC §4.5).
 
-Everything upstream already validated is passed through as is, and the objects built
-here are made with `model_construct`: the formatter adds no second validation pass.
+Everything upstream already validated is passed through as is (the same objects); the
+envelope objects built here are made with `model_construct`, and the source rows in one
+pydantic-core call (see `sources`), so nothing is validated a second time.
 """
 
 from __future__ import annotations
@@ -73,7 +74,7 @@ def build_layout(
             c.source_index
             for m in markers
             for c in m.citations
-            if c.source_index is not None and is_linkable(c, by_index)
+            if is_linkable(c, by_index)
         }
     )
     return AnswerLayout(

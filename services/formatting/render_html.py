@@ -30,12 +30,12 @@ _CHIP = (
             "class": "citation",
             "href": None,
             "title": None,
-            "data-citation-id": None,
-            "data-source-index": None,
+            "data-citation-id": int,
+            "data-source-index": int,
             "data-valid": "true",
         },
     )
-    + "[%s]"
+    + "[%d]"
     + end_tag("a")
     + end_tag("sup")
 )
@@ -46,12 +46,12 @@ _INVALID_CHIP = (
         {
             "class": "citation-chip citation citation-invalid",
             "title": None,
-            "data-citation-id": None,
+            "data-citation-id": int,
             "data-source-index": None,
             "data-valid": "false",
         },
     )
-    + "[%s]"
+    + "[%d]"
     + end_tag("sup")
 )
 _INVALID_TITLE = "This citation does not match a source"
@@ -66,13 +66,13 @@ _VERBATIM_UNIT = start_tag(
         "title": "Show the quoted passage in its source",
         "data-unit-id": None,
         "data-kind": "verbatim",
-        "data-source-index": None,
+        "data-source-index": int,
         "data-doc-id": None,
         "data-section-id": None,
         "data-chunk-id": None,
-        "data-span-start": None,
-        "data-span-end": None,
-        "data-span-count": None,
+        "data-span-start": int,
+        "data-span-end": int,
+        "data-span-count": int,
     },
 )
 # fields: unit id, kind
@@ -85,7 +85,7 @@ _REFERENCES = start_tag("ol", {"class": "references"})
 _REFERENCES_END = end_tag("ol")
 # fields: id, value, data-source-index
 _REFERENCE = start_tag(
-    "li", {"class": "reference", "id": None, "value": None, "data-source-index": None}
+    "li", {"class": "reference", "id": None, "value": int, "data-source-index": int}
 ) + start_tag("cite", {"class": "reference-text"})
 # fields: href, text
 _REFERENCE_LINK = (
@@ -171,7 +171,9 @@ def _unit_tags(units: list[UnitRange]) -> list[str]:
     values: list[str] = []
     for unit_range in units:
         values.append(unit_range.unit.id)
-        if unit_range.clickable:
+        if not unit_range.clickable:
+            values.append(unit_range.unit.kind)
+        else:
             span = unit_range.unit.source_spans[0]
             values.append(span.doc_id or "")
             values.append(span.section_id)
@@ -196,7 +198,7 @@ def _unit_tags(units: list[UnitRange]) -> list[str]:
                 )
             )
         else:
-            tags.append(_OTHER_UNIT % (next(escaped), unit.kind))
+            tags.append(_OTHER_UNIT % (next(escaped), next(escaped)))
         tags.append(_UNIT_END)
     return tags
 
@@ -229,7 +231,7 @@ class _Chips:
         if citation.valid and index in self._titles:
             title = self._titles[index]
             return _CHIP % (
-                f"#{self._anchor}{index}",
+                f"#{self._anchor}{index:d}",
                 title,
                 citation.id,
                 index,
@@ -238,7 +240,7 @@ class _Chips:
         return _INVALID_CHIP % (
             escape_html(citation.problem or _INVALID_TITLE),
             citation.id,
-            "" if index is None else index,
+            "" if index is None else f"{index:d}",
             citation.id,
         )
 
@@ -252,7 +254,7 @@ def _reference(
     anchor: str,
 ) -> None:
     """One reference list item: the escaped reference text around its link, if any."""
-    markup.append(_REFERENCE % (f"{anchor}{index}", index, index))
+    markup.append(_REFERENCE % (f"{anchor}{index:d}", index, index))
     markup.append(before)
     if link:
         url = escape_html(link)

@@ -65,8 +65,9 @@ def _chips(
     linked = False
     for citation in citations:
         linked = is_linkable(citation, sources)
+        # `:d`: a number, never text that could carry markup
         parts.append(
-            f"[^{citation.source_index}]" if linked else f"\\[{citation.id}\\]"
+            f"[^{citation.source_index:d}]" if linked else f"\\[{citation.id:d}\\]"
         )
     return "".join(parts), linked
 
@@ -87,6 +88,6 @@ def _definitions(cited: list[FormattedSource]) -> list[str]:
             space = " " if before[-1:].isspace() else ""
             body = f"{body}{space}<{link}>{escaped[2 * position + 1]}"
         if " " not in body:
-            body = f"Source {source.index}. {body}"
-        lines.append(f"[^{source.index}]: {body}")
+            body = f"Source {source.index:d}. {body}"
+        lines.append(f"[^{source.index:d}]: {body}")
     return lines

@@ -33,7 +33,7 @@ def render_plain(layout: AnswerLayout, *, references: bool = True) -> str:
             source = layout.sources[index]
             before, link, after = reference_link(source)
             line = " ".join((before + (link or "") + after).split())
-            out.append(f"[{index}] {line}\n")
+            out.append(f"[{index:d}] {line}\n")
     return "".join(out)
 
 

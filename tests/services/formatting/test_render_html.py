@@ -198,3 +198,13 @@ def test_templates_outside_the_allow_list_are_refused() -> None:
         start_tag("a", {"onclick": "x"})
     with pytest.raises(ValueError):
         start_tag("span", {"style": "color: red"})
+
+
+@pytest.mark.parametrize("field", ["id", "source_index"])
+def test_a_number_field_holding_text_fails_instead_of_being_emitted(field: str) -> None:
+    # upstream stages may build models without validation (in-process pipeline)
+    resolved = build_resolved(["A ", Mark("[1]", (1,)), "."], [source(1)])
+    citations = resolved.extraction.citations
+    citations[0] = citations[0].model_copy(update={field: "<script>alert(1)</script>"})
+    with pytest.raises((TypeError, ValueError)):
+        format_answer(resolved)
