@@ -285,3 +285,16 @@ def test_passage_widens_to_neighbouring_sentences_that_add_terms() -> None:
     assert passage.passage == "Whales sing songs. Oceans are deep and blue."
     assert (passage.start_char, passage.end_char) == (22, 22 + len(passage.passage))
     assert passage.score == pytest.approx(1.0)
+
+
+def test_bench_extraction_reports_both_sides() -> None:
+    """The benchmark's shape (no timing threshold: timings are for the benchmark report)."""
+    pytest.importorskip("pysbd")
+    from services.citations.bench import bench_extraction
+
+    report = bench_extraction(6)
+    assert (report["citations"], report["sentences"]) == (50, report["pysbd_sentences"])
+    assert report["words"] >= 1000
+    for key in ("extraction_ms", "citations_stage_ms", "pysbd_ms", "speedup_vs_pysbd"):
+        assert report[key] > 0
+    assert report["within_budget"] == (report["extraction_ms"] <= report["budget_ms"])
