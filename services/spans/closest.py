@@ -1,9 +1,11 @@
 """The closest approximate match of a quote that was not found: a diagnostic, never a span.
 
 rapidfuzz's `partial_ratio` (C, fast) picks the piece most similar to the quote (ties go to the
-unit's own sources, then source order); the Hypothesis-compatible `match_quote` then finds the
-best occurrence inside it and scores it (1 - errors / len(quote), weighted as Hypothesis does).
-A quote more than half wrong has no closest match.
+unit's own sources, then source order) and `partial_ratio_alignment` the region of it; the
+Hypothesis-compatible `match_quote` then finds the best occurrence in that region, widened by
+the quote's length on each side, and scores it (1 - errors / len(quote), weighted as
+Hypothesis does). Working on a region keeps the cost proportional to the quote, not to the
+section. A quote more than half wrong has no closest match.
 """
 
 from __future__ import annotations
@@ -37,15 +39,19 @@ def closest_match(
             best, best_key = piece, key
     if best is None:
         return None
-    match = match_quote(best.text, quote)
+    region = fuzz.partial_ratio_alignment(quote, best.text)
+    low = max(0, region.dest_start - len(quote))
+    window = best.text[low : region.dest_end + len(quote)]
+    match = match_quote(window, quote)
     if match is None:
         return None
+    start, end = low + match.start, low + match.end
     return ApproximateMatch(
         source_index=best.source.index,
         section_id=best.section_id,
-        chunk_id=best.place_at(match.start).chunk.chunk_id,
-        start_char=best.section_start + match.start,
-        end_char=best.section_start + match.end,
-        text=best.text[match.start : match.end],
+        chunk_id=best.place_at(start).chunk.chunk_id,
+        start_char=best.section_start + start,
+        end_char=best.section_start + end,
+        text=best.text[start:end],
         score=round(match.score, 4),
     )

@@ -23,7 +23,12 @@ EXCERPT_CHARS = 200
 def excerpt(text: str, limit: int = EXCERPT_CHARS) -> str:
     """The first ~`limit` characters of `text`, whitespace collapsed, cut at a word boundary
     with an ellipsis when longer."""
-    if len(text) <= limit and "  " not in text and text.isprintable() and text == text.strip():
+    if (
+        len(text) <= limit
+        and "  " not in text
+        and text.isprintable()
+        and text == text.strip()
+    ):
         return text
     head = text[: 2 * limit]
     collapsed = " ".join(head.split())

@@ -212,3 +212,27 @@ def test_chunk_without_offsets_resolves_within_the_chunk() -> None:
     [span] = resolve_answer(answer).resolution.units[0].source_spans
     assert (span.section_id, span.start_char, span.end_char) == ("c7", 6, 10)
     assert span.start_utf16 == 6
+
+
+def test_closest_match_far_into_a_long_section() -> None:
+    filler = "Unrelated filler sentence number {} about other matters. "
+    body = "".join(filler.format(n) for n in range(300))
+    text = body + "The tribunal dismissed the appeal on procedural grounds. " + body
+    answer = cited(
+        "x",
+        [source(1, chunk(text, section_id="s", start_char=100))],
+        units=[
+            _unit(
+                "U1",
+                "x",
+                "verbatim",
+                "The tribunal dismised the appeal on procedural grounds",
+                1,
+            )
+        ],
+    )
+    closest = resolve_answer(answer).resolution.units[0].closest_match
+    assert closest is not None
+    assert closest.text == "The tribunal dismissed the appeal on procedural grounds"
+    assert closest.start_char == 100 + len(body)
+    assert closest.score > 0.95

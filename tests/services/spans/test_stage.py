@@ -14,7 +14,9 @@ from services.spans.stage import STAGE
 def test_stage_reads_cited_and_writes_resolved() -> None:
     cited = bench_cited("stage-1")
     event = make_event(cited, subject="stage-1", source="test", event_id="e-1")
-    message = Message(topic=schemas.topics.ANSWERS_CITED, value=encode(event), key=b"stage-1")
+    message = Message(
+        topic=schemas.topics.ANSWERS_CITED, value=encode(event), key=b"stage-1"
+    )
     [output] = STAGE.handle(message)
     assert STAGE.name == "spans"
     assert output.topic == schemas.topics.ANSWERS_RESOLVED
@@ -39,7 +41,9 @@ def test_bench_answer_resolves_every_verbatim_unit() -> None:
     assert len(resolved.resolution.links) == len(resolved.extraction.passages)
     for unit in units:
         for span in unit.source_spans:
-            source = next(s for s in resolved.answer.sources if s.index == span.source_index)
+            source = next(
+                s for s in resolved.answer.sources if s.index == span.source_index
+            )
             chunk = next(c for c in source.chunks if c.chunk_id == span.chunk_id)
             offset = span.start_char - chunk.start_char
             assert chunk.text[offset : offset + len(span.quote)] == span.quote
@@ -48,4 +52,8 @@ def test_bench_answer_resolves_every_verbatim_unit() -> None:
 def test_bench_spans_reports_per_answer_timing() -> None:
     report = bench_spans(runs=3)
     assert report["runs"] == 3 and report["median_ms"] > 0
-    assert (report["units"], report["verbatim_units"], report["downgraded_units"]) == (50, 20, 0)
+    assert (report["units"], report["verbatim_units"], report["downgraded_units"]) == (
+        50,
+        20,
+        0,
+    )
