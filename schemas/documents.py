@@ -73,14 +73,6 @@ class DocumentChunk(Model):
     text: str | None = None
 
 
-class DocumentProblem(Model):
-    """A non-fatal finding about a document (the document is still ingested)."""
-
-    code: str
-    message: str
-    section_id: str | None = None
-
-
 class DocumentIngested(Model):
     """`citeflow.document.ingested.v1`."""
 
@@ -91,7 +83,8 @@ class DocumentIngested(Model):
     metadata: dict[str, Any] | None = None
     sections: list[DocumentSection]
     chunks: list[DocumentChunk]
-    problems: list[DocumentProblem] = Field(default_factory=list)
+    # Non-fatal findings, each "code: message" (the document is still ingested).
+    problems: list[str] = Field(default_factory=list)
 
 
 class DocumentRejected(Model):

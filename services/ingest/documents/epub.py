@@ -15,9 +15,9 @@ from urllib.parse import unquote
 from ebooklib import epub
 from lxml import etree
 
-from schemas.documents import DocumentProblem
 from services.ingest.documents.archive import open_zip
 from services.ingest.documents.limits import IngestLimits
+from services.ingest.documents.problems import problem
 from services.ingest.documents.rejection import DocumentRejection
 from services.ingest.documents.xhtml import collapse_spaces
 
@@ -64,7 +64,7 @@ class EpubPackage:
     spine: list[SpineEntry]
     resources: frozenset[str]
     toc_titles: dict[str, str]
-    problems: list[DocumentProblem]
+    problems: list[str]
 
 
 def join_href(base_dir: str, href: str) -> str:
@@ -82,7 +82,7 @@ def _xml(data: bytes, what: str) -> etree._Element:
         raise DocumentRejection("invalid_epub", f"{what} is not well-formed XML: {exc}") from None
 
 
-def _check_encryption(archive: zipfile.ZipFile, names: set[str]) -> list[DocumentProblem]:
+def _check_encryption(archive: zipfile.ZipFile, names: set[str]) -> list[str]:
     """Reject DRM; font obfuscation alone is a problem note, not a rejection."""
     if RIGHTS in names:
         raise DocumentRejection("drm_protected", "the EPUB carries META-INF/rights.xml (DRM)")
@@ -97,8 +97,7 @@ def _check_encryption(archive: zipfile.ZipFile, names: set[str]) -> list[Documen
         raise DocumentRejection(
             "drm_protected", "the EPUB declares encrypted content in META-INF/encryption.xml (DRM)"
         )
-    return [DocumentProblem(code="fonts_obfuscated",
-                            message="embedded fonts are obfuscated; text is unaffected")]
+    return [problem("fonts_obfuscated", "embedded fonts are obfuscated; text is unaffected")]
 
 
 def _opf_path(archive: zipfile.ZipFile, names: set[str]) -> str:
@@ -186,8 +185,8 @@ def _read_package(archive: zipfile.ZipFile) -> EpubPackage:
     spine: list[SpineEntry] = []
     for idref, linear in book.spine:
         if idref not in items:
-            problems.append(DocumentProblem(
-                code="spine_item_missing", message=f"spine idref {idref!r} is not in the manifest"))
+            problems.append(problem(
+                "spine_item_missing", f"spine idref {idref!r} is not in the manifest"))
             continue
         href, media_type = items[idref]
         item = loaded.get(idref)

@@ -11,13 +11,13 @@ from schemas.documents import (
     DocumentChunk,
     DocumentFormat,
     DocumentIngested,
-    DocumentProblem,
     DocumentSection,
 )
 from services.ingest.documents.chunking import section_chunks
 from services.ingest.documents.epub import EpubPackage, open_epub
 from services.ingest.documents.limits import DEFAULT_LIMITS, IngestLimits
 from services.ingest.documents.pdf import is_pdf, open_pdf, pdf_sections
+from services.ingest.documents.problems import problem
 from services.ingest.documents.rejection import DocumentRejection
 from services.ingest.documents.xhtml import (
     document_texts,
@@ -55,19 +55,17 @@ def detect_format(data: bytes, declared: DocumentFormat | None, name: str = "") 
 
 def epub_sections(
     package: EpubPackage, doc_id: str
-) -> tuple[list[dict[str, Any]], list[DocumentProblem]]:
+) -> tuple[list[dict[str, Any]], list[str]]:
     """One section record per spine item: href, nav/NCX title (or first heading), text."""
     sections: list[dict[str, Any]] = []
-    problems: list[DocumentProblem] = []
+    problems: list[str] = []
     roots = []
     for index, entry in enumerate(package.spine):
         section_id = f"{doc_id}:{index}"
         root, recovered = parse_document(entry.content)
         if recovered:
-            problems.append(DocumentProblem(
-                code="not_well_formed",
-                message=f"{entry.href} is not well-formed XHTML; parsed as HTML",
-                section_id=section_id))
+            problems.append(problem(
+                "not_well_formed", f"{entry.href} is not well-formed XHTML; parsed as HTML"))
         roots.append(root)
         title = package.toc_titles.get(entry.href) or first_heading(root) or document_title(root)
         sections.append({

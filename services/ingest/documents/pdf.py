@@ -6,9 +6,9 @@ from typing import Any
 
 import pymupdf
 
-from schemas.documents import DocumentProblem
 from services.ingest.documents.limits import IngestLimits
 from services.ingest.documents.pdf_text import TEXT_FLAGS, clean_page_text
+from services.ingest.documents.problems import problem
 from services.ingest.documents.rejection import DocumentRejection
 
 PDF_MAGIC = b"%PDF-"
@@ -23,7 +23,7 @@ def is_pdf(data: bytes) -> bool:
     return PDF_MAGIC in data[:HEADER_WINDOW]
 
 
-def open_pdf(data: bytes, limits: IngestLimits) -> tuple[pymupdf.Document, list[DocumentProblem]]:
+def open_pdf(data: bytes, limits: IngestLimits) -> tuple[pymupdf.Document, list[str]]:
     """Open and check a PDF; raises DocumentRejection for what must not be ingested.
 
     Password-protected PDFs are refused; PDFs encrypted with only an owner password are
@@ -37,7 +37,7 @@ def open_pdf(data: bytes, limits: IngestLimits) -> tuple[pymupdf.Document, list[
         raise DocumentRejection("unreadable_pdf", f"the PDF cannot be opened: {exc}") from None
     if document.needs_pass:
         raise DocumentRejection("pdf_password_protected", "the PDF needs a password to open")
-    problems: list[DocumentProblem] = []
+    problems: list[str] = []
     encryption = (document.metadata or {}).get("encryption")
     if encryption:
         if not document.permissions & pymupdf.PDF_PERM_COPY:
@@ -45,9 +45,9 @@ def open_pdf(data: bytes, limits: IngestLimits) -> tuple[pymupdf.Document, list[
                 "pdf_encrypted",
                 f"the PDF is encrypted ({encryption}) and does not permit text extraction",
             )
-        problems.append(DocumentProblem(
-            code="pdf_encrypted_owner_only",
-            message=f"the PDF is encrypted ({encryption}) without a user password"))
+        problems.append(problem(
+            "pdf_encrypted_owner_only",
+            f"the PDF is encrypted ({encryption}) without a user password"))
     try:
         pages = document.page_count
     except PDF_FAILURES as exc:
@@ -63,23 +63,20 @@ def open_pdf(data: bytes, limits: IngestLimits) -> tuple[pymupdf.Document, list[
 
 def pdf_sections(
     document: pymupdf.Document, doc_id: str
-) -> tuple[list[dict[str, Any]], list[DocumentProblem]]:
+) -> tuple[list[dict[str, Any]], list[str]]:
     """One section record per page (1-based `page`), flagging pages without a text layer."""
     sections: list[dict[str, Any]] = []
-    problems: list[DocumentProblem] = []
+    problems: list[str] = []
     for index in range(document.page_count):
         section_id = f"{doc_id}:{index}"
         try:
             text = clean_page_text(document.load_page(index).get_text(flags=TEXT_FLAGS))
         except PDF_FAILURES as exc:
             text = ""
-            problems.append(DocumentProblem(
-                code="page_unreadable", message=f"page {index + 1}: {exc}", section_id=section_id))
+            problems.append(problem("page_unreadable", f"page {index + 1}: {exc}"))
         if not text:
-            problems.append(DocumentProblem(
-                code="no_text_layer",
-                message=f"page {index + 1} has no text layer (scanned?); it needs OCR",
-                section_id=section_id))
+            problems.append(problem(
+                "no_text_layer", f"page {index + 1} has no text layer (scanned?); it needs OCR"))
         sections.append({
             "section_id": section_id, "index": index, "title": None, "href": None,
             "linear": True, "page": index + 1, "has_text_layer": bool(text), "text": text,

@@ -55,7 +55,7 @@ def test_ingest_pdf_reports_the_scanned_page(files: dict[str, Path]) -> None:
     code, out, _ = run("ingest", str(files["pdf"]), "--doc-id", "p1")
     data = json.loads(out)
     assert code == 0 and [s["has_text_layer"] for s in data["sections"]] == [True, False]
-    assert data["problems"][0]["code"] == "no_text_layer"
+    assert data["problems"] == ["no_text_layer: page 2 has no text layer (scanned?); it needs OCR"]
 
 
 def test_ingest_rejection_exits_non_zero(files: dict[str, Path]) -> None:

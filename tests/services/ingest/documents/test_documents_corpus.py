@@ -19,6 +19,7 @@ from services.ingest.documents.ingest import ingest_document
 from services.ingest.documents.limits import DEFAULT_LIMITS
 from services.ingest.documents.page import page_view
 from services.ingest.documents.pdf_text import LIGATURES
+from services.ingest.documents.problems import problem_code
 from services.ingest.documents.sanitize import (
     ALLOWED_ATTRIBUTES,
     ALLOWED_PROTOCOLS,
@@ -72,7 +73,7 @@ def test_epub_sections_offsets_and_text(name: str) -> None:
         assert not MARKERS.search(section.text)
         assert "\n\n\n" not in section.text and section.text == section.text.strip()
     assert sum(len(s.text) for s in ingested.sections) > 1000
-    assert not [p for p in ingested.problems if p.code != "not_well_formed"]
+    assert not [p for p in ingested.problems if problem_code(p) != "not_well_formed"]
 
 
 @pytest.mark.parametrize("name", EPUB_FILES)
@@ -149,7 +150,7 @@ def test_pdf_pages_offsets_and_ligatures(name: str) -> None:
 def test_scanned_page_has_no_text_layer() -> None:
     ingested = _ingest("pdf", "c02-22.pdf")
     assert [s.has_text_layer for s in ingested.sections] == [False]
-    assert ingested.chunks == [] and ingested.problems[0].code == "no_text_layer"
+    assert ingested.chunks == [] and problem_code(ingested.problems[0]) == "no_text_layer"
     view = page_view(corpus_path("pdf", "c02-22.pdf").read_bytes(), 1, "Tom Sawyer")
     assert (view["found"], view["has_text_layer"]) == (False, False)
 

@@ -26,7 +26,8 @@ def test_image_only_page_has_no_text_layer_and_a_problem() -> None:
     ingested = ingest_document(build_pdf([["Text."], []], blank=frozenset({1})), "scan")
     assert [s.has_text_layer for s in ingested.sections] == [True, False]
     assert ingested.sections[1].text == ""
-    assert [(p.code, p.section_id) for p in ingested.problems] == [("no_text_layer", "scan:1")]
+    assert ingested.problems == [
+        "no_text_layer: page 2 has no text layer (scanned?); it needs OCR"]
     assert all(c.section_id == "scan:0" for c in ingested.chunks)
 
 

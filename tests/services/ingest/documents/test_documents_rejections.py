@@ -7,6 +7,7 @@ import pytest
 
 from services.ingest.documents.ingest import ingest_document
 from services.ingest.documents.limits import IngestLimits, MiB
+from services.ingest.documents.problems import problem_code
 from services.ingest.documents.rejection import DocumentRejection
 from tests.services.ingest.documents.builders import (
     Chapter,
@@ -60,7 +61,7 @@ def test_owner_only_encryption_that_allows_copying_is_ingested_with_a_problem() 
                      permissions=pymupdf.PDF_PERM_PRINT | pymupdf.PDF_PERM_COPY)
     ingested = ingest_document(data, "ok")
     assert ingested.sections[0].text == "readable"
-    assert [p.code for p in ingested.problems] == ["pdf_encrypted_owner_only"]
+    assert [problem_code(p) for p in ingested.problems] == ["pdf_encrypted_owner_only"]
 
 
 def test_absurd_page_counts() -> None:
@@ -104,7 +105,7 @@ def test_font_obfuscation_alone_is_not_drm() -> None:
     )
     data = build_epub(EpubSpec([CHAPTER], extra_files={"META-INF/encryption.xml": encryption}))
     ingested = ingest_document(data, "fonts")
-    assert [p.code for p in ingested.problems] == ["fonts_obfuscated"]
+    assert [problem_code(p) for p in ingested.problems] == ["fonts_obfuscated"]
 
 
 def test_missing_container_and_missing_opf() -> None:
