@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import base64
+import re
+from typing import cast
 
 from schemas import topics
 from schemas.documents import DocumentIngested, DocumentRejected, DocumentSubmitted
@@ -13,6 +15,9 @@ from services.ingest.documents.rejection import DocumentRejection
 from services.ingest.documents.store import DocumentStore, LocalDocumentStore
 from services.runtime.stage import Message, Output, TransientError
 
+# The subject of an upstream envelope is the doc_id (when it looks like one).
+_DOC_ID = re.compile(r"^[A-Za-z0-9._:-]{1,200}$")
+
 
 def _rejection(message: Message, exc: EventDecodeError) -> Output:
     """An unreadable envelope: rejected with the original bytes so it can be fixed and replayed."""
@@ -20,6 +25,7 @@ def _rejection(message: Message, exc: EventDecodeError) -> Output:
     return Output(
         topic=topics.DOCUMENTS_REJECTED,
         data=DocumentRejected(
+            doc_id=subject if _DOC_ID.match(subject) else None,
             code=exc.code, message=exc.message,
             original_base64=base64.b64encode(message.value).decode("ascii"),
         ),
@@ -70,8 +76,7 @@ def handle_submitted(message: Message, store: DocumentStore | None = None) -> li
         event = decode(message.value, expected=DocumentSubmitted)
     except EventDecodeError as exc:
         return [_rejection(message, exc)]
-    submitted = event.data
-    assert isinstance(submitted, DocumentSubmitted)
+    submitted = cast(DocumentSubmitted, event.data)
     outcome = ingest_submitted(submitted, store or LocalDocumentStore.from_env())
     topic = (
         topics.DOCUMENTS_INGESTED if isinstance(outcome, DocumentIngested)

@@ -75,6 +75,7 @@ def test_unreadable_envelopes_are_rejections_with_the_original_bytes(
     assert output.data.code == code
     assert base64.b64decode(output.data.original_base64) == value
     assert output.subject == "k1" and output.cause_id == message.position
+    assert output.data.doc_id == "k1"
 
 
 def test_unknown_version_and_invalid_data_are_rejections(store: LocalDocumentStore) -> None:
@@ -83,7 +84,7 @@ def test_unknown_version_and_invalid_data_are_rejections(store: LocalDocumentSto
     body["type"] = "citeflow.document.submitted.v9"
     [output] = handle_submitted(
         Message(topic=topics.DOCUMENTS_SUBMITTED, value=orjson.dumps(body)), store)
-    assert (output.data.code, output.subject) == ("unknown_version", "v")
+    assert (output.data.code, output.data.doc_id, output.subject) == ("unknown_version", "v", "v")
     body["type"] = "citeflow.document.submitted.v1"
     body["data"]["doc_id"] = "bad id with spaces"
     [output] = handle_submitted(
