@@ -12,12 +12,7 @@ from collections.abc import Callable
 from schemas.answers import RenderingName
 from schemas.formatted import AnswerFormatted, AnswerUnits, FormattedSource, Renderings
 from schemas.spans import AnswerResolved
-from services.formatting.layout import (
-    AnswerLayout,
-    is_linkable,
-    marker_ranges,
-    unit_ranges,
-)
+from services.formatting.layout import AnswerLayout, marker_ranges, unit_ranges
 from services.formatting.render_html import render_html
 from services.formatting.render_markdown import render_markdown
 from services.formatting.render_plain import render_plain
@@ -69,13 +64,10 @@ def build_layout(
     extraction = resolved.extraction
     by_index = {source.index: source for source in sources}
     markers = marker_ranges(len(text), extraction.citations, extraction.clusters)
+    # the sources linkable citations cite (see `is_linkable`)
     cited = sorted(
-        {
-            c.source_index
-            for m in markers
-            for c in m.citations
-            if is_linkable(c, by_index)
-        }
+        {c.source_index for m in markers for c in m.citations if c.valid}
+        & by_index.keys()
     )
     return AnswerLayout(
         answer_id=resolved.answer.answer_id,
