@@ -12,10 +12,10 @@ from __future__ import annotations
 from schemas.answers import Source
 from schemas.citations import AnswerCited, SupportingPassage
 from schemas.spans import Link, Locator
-from services.spans.locators import Locators, locator, text_quote
+from services.spans.locators import located, locator, text_quote
 from services.spans.models import construct
 from services.spans.search import QuoteFinder
-from services.spans.sections import SectionIndex
+from services.spans.sections import ChunkPlace, Piece, SectionIndex
 
 EXCERPT_CHARS = 200
 
@@ -38,32 +38,24 @@ def excerpt(text: str, limit: int = EXCERPT_CHARS) -> str:
     return collapsed[: cut if cut > limit // 2 else limit].rstrip() + "\u2026"
 
 
-def _chunk_position(source: Source, passage: SupportingPassage) -> int | None:
-    position = passage.chunk_position
-    if 0 <= position < len(source.chunks) and (
-        passage.chunk_id is None or source.chunks[position].chunk_id == passage.chunk_id
-    ):
-        return position
-    for number, chunk in enumerate(source.chunks):
+def _chunk_entry(
+    index: SectionIndex, source: Source, passage: SupportingPassage
+) -> tuple[Piece, ChunkPlace] | None:
+    """The piece and place of the passage's chunk: by position, checked against its id."""
+    entry = index.chunk_places.get((source.index, passage.chunk_position))
+    if entry is not None and passage.chunk_id in (None, entry[1].chunk.chunk_id):
+        return entry
+    for position, chunk in enumerate(source.chunks):
         if passage.chunk_id is not None and chunk.chunk_id == passage.chunk_id:
-            return number
+            return index.chunk_places.get((source.index, position))
     return None
 
 
 def passage_locator(
-    index: SectionIndex,
-    finder: QuoteFinder,
-    locators: Locators,
-    source: Source,
-    passage: SupportingPassage,
+    index: SectionIndex, finder: QuoteFinder, source: Source, passage: SupportingPassage
 ) -> Locator | None:
     """Where the passage is, as a locator (see the module docstring)."""
-    position = _chunk_position(source, passage)
-    entry = (
-        index.chunk_places.get((source.index, position))
-        if position is not None
-        else None
-    )
+    entry = _chunk_entry(index, source, passage)
     if entry is None:
         return None
     piece, place = entry
@@ -71,15 +63,15 @@ def passage_locator(
     found = place.chunk.text.find(text) if text else -1
     if found != -1:
         start = place.start + found
-        return locators.at(piece, start, start + len(text))
+        return located(piece, place, start, start + len(text))
     for hit in finder.find(text, (source.index,)):
         if hit.piece.source.index == source.index:
-            return locators.at(hit.piece, hit.start, hit.end)
+            return located(hit.piece, hit.piece.place_at(hit.start), hit.start, hit.end)
     return locator(piece, place, text_quote(text))
 
 
 def build_links(
-    cited: AnswerCited, index: SectionIndex, finder: QuoteFinder, locators: Locators
+    cited: AnswerCited, index: SectionIndex, finder: QuoteFinder
 ) -> list[Link]:
     """One link per supporting passage, in the extraction's order (a passage cited
     several times is located once)."""
@@ -97,11 +89,7 @@ def build_links(
         )
         place = places.get(key)
         if place is None:
-            found = (
-                passage_locator(index, finder, locators, source, passage)
-                if source
-                else None
-            )
+            found = passage_locator(index, finder, source, passage) if source else None
             place = places[key] = (found, excerpt(passage.passage))
         links.append(
             construct(

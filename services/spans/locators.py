@@ -5,7 +5,8 @@ of the section text around it that are known (the piece it was found in). The co
 `epub_text` when the chunk has an `href`, `pdf_text` when it has a `page`, `web` for a web
 source with a URL, and `text` (by section id) otherwise.
 
-Each distinct place of an answer gets one locator, shared by the spans and links that use it.
+Each distinct span place of an answer gets one locator (`Locators`); each distinct passage
+gets one too (cached by the links builder).
 """
 
 from __future__ import annotations
@@ -52,9 +53,19 @@ def locator(piece: Piece, place: ChunkPlace, quote: TextQuoteSelector) -> Locato
     return construct(Locator, values)
 
 
+def located(piece: Piece, place: ChunkPlace, start: int, end: int) -> Locator:
+    """The locator of `piece.text[start:end]`, in the chunk at `place`, with its context."""
+    text = piece.text
+    quote = text_quote(
+        text[start:end],
+        text[max(0, start - CONTEXT_CHARS) : start],
+        text[end : end + CONTEXT_CHARS],
+    )
+    return locator(piece, place, quote)
+
+
 class Locators:
-    """The locators of one answer: one per distinct place (many citations of a source share
-    a passage), shared by every model that carries it."""
+    """The span locators of one answer: one per distinct place, shared by the spans there."""
 
     __slots__ = ("_cache",)
 
@@ -66,11 +77,5 @@ class Locators:
         key = (id(piece), start, end)
         found = self._cache.get(key)
         if found is None:
-            text = piece.text
-            quote = text_quote(
-                text[start:end],
-                text[max(0, start - CONTEXT_CHARS) : start],
-                text[end : end + CONTEXT_CHARS],
-            )
-            found = self._cache[key] = locator(piece, piece.place_at(start), quote)
+            found = self._cache[key] = located(piece, piece.place_at(start), start, end)
         return found

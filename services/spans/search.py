@@ -76,7 +76,7 @@ class QuoteFinder:
         if not quote or _SEPARATOR in quote:
             return []
         hits: list[Hit] = []
-        for index in preferred:
+        for index in dict.fromkeys(preferred):
             bounds = self._source_ranges.get(index)
             if bounds is not None:
                 hits += self._collect_raw(quote, *bounds)

@@ -236,3 +236,12 @@ def test_closest_match_far_into_a_long_section() -> None:
     assert closest.text == "The tribunal dismissed the appeal on procedural grounds"
     assert closest.start_char == 100 + len(body)
     assert closest.score > 0.95
+
+
+def test_repeated_source_indexes_give_one_span_per_section() -> None:
+    answer = cited(
+        "x",
+        [source(1, chunk("alpha beta gamma", section_id="s", start_char=0))],
+        units=[_unit("U1", "x", "verbatim", "beta gamma", 1, 1)],
+    )
+    assert len(resolve_answer(answer).resolution.units[0].source_spans) == 1
