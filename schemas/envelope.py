@@ -120,8 +120,9 @@ def headers_for(event: Event) -> Headers:
     return headers
 
 
-def _error_path(loc: tuple[Any, ...]) -> str:
-    path = "$.data"
+def json_path(loc: tuple[Any, ...], prefix: str = "$.data") -> str:
+    """A JSON path (`$.data.sources[0].index`) from a pydantic error location."""
+    path = prefix
     for part in loc:
         path += f"[{part}]" if isinstance(part, int) else f".{part}"
     return path
@@ -130,7 +131,7 @@ def _error_path(loc: tuple[Any, ...]) -> str:
 def validation_error(exc: ValidationError, subject: str | None) -> EventDecodeError:
     """An EventDecodeError from pydantic errors, with JSON paths into `data`."""
     errors = [
-        {"code": err["type"], "message": err["msg"], "path": _error_path(err["loc"])}
+        {"code": err["type"], "message": err["msg"], "path": json_path(err["loc"])}
         for err in exc.errors(include_url=False)
     ]
     first = errors[0]

@@ -18,7 +18,7 @@ import orjson
 from pydantic import BaseModel, ValidationError
 
 from schemas.answers import AnswerAccepted, AnswerRejected, AnswerSubmitted
-from schemas.envelope import EventDecodeError, parse_envelope, resolve_type
+from schemas.envelope import EventDecodeError, json_path, parse_envelope, resolve_type
 from schemas.registry import event_type_of
 from schemas.topics import ANSWERS_ACCEPTED, ANSWERS_REJECTED
 from schemas.upcasters import UpcastError, upcast
@@ -72,13 +72,6 @@ def readable_answer_id(data: object) -> str | None:
     return None
 
 
-def _json_path(prefix: str, loc: tuple[Any, ...]) -> str:
-    path = prefix
-    for part in loc:
-        path += f"[{part}]" if isinstance(part, int) else f".{part}"
-    return path
-
-
 def _error_code(error: dict[str, Any]) -> str:
     """The stable code of one pydantic error."""
     kind: str = error["type"]
@@ -107,7 +100,7 @@ def _from_validation(exc: ValidationError, prefix: str, answer_id: str | None) -
         {
             "code": _error_code(err),
             "message": _error_message(err),
-            "path": _json_path(prefix, err["loc"]),
+            "path": json_path(err["loc"], prefix),
         }
         for err in all_errors[:MAX_REPORTED_ERRORS]
     ]
@@ -133,7 +126,7 @@ def _number_or_nesting_problem(answer: AnswerSubmitted) -> tuple[str, str, str] 
             message = _NON_FINITE if code == "invalid_json" else (
                 f"metadata nests deeper than {MAX_METADATA_DEPTH} levels"
             )
-            return code, _json_path("$.metadata", tuple(reversed(loc))), message
+            return code, json_path(tuple(reversed(loc)), "$.metadata"), message
     return None
 
 

@@ -230,7 +230,7 @@ def test_envelope_v0_is_upcast_and_accepted() -> None:
          "duplicate_source_index", "$.data.sources", "ans-1", "evt-1"),
         (_envelope(["not", "an", "object"]), "not_an_object", "$.data", "key-1", "evt-1"),
         (_envelope({"answer_id": "v0", "sources": 5}, "citeflow.answer.submitted.v0"),
-         "upcast_failed", "$.data", "v0", "evt-1"),
+         "wrong_type", "$.data.text", "v0", "evt-1"),
         (_envelope("text", "citeflow.answer.submitted.v0"), "not_an_object", "$.data",
          "key-1", "evt-1"),
     ],
