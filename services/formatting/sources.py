@@ -22,8 +22,12 @@ _EXCERPT_SLACK = 50
 def excerpt(text: str) -> str:
     """About the first EXCERPT_CHARS characters of `text`, whitespace collapsed, cut at a
     word boundary, with an ellipsis when shortened."""
-    collapsed = " ".join(text[: EXCERPT_CHARS * 2].split())
-    if len(collapsed) <= EXCERPT_CHARS and len(text) <= EXCERPT_CHARS * 2:
+    window = EXCERPT_CHARS + _EXCERPT_SLACK
+    collapsed = " ".join(text[:window].split())
+    while len(collapsed) <= EXCERPT_CHARS and window < len(text):
+        window *= 2  # whitespace runs collapsed: read further
+        collapsed = " ".join(text[:window].split())
+    if window >= len(text) and len(collapsed) <= EXCERPT_CHARS:
         return collapsed
     cut = collapsed.rfind(" ", 0, EXCERPT_CHARS + 1)
     if cut < EXCERPT_CHARS - _EXCERPT_SLACK:

@@ -157,6 +157,8 @@ def test_empty_answer_formats() -> None:
         ("short  text\n here", "short text here"),
         ("word " * 60, ("word " * 40).strip() + "\u2026"),
         ("x" * 300, "x" * EXCERPT_CHARS + "\u2026"),
+        ("a " * 100, ("a " * 100).strip()),
+        (" \n" * 400 + "word " * 60, ("word " * 40).strip() + "\u2026"),
     ],
 )
 def test_excerpt(text: str, expected: str) -> None:
