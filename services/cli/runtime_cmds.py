@@ -41,7 +41,7 @@ def _config_options(*, run: bool = False) -> Callable[[Callable[..., Any]], Call
                 click.option("--group-id", help="Consumer group [env CITEFLOW_GROUP_ID; "
                                                 "default citeflow-STAGE]"),
                 click.option("--batch-size", type=int, help="Max records per fetch "
-                                                            "[env CITEFLOW_BATCH_SIZE; 500]"),
+                                                            "[env CITEFLOW_BATCH_SIZE; 100]"),
                 click.option("--fetch-max-wait-ms", type=int,
                              help="Fetch long-poll wait [env CITEFLOW_FETCH_MAX_WAIT_MS; 20]"),
                 click.option("--retry-max-attempts", type=int,

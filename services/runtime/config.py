@@ -37,7 +37,7 @@ class RuntimeConfig:
     # Prepended to every topic a stage reads and writes (test isolation, multi-tenancy).
     topic_prefix: str = ""
     partitions: int = 4
-    batch_size: int = 500
+    batch_size: int = 100
     # Tansu's fetch long-poll waits the full time even when data is there: keep it low.
     fetch_max_wait_ms: int = 20
     linger_ms: int = 2

@@ -89,6 +89,7 @@ class StageRunner:
         self.stopping = asyncio.Event()
         self._idle = asyncio.Event()
         self._idle.set()
+        self._delivery: asyncio.Task[None] | None = None
         self._consumer: AIOKafkaConsumer | None = None
         self._producer: AIOKafkaProducer | None = None
         self._last_yield = time.monotonic()
@@ -137,6 +138,7 @@ class StageRunner:
         # group so the partitions move to another replica at once.
         if self._consumer is not None:
             try:
+                await self._await_delivery()
                 await self._commit()
             except Exception as exc:  # noqa: BLE001 - shutting down; re-delivery covers it
                 self.log.warning("final commit failed", error=str(exc))
@@ -168,23 +170,44 @@ class StageRunner:
             return
         self._idle.clear()
         try:
-            await self._process_batch(batches)
+            pending = await self._process_batch(batches)
+            # One batch is delivered (and committed) in the background while the next is
+            # processed; wait for the previous one before handing this one over.
+            await self._await_delivery()
+            self._delivery = asyncio.create_task(self._deliver(pending))
         finally:
             self._idle.set()
-        # COMMIT (after each batch): every record produced for the committed offsets was
-        # acknowledged by the broker (acks=all); anything unfinished, and everything after
-        # it in its partition, stays uncommitted and is re-delivered after a crash.
-        await self._commit()
         self._report_lag(batches)
 
-    async def _process_batch(self, batches: dict[TopicPartition, list[ConsumerRecord]]) -> None:
+    async def _process_batch(
+        self, batches: dict[TopicPartition, list[ConsumerRecord]]
+    ) -> list[_Pending]:
         self.metrics.batch(sum(len(records) for records in batches.values()))
         # Partitions run concurrently, records of one partition strictly in order.
         results = await asyncio.gather(
             *(self._process_partition(tp, records) for tp, records in batches.items())
         )
-        pending = [p for partition in results for p in partition]
+        return [p for partition in results for p in partition]
+
+    async def _deliver(self, pending: list[_Pending]) -> None:
         await self._settle(pending)
+        # COMMIT (after each batch's deliveries): every record produced for the committed
+        # offsets was acknowledged by the broker (acks=all). Records of the next batch are
+        # already started, so the commit stops before them; anything unfinished, and
+        # everything after it in its partition, stays uncommitted and is re-delivered.
+        await self._commit()
+
+    async def _await_delivery(self) -> None:
+        """Wait for the batch in delivery (re-raising a fatal delivery error)."""
+        if self._delivery is not None:
+            await self._delivery
+            self._delivery = None
+
+    async def quiesce(self) -> None:
+        """Wait until no batch is being processed or delivered."""
+        await self._idle.wait()
+        if self._delivery is not None:
+            await asyncio.shield(self._delivery)
 
     async def _process_partition(
         self, tp: TopicPartition, records: list[ConsumerRecord]
@@ -382,10 +405,12 @@ class _Rebalance(ConsumerRebalanceListener):  # type: ignore[misc]
             return
         try:
             await asyncio.wait_for(
-                self.runner._idle.wait(), timeout=self.runner.config.shutdown_timeout_s
+                self.runner.quiesce(), timeout=self.runner.config.shutdown_timeout_s
             )
         except asyncio.TimeoutError:
             self.runner.log.warning("revoke: in-flight batch not finished in time")
+        except Exception as exc:  # noqa: BLE001 - the main loop reports it and stops
+            self.runner.log.warning("revoke: in-flight batch failed", error=str(exc))
         await self.runner._commit(revoked)
         self.runner.tracker.forget(list(revoked))
         self.runner.log.info("partitions revoked", partitions=_names(revoked))
