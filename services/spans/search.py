@@ -3,10 +3,11 @@
 All pieces are joined into one haystack (NUL-separated; a hit never crosses a piece), source
 by source, so each source is one contiguous range of it. A quote is searched in the unit's own
 sources first and, only when it is not there, in every other chunk. The fast path is
-`str.find` on the raw haystack. Only when a quote is not found raw is the normalised haystack
-built (once per answer) and searched, and the hit mapped back to original offsets, so a span
-always covers the source's own text. Line-end hyphenation has two readings (joined and kept);
-the second view is built only when the text has a visible break hyphen.
+`str.find` on the raw haystack. Only when a quote is not found raw are the pieces' normalised
+views built (once per answer; free for text that is already canonical) and searched, and a
+hit mapped back to original offsets, so a span always covers the source's own text. Line-end
+hyphenation has two readings (joined and kept); the second view is searched only when the
+text has a visible break hyphen.
 """
 
 from __future__ import annotations
@@ -66,7 +67,7 @@ class QuoteFinder:
                 following = number
         self._haystack = _SEPARATOR.join(piece.text for piece in pieces)
         self._ascii = self._haystack.isascii()
-        self._views: dict[bool, Normalized] = {}
+        self._views: dict[tuple[int, bool], Normalized] = {}
         self._has_break_hyphen: bool | None = None
 
     def find(self, quote: str, preferred: Collection[int] = ()) -> list[Hit]:
@@ -95,11 +96,15 @@ class QuoteFinder:
             self._has_break_hyphen = has_break_hyphen(self._haystack)
         return self._has_break_hyphen
 
-    def _view(self, keep_break_hyphens: bool) -> Normalized:
-        view = self._views.get(keep_break_hyphens)
+    def _view(self, number: int, keep_break_hyphens: bool) -> Normalized:
+        """The normalised view of one piece (built on first use)."""
+        key = (number, keep_break_hyphens)
+        view = self._views.get(key)
         if view is None:
-            view = normalize(self._haystack, keep_break_hyphens=keep_break_hyphens)
-            self._views[keep_break_hyphens] = view
+            text = self._pieces[number].text
+            view = self._views[key] = normalize(
+                text, keep_break_hyphens=keep_break_hyphens
+            )
         return view
 
     def _piece_hit(self, start: int, end: int) -> tuple[int, Hit] | None:
@@ -134,19 +139,21 @@ class QuoteFinder:
         needle = normalize_quote(quote, keep_break_hyphens=keep_break_hyphens)
         if not needle or _SEPARATOR in needle:
             return []
-        view = self._view(keep_break_hyphens)
         hits: list[Hit] = []
         seen: set[tuple[int, str]] = set()
-        position = view.text.find(needle)
-        while position != -1:
-            span = view.original_span(position, position + len(needle))
-            if _splits_cluster(view.text, position, position + len(needle)):
-                span = None
-            found = self._piece_hit(*span) if span is not None else None
-            if found is not None and _section_key(found[1].piece) not in seen:
-                seen.add(_section_key(found[1].piece))
-                hits.append(found[1])
-            position = view.text.find(needle, position + 1)
+        for number, piece in enumerate(self._pieces):
+            if _section_key(piece) in seen:
+                continue
+            view = self._view(number, keep_break_hyphens)
+            position = view.text.find(needle)
+            while position != -1:
+                end = position + len(needle)
+                span = view.original_span(position, end)
+                if span is not None and not _splits_cluster(view.text, position, end):
+                    seen.add(_section_key(piece))
+                    hits.append(Hit(piece, *span))
+                    break
+                position = view.text.find(needle, position + 1)
         return hits
 
 

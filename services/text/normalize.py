@@ -33,16 +33,25 @@ _TRANSLATE = str.maketrans({**_QUOTES_AND_DASHES, **dict.fromkeys(IGNORABLE, "")
 
 _LETTER = r"[^\W\d_]"
 # A letter or a combining mark (a decomposed accent ends a word as well as a letter does).
-_LETTER_OR_MARK = r"(?:[^\W\d_]|[\u0300-\u036f\u1ab0-\u1aff\u1dc0-\u1dff\u20d0-\u20ff\ufe20-\ufe2f])"
+_LETTER_OR_MARK = (
+    r"(?:[^\W\d_]|[\u0300-\u036f\u1ab0-\u1aff\u1dc0-\u1dff\u20d0-\u20ff\ufe20-\ufe2f])"
+)
 _BREAK = r"(?:\r\n|[\n\r\x0b\x0c\x85\u2028\u2029])"
+_HYPHENS = "-\u00ad\u2010\u2011"
+# Line-end hyphenation between letters: hyphen, optional blanks, one line break, blanks. (The
+# hyphen is matched first and the letter before it checked behind, so every alternative of
+# `_SPECIAL` starts with a character class and the scan stays cheap.)
+_HYPHENATION = (
+    rf"[{_HYPHENS}](?<={_LETTER_OR_MARK}[{_HYPHENS}])[ \t]*{_BREAK}[ \t]*(?={_LETTER})"
+)
 _SPECIAL = re.compile(
-    # Line-end hyphenation between letters: hyphen, optional blanks, one line break, blanks.
-    rf"(?P<hyphen>(?<={_LETTER_OR_MARK})[-\u00ad\u2010\u2011][ \t]*{_BREAK}[ \t]*(?={_LETTER}))"
+    rf"(?P<hyphen>{_HYPHENATION})"
     # Runs of whitespace/ignorables (2+ chars), or one character other than a plain space.
     rf"|(?P<blank>[\s{IGNORABLE}]{{2,}}|[^\S ]|[{IGNORABLE}])"
-    # Non-ASCII text, with the ASCII character before it (a base for combining marks).
-    rf"|(?P<other>[!-~]?[^\x00-\x7f\s{IGNORABLE}]+)"
+    # Non-ASCII text.
+    rf"|(?P<other>[^\x00-\x7f\s{IGNORABLE}]+)"
 )
+_VISIBLE_BREAK_HYPHEN = re.compile(_HYPHENATION.replace(_HYPHENS, "-\u2010\u2011"))
 
 
 @dataclass(slots=True)
@@ -90,7 +99,7 @@ class Normalized:
 class _Builder:
     """Accumulates output pieces and their map segments."""
 
-    __slots__ = ("parts", "segments", "length", "last_space")
+    __slots__ = ("last_space", "length", "parts", "segments")
 
     def __init__(self) -> None:
         self.parts: list[str] = []
@@ -106,7 +115,9 @@ class _Builder:
             text, orig_start = text[1:], orig_start + 1
             if not text:
                 return
-        self.segments.append(_Segment(self.length, orig_start, len(text), len(text), True))
+        self.segments.append(
+            _Segment(self.length, orig_start, len(text), len(text), True)
+        )
         self.parts.append(text)
         self.length += len(text)
         self.last_space = text[-1] == " "
@@ -117,7 +128,9 @@ class _Builder:
             text = text[1:]
         if not text:
             return
-        self.segments.append(_Segment(self.length, orig_start, len(text), orig_len, False))
+        self.segments.append(
+            _Segment(self.length, orig_start, len(text), orig_len, False)
+        )
         self.parts.append(text)
         self.length += len(text)
         self.last_space = text[-1] == " "
@@ -130,7 +143,8 @@ def _fold(cluster: str) -> str:
 
 
 def _emit_other(out: _Builder, run: str, orig_start: int) -> None:
-    """Fold a run of non-ASCII text cluster by cluster (a base plus its combining marks)."""
+    """Fold a run of (mostly) non-ASCII text cluster by cluster (a base plus its combining
+    marks)."""
     if run.translate(_TRANSLATE) == run and unicodedata.is_normalized("NFKC", run):
         out.copy(run, orig_start)
         return
@@ -149,13 +163,19 @@ def _emit_other(out: _Builder, run: str, orig_start: int) -> None:
 
 def normalize(text: str, *, keep_break_hyphens: bool = False) -> Normalized:
     """The canonical form of `text` with its offset map (see the module docstring)."""
+    if text.isascii() and text.isprintable() and "  " not in text:
+        # Printable ASCII with single spaces is already canonical.
+        segments = [_Segment(0, 0, len(text), len(text), True)] if text else []
+        return Normalized(text, len(text), segments, [0] if text else [])
     out = _Builder()
     position = 0
     for match in _SPECIAL.finditer(text):
         start, end = match.span()
-        out.copy(text[position:start], position)
         kind = match.lastgroup
-        piece = match.group()
+        if kind == "other" and start > position and unicodedata.combining(text[start]):
+            start -= 1  # the base character of a combining mark belongs to its cluster
+        out.copy(text[position:start], position)
+        piece = text[start:end]
         if kind == "hyphen":
             keep = keep_break_hyphens and piece[0] != "\u00ad"
             out.replace("-" if keep else "", start, end - start)
@@ -183,4 +203,4 @@ def normalize_quote(quote: str, *, keep_break_hyphens: bool = False) -> str:
 def has_break_hyphen(text: str) -> bool:
     """Whether `text` has a visible hyphen at a line end between letters (where the two
     hyphenation readings, joined and kept, differ)."""
-    return any(m.lastgroup == "hyphen" and m.group()[0] != "\u00ad" for m in _SPECIAL.finditer(text))
+    return _VISIBLE_BREAK_HYPHEN.search(text) is not None
