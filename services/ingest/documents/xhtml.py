@@ -56,7 +56,7 @@ _TEXT_XSLT = f"""<xsl:stylesheet version="1.0"
   <xsl:output method="text" encoding="UTF-8"/>
   <xsl:template match="/">
     <xsl:for-each select="/documents/*">
-      <xsl:variable name="text"><xsl:apply-templates select="(.//h:body|.//body)[1]"/></xsl:variable>
+      <xsl:variable name="text"><xsl:apply-templates select="(h:body|body)[1]"/></xsl:variable>
       <xsl:value-of select="normalize-space($text)"/>&#xFDD2;</xsl:for-each>
   </xsl:template>
   <xsl:template match="{_pattern(BLOCK_TAGS)}">&#xFDD0;<xsl:apply-templates/>&#xFDD0;</xsl:template>
