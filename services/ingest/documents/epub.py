@@ -29,7 +29,6 @@ CONTAINER_NS = "urn:oasis:names:tc:opendocument:xmlns:container"
 ENC_NS = "http://www.w3.org/2001/04/xmlenc#"
 # Font obfuscation (IDPF and Adobe) is declared in encryption.xml but is not DRM.
 FONT_OBFUSCATION = frozenset({"http://www.idpf.org/2008/embedding", "http://ns.adobe.com/pdf/enc#RC"})
-_SAFE_XML = etree.XMLParser(resolve_entities=False, no_network=True, load_dtd=False)
 # Corrupt entries (bad CRC, bad deflate data, truncated, unknown method) while reading.
 _ZIP_FAILURES = (
     zipfile.BadZipFile, zlib.error, EOFError, OSError, ValueError, NotImplementedError,
@@ -76,8 +75,11 @@ def join_href(base_dir: str, href: str) -> str:
 
 
 def _xml(data: bytes, what: str) -> etree._Element:
+    """A package XML file parsed with no entities, DTDs or network (a parser per call:
+    lxml parsers must not be shared across threads)."""
+    parser = etree.XMLParser(resolve_entities=False, no_network=True, load_dtd=False)
     try:
-        return etree.fromstring(data, _SAFE_XML)
+        return etree.fromstring(data, parser)
     except etree.XMLSyntaxError as exc:
         raise DocumentRejection("invalid_epub", f"{what} is not well-formed XML: {exc}") from None
 
@@ -160,13 +162,13 @@ def _load_book(archive: zipfile.ZipFile) -> tuple[epub.EpubBook, epub.EpubReader
 
 def open_epub(data: bytes, limits: IngestLimits) -> EpubPackage:
     """Check and read an EPUB; raises DocumentRejection with the reason when it is refused."""
-    archive = open_zip(data, limits)
-    try:
-        return _read_package(archive)
-    except _ZIP_FAILURES as exc:
-        raise DocumentRejection(
-            "invalid_epub", f"a zip entry is corrupt: {type(exc).__name__}: {exc}"
-        ) from None
+    with open_zip(data, limits) as archive:
+        try:
+            return _read_package(archive)
+        except _ZIP_FAILURES as exc:
+            raise DocumentRejection(
+                "invalid_epub", f"a zip entry is corrupt: {type(exc).__name__}: {exc}"
+            ) from None
 
 
 def _read_package(archive: zipfile.ZipFile) -> EpubPackage:
