@@ -120,10 +120,13 @@ class StageRunner:
     async def _start(self) -> bool:
         """Start producer and consumer, retrying while the broker is not reachable yet."""
         attempt = 0
+        producer_up = False
         while not self.stopping.is_set():
             try:
                 assert self._producer is not None and self._consumer is not None
-                await self._producer.start()
+                if not producer_up:
+                    await self._producer.start()
+                    producer_up = True
                 await self._consumer.start()
                 return True
             except KafkaError as exc:
