@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from bisect import bisect_right
 
 from schemas.citations import CitationExtraction
 
@@ -16,18 +17,25 @@ class MarkerStripper:
     def __init__(self, text: str, extraction: CitationExtraction) -> None:
         ranges = [(c.start, c.end) for c in extraction.clusters]
         ranges += [(c.start, c.end) for c in extraction.citations]
+        merged: list[list[int]] = []
+        for start, end in sorted(r for r in ranges if 0 <= r[0] < r[1] <= len(text)):
+            if merged and start <= merged[-1][1]:
+                merged[-1][1] = max(merged[-1][1], end)
+            else:
+                merged.append([start, end])
         self._text = text
-        self._ranges = sorted(r for r in ranges if 0 <= r[0] < r[1] <= len(text))
+        self._starts = [start for start, _ in merged]
+        self._ends = [end for _, end in merged]
 
     def strip(self, start: int, end: int) -> str:
         """`text[start:end]` without markers, with the spaces they leave tidied."""
         parts: list[str] = []
         position = start
-        for marker_start, marker_end in self._ranges:
-            if marker_end <= position or marker_start >= end:
-                continue
-            parts.append(self._text[position:marker_start])
-            position = max(position, marker_end)
+        number = bisect_right(self._ends, start)
+        while number < len(self._starts) and self._starts[number] < end:
+            parts.append(self._text[position : max(position, self._starts[number])])
+            position = max(position, self._ends[number])
+            number += 1
         parts.append(self._text[position:end])
         cleaned = "".join(parts)
         if len(parts) > 1:

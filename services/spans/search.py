@@ -139,12 +139,16 @@ class QuoteFinder:
         needle = normalize_quote(quote, keep_break_hyphens=keep_break_hyphens)
         if not needle or _SEPARATOR in needle:
             return []
+        # A canonical needle in a canonical piece is exactly what the raw search looked for.
+        canonical_needle = needle == quote
         hits: list[Hit] = []
         seen: set[tuple[int, str]] = set()
         for number, piece in enumerate(self._pieces):
             if _section_key(piece) in seen:
                 continue
             view = self._view(number, keep_break_hyphens)
+            if canonical_needle and view.text is piece.text:
+                continue
             position = view.text.find(needle)
             while position != -1:
                 end = position + len(needle)
