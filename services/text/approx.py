@@ -154,14 +154,20 @@ def match_quote(
     def score(match: StringMatch) -> float:
         quote_score = 1.0 - match.errors / len(quote)
         prefix_score = (
-            _context_score(text[max(0, match.start - len(prefix)) : match.start], prefix)
+            _context_score(
+                text[max(0, match.start - len(prefix)) : match.start], prefix
+            )
             if prefix
             else 1.0
         )
         suffix_score = (
-            _context_score(text[match.end : match.end + len(suffix)], suffix) if suffix else 1.0
+            _context_score(text[match.end : match.end + len(suffix)], suffix)
+            if suffix
+            else 1.0
         )
-        position_score = 1.0 - abs(match.start - hint) / len(text) if hint is not None else 1.0
+        position_score = (
+            1.0 - abs(match.start - hint) / len(text) if hint is not None else 1.0
+        )
         raw = (
             _QUOTE_WEIGHT * quote_score
             + _CONTEXT_WEIGHT * (prefix_score + suffix_score)
