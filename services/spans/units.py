@@ -1,9 +1,13 @@
 """Answer units: upstream ones resolved (or downgraded), or units derived from sentences.
 
 Upstream units (`answer_units`): a verbatim unit's quote (its `quote`, else its text without
-citation markers) is searched in all chunks; found, it keeps `verbatim` with a span per
-section; not found, it is downgraded to `derived` with its sources as `supporting_sources`
-and, when there is one, the closest approximate match as a diagnostic.
+citation markers) is searched in the chunks of the unit's own sources and, when it is not
+there, in all other chunks; found, it keeps `verbatim` with a span per section where it
+occurs; not found, it is downgraded to `derived` with its sources as `supporting_sources` and,
+when there is one, the closest approximate match as a diagnostic.
+
+`supporting_sources` name sources by `source_ref`: `source_id`, else `doc_id`, else the index
+as a string.
 
 Without upstream units, each sentence is a unit. Its text without citation markers (or,
 failing that, without its final punctuation) found in a chunk makes it verbatim (origin
