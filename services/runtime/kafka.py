@@ -8,8 +8,9 @@ from aiokafka import AIOKafkaConsumer, AIOKafkaProducer
 
 from services.runtime.config import RuntimeConfig
 
-# Large enough for a rejection carrying an over-size input (base64) plus headers.
-MAX_REQUEST_BYTES = 8 * 1024 * 1024
+# Large enough for a rejection carrying an over-size input (base64) plus headers, and for
+# documents.ingested events (ingest refuses documents whose event would exceed 15 MiB).
+MAX_REQUEST_BYTES = 16 * 1024 * 1024
 
 
 def make_producer(config: RuntimeConfig, **extra: Any) -> AIOKafkaProducer:
