@@ -11,6 +11,7 @@ import orjson
 
 from services.bench.workload import bench_answer
 from services.pipeline import process_answer
+from services.runtime.gc_tuning import tune_gc
 
 
 def median_ms(fn: Callable[[], object], runs: int, warmup: int = 5) -> float:
@@ -35,6 +36,7 @@ def pysbd_ms(text: str, runs: int) -> float:
 
 def bench_pipeline(runs: int) -> dict[str, Any]:
     """Per-answer time of all five stages in-process, and pySBD on the same text."""
+    tune_gc()  # as `citeflow process` and every stage process run
     answer = bench_answer()
     raw = orjson.dumps(answer)
     result = process_answer(raw, event_id="bench")

@@ -29,7 +29,9 @@ def process(source: IO[bytes]) -> None:
     """
     from schemas.answers import AnswerRejected
     from services.pipeline import StageFailure, process_answer
+    from services.runtime.gc_tuning import tune_gc
 
+    tune_gc()
     failed = 0
     out = sys.stdout
     for number, line in enumerate(source, start=1):

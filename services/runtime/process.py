@@ -6,6 +6,7 @@ import asyncio
 import signal
 
 from services.runtime.config import RuntimeConfig
+from services.runtime.gc_tuning import tune_gc
 from services.runtime.logging import configure, get_logger
 from services.runtime.loop import StageRunner
 from services.runtime.metrics import StageMetrics
@@ -43,4 +44,5 @@ async def serve(stage: Stage, config: RuntimeConfig) -> int:
 def run_stage(stage: Stage, config: RuntimeConfig) -> int:
     """Configure logging and run `stage` in a fresh event loop."""
     configure(config.log_level)
+    tune_gc()
     return asyncio.run(serve(stage, config))

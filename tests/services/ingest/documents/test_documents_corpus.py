@@ -25,7 +25,7 @@ from services.ingest.documents.sanitize import (
     ALLOWED_PROTOCOLS,
     ALLOWED_TAGS,
 )
-from tests.conftest import CORPUS_DIR, corpus_path
+from tests.conftest import corpus_path
 from tests.services.ingest.documents.test_documents_chapter import _executable
 from tests.services.ingest.documents.test_documents_epub import assert_chunks_are_slices
 
@@ -49,7 +49,7 @@ def _manifest(kind: str) -> dict[str, dict[str, Any]]:
 
 @cache
 def _ingest(kind: str, name: str) -> DocumentIngested:
-    return ingest_document((CORPUS_DIR / kind / name).read_bytes(), name.rsplit(".", 1)[0],
+    return ingest_document(corpus_path(kind, name).read_bytes(), name.rsplit(".", 1)[0],
                            options=OPTIONS)
 
 
