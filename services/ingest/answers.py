@@ -42,7 +42,7 @@ def max_answer_bytes() -> int:
 MAX_BYTES = max_answer_bytes()
 
 
-class Rejection(Exception):
+class Rejection(EventDecodeError):
     """Why an input is not admitted (internal: always turned into an AnswerRejected)."""
 
     def __init__(
@@ -54,11 +54,7 @@ class Rejection(Exception):
         answer_id: str | None = None,
         envelope: dict[str, Any] | None = None,
     ) -> None:
-        super().__init__(message)
-        self.code = code
-        self.message = message
-        self.path = path
-        self.errors = errors or [{"code": code, "message": message, "path": path}]
+        super().__init__(code, message, path, errors, subject=answer_id)
         self.answer_id = answer_id
         self.envelope = envelope
 
