@@ -48,6 +48,8 @@ class RunResult:
     throughput: float
     p50_ms: float
     p99_ms: float
+    # CPU time of all hop processes together per answer during the throughput run.
+    hop_cpu_ms: float = 0.0
 
 
 def answers(prefix: str, count: int) -> list[Record]:
@@ -172,7 +174,8 @@ async def _send_all(config: RuntimeConfig, topic: str, records: list[Record],
 
 async def measure(config: RuntimeConfig, first: str, last: str, tag: str, count: int,
                   latency_count: int, rate: float | None,
-                  progress: Callable[[str], None]) -> RunResult:
+                  progress: Callable[[str], None],
+                  cpu: Callable[[], float] = lambda: 0.0) -> RunResult:
     """Throughput of `count` answers sent at once, then latency at `rate` (or at half the
     measured throughput when `rate` is None)."""
     async with Collector(config, last) as collector:
@@ -181,9 +184,11 @@ async def measure(config: RuntimeConfig, first: str, last: str, tag: str, count:
         await collector.wait_for({r.key for r in warm if r.key})
         progress(f"{tag}: warmed up; throughput run of {count} answers")
         batch = answers(f"{tag}-tp", count)
+        cpu_before = cpu()
         sent = await _send_all(config, first, batch, None)
         keys = {r.key for r in batch if r.key}
         await collector.wait_for(keys)
+        hop_cpu_ms = (cpu() - cpu_before) * 1000 / count
         elapsed = max(collector.arrived[k] for k in keys) - min(sent.values())
         throughput = count / elapsed
         latency_rate = rate or throughput / 2
@@ -194,7 +199,7 @@ async def measure(config: RuntimeConfig, first: str, last: str, tag: str, count:
         await collector.wait_for(keys)
     latencies = sorted((collector.arrived[k] - sent[k]) * 1000 for k in keys)
     p99 = latencies[min(len(latencies) - 1, int(len(latencies) * 0.99))]
-    return RunResult(throughput, statistics.median(latencies), p99)
+    return RunResult(throughput, statistics.median(latencies), p99, hop_cpu_ms)
 
 
 class Processes:
@@ -211,6 +216,18 @@ class Processes:
                 argv, env=self.env, stdout=subprocess.DEVNULL, stderr=log,
                 start_new_session=True, preexec_fn=die_with_parent,
             ))
+
+    def cpu_seconds(self) -> float:
+        """User plus system CPU time the running hop processes used so far (Linux /proc)."""
+        tick = os.sysconf("SC_CLK_TCK")
+        total = 0.0
+        for process in self.started:
+            try:
+                fields = Path(f"/proc/{process.pid}/stat").read_text().rsplit(")", 1)[1].split()
+            except OSError:
+                continue
+            total += (int(fields[11]) + int(fields[12])) / tick
+        return total
 
     def stop(self) -> None:
         for process in self.started:
@@ -247,17 +264,20 @@ def run_benchmark(*, count: int, latency_count: int, partitions: int, bootstrap:
         if broker is not None:
             broker.stop()
     table = Table(title=f"end to end, {len(stages)} hops, {count} answers")
-    for column in ("run", "answers/s", "p50 ms @ half raw rate", "p99 ms"):
+    for column in ("run", "answers/s", "p50 ms @ half raw rate", "p99 ms",
+                   "hop CPU ms/answer"):
         table.add_column(column)
     for name, result in (("raw aiokafka pass-through", raw), ("citeflow pipeline", pipe)):
         table.add_row(name, f"{result.throughput:.1f}", f"{result.p50_ms:.1f}",
-                      f"{result.p99_ms:.1f}")
+                      f"{result.p99_ms:.1f}", f"{result.hop_cpu_ms:.2f}")
     console.print(table)
     out(f"raw_throughput={raw.throughput:.1f}/s pipeline_throughput={pipe.throughput:.1f}/s "
         f"ratio={pipe.throughput / raw.throughput:.2f} (target >= 0.5)")
     out(f"latency_at_half_raw_rate raw_p50={raw.p50_ms:.1f}ms raw_p99={raw.p99_ms:.1f}ms "
         f"pipeline_p50={pipe.p50_ms:.1f}ms pipeline_p99={pipe.p99_ms:.1f}ms "
         f"p50_ratio={pipe.p50_ms / raw.p50_ms:.2f} (target <= 1.5)")
+    out(f"hop_cpu_per_answer raw={raw.hop_cpu_ms:.2f}ms pipeline={pipe.hop_cpu_ms:.2f}ms "
+        f"(all {len(stages)} hop processes together, throughput run)")
     return raw, pipe
 
 
@@ -277,7 +297,7 @@ def _raw_side(bootstrap: str, run_id: str, hops: int, count: int, latency_count:
             processes.start([sys.executable, "-m", "services.bench.e2e", topics[i],
                              topics[i + 1], f"{config.topic_prefix}hop{i}"], f"raw-hop{i}")
         return asyncio.run(measure(config, topics[0], topics[-1], "raw", count, latency_count,
-                                   None, console.print))
+                                   None, console.print, processes.cpu_seconds))
     finally:
         processes.stop()
 
@@ -296,7 +316,7 @@ def _pipeline_side(bootstrap: str, run_id: str, specs: list[str], stages: list[A
         first = config.physical(stages[0].input_topics[0])
         last = config.physical(stages[-1].output_topics[0])
         return asyncio.run(measure(config, first, last, "pipeline", count, latency_count,
-                                   rate, console.print))
+                                   rate, console.print, processes.cpu_seconds))
     finally:
         processes.stop()
 

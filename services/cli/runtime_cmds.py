@@ -576,13 +576,23 @@ def dlq_drain(topic: str, group_id: str | None, **flags: Any) -> None:
 @click.option("--stage", "specs", multiple=True, metavar="STAGE",
               help="Benchmark these stages (name or module:attr, in flow order) instead of "
                    "the five pipeline stages")
+@click.option("--stages", "preset", type=click.Choice(["pipeline", "toy"]), default="pipeline",
+              show_default=True,
+              help="pipeline: the five real stages; toy: five hops that only decode, validate "
+                   "and re-encode (services.bench.toy), measuring the runtime's own cost")
 def bench_e2e(count: int, latency_answers: int, partitions: int, bootstrap: str | None,
-              specs: tuple[str, ...]) -> None:
+              specs: tuple[str, ...], preset: str) -> None:
     """End to end over the broker: raw aiokafka pass-through over five hops (five
     processes) against the five stage processes, same answers; prints both throughputs,
     the ratio (target >= 0.5) and p50/p99 latency at half the raw rate."""
     from services.bench.e2e import run_benchmark
 
+    if specs and preset != "pipeline":
+        raise click.UsageError("--stage and --stages toy are exclusive")
+    if preset == "toy":
+        from services.bench.toy import SPECS
+
+        specs = tuple(SPECS)
     run_benchmark(count=count, latency_count=latency_answers, partitions=partitions,
                   bootstrap=bootstrap, console=err, out=click.echo,
                   stage_specs=list(specs) or None)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import os
 import signal
 
 from services.runtime.config import RuntimeConfig
@@ -45,4 +46,17 @@ def run_stage(stage: Stage, config: RuntimeConfig) -> int:
     """Configure logging and run `stage` in a fresh event loop."""
     configure(config.log_level)
     tune_gc()
-    return asyncio.run(serve(stage, config))
+    profile_dir = os.environ.get("CITEFLOW_PROFILE_DIR")
+    if not profile_dir:
+        return asyncio.run(serve(stage, config))
+    # Profiling aid: cProfile the whole process, dumped to DIR/<stage>-<pid>.prof at exit.
+    import cProfile
+
+    profiler = cProfile.Profile()
+    profiler.enable()
+    try:
+        return asyncio.run(serve(stage, config))
+    finally:
+        profiler.disable()
+        os.makedirs(profile_dir, exist_ok=True)
+        profiler.dump_stats(os.path.join(profile_dir, f"{stage.name}-{os.getpid()}.prof"))
