@@ -31,26 +31,39 @@ def text_quote(exact: str, prefix: str = "", suffix: str = "") -> TextQuoteSelec
     )
 
 
+def _container(
+    piece: Piece, place: ChunkPlace
+) -> tuple[str, str | None, int | None, str | None, str | None]:
+    """`(type, href, page, section_id, url)` of the chunk at `place` (computed once)."""
+    container = place.container
+    if container is None:
+        chunk, source = place.chunk, piece.source
+        if chunk.href:
+            container = ("epub_text", chunk.href, None, None, None)
+        elif chunk.page is not None:
+            container = ("pdf_text", None, chunk.page, None, None)
+        elif source.kind == "web" and source.url:
+            container = ("web", None, None, None, source.url)
+        else:
+            container = ("text", None, None, piece.section_id, None)
+        place.container = container
+    return container
+
+
 def locator(piece: Piece, place: ChunkPlace, quote: TextQuoteSelector) -> Locator:
     """The locator of a selector found in `piece`, in the chunk at `place`."""
-    chunk, source = place.chunk, piece.source
-    values = {
-        "type": "text",
-        "href": None,
-        "page": None,
-        "section_id": None,
-        "url": None,
-    }
-    if chunk.href:
-        values["type"], values["href"] = "epub_text", chunk.href
-    elif chunk.page is not None:
-        values["type"], values["page"] = "pdf_text", chunk.page
-    elif source.kind == "web" and source.url:
-        values["type"], values["url"] = "web", source.url
-    else:
-        values["section_id"] = piece.section_id
-    values["selector"] = quote
-    return construct(Locator, values)
+    kind, href, page, section_id, url = place.container or _container(piece, place)
+    return construct(
+        Locator,
+        {
+            "type": kind,
+            "href": href,
+            "page": page,
+            "section_id": section_id,
+            "url": url,
+            "selector": quote,
+        },
+    )
 
 
 def located(piece: Piece, place: ChunkPlace, start: int, end: int) -> Locator:
@@ -72,10 +85,15 @@ class Locators:
     def __init__(self) -> None:
         self._cache: dict[tuple[int, int, int], Locator] = {}
 
-    def at(self, piece: Piece, start: int, end: int) -> Locator:
-        """The locator of `piece.text[start:end]` (its chunk is the one holding `start`)."""
+    def at(
+        self, piece: Piece, start: int, end: int, place: ChunkPlace | None = None
+    ) -> Locator:
+        """The locator of `piece.text[start:end]` (its chunk is the one holding `start`,
+        `place` when the caller has it already)."""
         key = (id(piece), start, end)
         found = self._cache.get(key)
         if found is None:
-            found = self._cache[key] = located(piece, piece.place_at(start), start, end)
+            found = self._cache[key] = located(
+                piece, place or piece.place_at(start), start, end
+            )
         return found

@@ -13,20 +13,26 @@ from services.spans.search import Hit, QuoteFinder
 def source_span(hit: Hit, locators: Locators) -> SourceSpan:
     """The span of a hit, in section offsets (and UTF-16 ones when the section prefix is
     known)."""
-    piece = hit.piece
+    piece, start, end = hit.piece, hit.start, hit.end
+    source, section_start = piece.source, piece.section_start
+    place = piece.place_at(start)
+    if section_start:
+        start_utf16 = end_utf16 = None
+    else:
+        start_utf16, end_utf16 = piece.utf16(start), piece.utf16(end)
     return construct(
         SourceSpan,
         {
-            "doc_id": piece.source.doc_id,
+            "doc_id": source.doc_id,
             "section_id": piece.section_id,
-            "source_index": piece.source.index,
-            "chunk_id": piece.place_at(hit.start).chunk.chunk_id,
-            "start_char": piece.section_start + hit.start,
-            "end_char": piece.section_start + hit.end,
-            "start_utf16": piece.utf16(hit.start),
-            "end_utf16": piece.utf16(hit.end),
-            "quote": hit.text,
-            "locator": locators.at(piece, hit.start, hit.end),
+            "source_index": source.index,
+            "chunk_id": place.chunk.chunk_id,
+            "start_char": section_start + start,
+            "end_char": section_start + end,
+            "start_utf16": start_utf16,
+            "end_utf16": end_utf16,
+            "quote": piece.text[start:end],
+            "locator": locators.at(piece, start, end, place),
         },
     )
 

@@ -121,8 +121,9 @@ class QuoteFinder:
         position = haystack.find(needle, low, high)
         while position != -1:
             found = self._piece_hit(position, position + len(needle))
-            if found is None or _splits_cluster(
-                haystack, position, position + len(needle)
+            if found is None or (
+                not self._ascii
+                and _splits_cluster(haystack, position, position + len(needle))
             ):
                 position = haystack.find(needle, position + 1, high)
                 continue

@@ -46,6 +46,10 @@ class ChunkPlace:
     position: int
     start: int
     end: int
+    # The locator container `(type, href, page, section_id, url)`, filled on first use.
+    container: tuple[str, str | None, int | None, str | None, str | None] | None = (
+        field(default=None, repr=False, compare=False)
+    )
 
 
 @dataclass(slots=True)
@@ -73,11 +77,12 @@ class Piece:
 
     def utf16(self, offset: int) -> int | None:
         """UTF-16 section offset of piece offset `offset`, when the prefix is known."""
-        if not self.prefix_known:
+        if self.section_start:
             return None
-        if self._utf16 is None:
-            self._utf16 = utf16_offsets(self.text)
-        return self._utf16(offset)
+        convert = self._utf16
+        if convert is None:
+            convert = self._utf16 = utf16_offsets(self.text)
+        return convert(offset)
 
 
 def _section_key(source: Source, chunk: Chunk) -> str:

@@ -76,16 +76,14 @@ class UnitContext:
             self._refs[key] = refs
         return list(refs)
 
-    def positions(self, start: int | None, end: int | None) -> dict[str, int | None]:
-        """Answer-side offsets in code points and UTF-16."""
+    def positions(
+        self, start: int | None, end: int | None
+    ) -> tuple[int | None, int | None, int | None, int | None]:
+        """Answer-side offsets: `(start, end, start_utf16, end_utf16)`."""
         if start is None or end is None:
-            return {"start": None, "end": None, "start_utf16": None, "end_utf16": None}
-        return {
-            "start": start,
-            "end": end,
-            "start_utf16": self._utf16(start),
-            "end_utf16": self._utf16(end),
-        }
+            return None, None, None, None
+        utf16 = self._utf16
+        return start, end, utf16(start), utf16(end)
 
     def without_markers(self, start: int, end: int) -> str:
         """Answer text of `[start, end)` without citation markers."""
@@ -97,7 +95,7 @@ class UnitContext:
 def _unit(
     unit_id: str,
     text: str,
-    positions: dict[str, int | None],
+    positions: tuple[int | None, int | None, int | None, int | None],
     *,
     spans: list[SourceSpan] | None = None,
     supporting: list[str] | None = None,
@@ -106,13 +104,17 @@ def _unit(
     closest: ApproximateMatch | None = None,
 ) -> AnswerUnit:
     """An answer unit: verbatim exactly when it has spans."""
+    start, end, start_utf16, end_utf16 = positions
     return construct(
         AnswerUnit,
         {
             "id": unit_id,
             "text": text,
             "kind": "verbatim" if spans else "derived",
-            **positions,
+            "start": start,
+            "end": end,
+            "start_utf16": start_utf16,
+            "end_utf16": end_utf16,
             "source_spans": spans or [],
             "supporting_sources": supporting or [],
             "origin": origin,
@@ -154,8 +156,8 @@ def _upstream_unit(
             code="quote_not_found",
             message=f"unit {unit.id}: quote not found in the retrieved chunks; "
             "downgraded to derived",
-            start=positions["start"],
-            end=positions["end"],
+            start=positions[0],
+            end=positions[1],
         )
     )
     closest = closest_match(quote, ctx.pieces, unit.source_indexes)
