@@ -1,7 +1,12 @@
 """`cite_answer`: the citations stage's pure logic (SPEC §4.3), scored answer in, cited out.
 
 Every value here is built from validated input, so the event models are assembled without
-re-validation (`services.citations.build.construct`).
+re-validation (`services.citations.build`).
+
+Hot-path notes (about 380 models per 1,000-word answer): each list is built in one pass over
+the extraction, straight into model dicts (no intermediate records), UTF-16 offsets are only
+computed when the text has astral characters, and a sentence's citation ids are computed once
+for the sentence and the sentence map.
 """
 
 from __future__ import annotations
@@ -24,28 +29,39 @@ from schemas.citations import (
     SupportingPassage,
 )
 from schemas.scoring import AnswerScored
-from services.citations.build import construct
+from services.citations.build import maker
 from services.citations.coverage import coverage
 from services.citations.extract import Extracted, extract
-from services.citations.maps import citation_map, sentence_map
-from services.citations.passages import supporting_passages
+from services.citations.passages import passage_rows
 from services.citations.references import references
-from services.citations.segments import piece_source_ids, segment_pieces, source_ref_id
+from services.citations.segments import TRAILING, source_ref_id
 from services.text.offsets import Utf16Index
+
+_answer_cited = maker(AnswerCited)
+_extraction = maker(CitationExtraction)
+_citation = maker(Citation)
+_cluster = maker(Cluster)
+_sentence = maker(Sentence)
+_sentence_ref = maker(SentenceRef)
+_segment = maker(Segment)
+_segment_citation = maker(SegmentCitation)
+_coverage_model = maker(Coverage)
+_source_coverage = maker(SourceCoverage)
+_passage = maker(SupportingPassage)
+_problem = maker(Problem)
 
 
 def cite_answer(scored: AnswerScored) -> AnswerCited:
     """Extract the citations of a scored answer and everything built on them."""
     answer = scored.answer
     extracted = extract(answer.text, answer.sources)
-    return construct(
-        AnswerCited,
+    return _answer_cited(
         {
             "answer": answer,
             "scores": scored.scores,
             "passage_sources": scored.passage_sources,
             "extraction": build_extraction(answer, extracted, scored.passage_sources),
-        },
+        }
     )
 
 
@@ -60,135 +76,185 @@ def build_extraction(
     answer: AnswerSubmitted, extracted: Extracted, passage_sources: list[int]
 ) -> CitationExtraction:
     """The `CitationExtraction` event payload of one answer."""
-    u16 = _utf16(answer.text)
+    u16: Callable[[int], int] | None = _utf16(answer.text)
+    if u16 is int:
+        u16 = None  # offsets are used as they are
     hits = extracted.citations
-    sentence_ids = sentence_map(extracted)
-    return construct(
-        CitationExtraction,
+    citations = []
+    citation_map: dict[str, list[SentenceRef]] = {}
+    sentences = extracted.sentences
+    for c in hits:
+        start, end, sentence_index = c.start, c.end, c.sentence_index
+        citations.append(
+            _citation(
+                {
+                    "start": start,
+                    "end": end,
+                    "start_utf16": start if u16 is None else u16(start),
+                    "end_utf16": end if u16 is None else u16(end),
+                    "id": c.id,
+                    "marker": c.marker,
+                    "source_index": c.source_index,
+                    "valid": c.valid,
+                    "problem": c.problem,
+                    "cluster_index": c.cluster_index,
+                    "sentence_index": sentence_index,
+                }
+            )
+        )
+        key = str(c.id)
+        refs = citation_map.get(key)
+        if refs is None:
+            refs = citation_map[key] = []
+        elif refs[-1].__dict__["sentence_index"] == sentence_index:
+            continue
+        refs.append(
+            _sentence_ref(
+                {
+                    "sentence_index": sentence_index,
+                    "sentence_text": sentences[sentence_index].text,
+                }
+            )
+        )
+    clusters = []
+    for k in extracted.clusters:
+        start, end = k.start, k.end
+        clusters.append(
+            _cluster(
+                {
+                    "start": start,
+                    "end": end,
+                    "start_utf16": start if u16 is None else u16(start),
+                    "end_utf16": end if u16 is None else u16(end),
+                    "marker": k.marker,
+                    "citation_ids": [hits[i].id for i in k.citations],
+                }
+            )
+        )
+    sentence_models = []
+    sentence_map: dict[str, list[int]] = {}
+    for s in sentences:
+        start, end = s.start, s.end
+        if s.citations:
+            ids = sorted({hits[i].id for i in s.citations})
+            sentence_map[str(s.index)] = ids
+            ids = ids.copy()
+        else:
+            sentence_map[str(s.index)] = []
+            ids = []
+        sentence_models.append(
+            _sentence(
+                {
+                    "start": start,
+                    "end": end,
+                    "start_utf16": start if u16 is None else u16(start),
+                    "end_utf16": end if u16 is None else u16(end),
+                    "index": s.index,
+                    "text": s.text,
+                    "citation_ids": ids,
+                }
+            )
+        )
+    return _extraction(
         {
-            "citations": [
-                construct(
-                    Citation,
-                    {
-                        "start": c.start,
-                        "end": c.end,
-                        "start_utf16": u16(c.start),
-                        "end_utf16": u16(c.end),
-                        "id": c.id,
-                        "marker": c.marker,
-                        "source_index": c.source_index,
-                        "valid": c.valid,
-                        "problem": c.problem,
-                        "cluster_index": c.cluster_index,
-                        "sentence_index": c.sentence_index,
-                    },
-                )
-                for c in hits
-            ],
-            "clusters": [
-                construct(
-                    Cluster,
-                    {
-                        "start": k.start,
-                        "end": k.end,
-                        "start_utf16": u16(k.start),
-                        "end_utf16": u16(k.end),
-                        "marker": k.marker,
-                        "citation_ids": [hits[i].id for i in k.citations],
-                    },
-                )
-                for k in extracted.clusters
-            ],
-            "sentences": [
-                construct(
-                    Sentence,
-                    {
-                        "start": s.start,
-                        "end": s.end,
-                        "start_utf16": u16(s.start),
-                        "end_utf16": u16(s.end),
-                        "index": s.index,
-                        "text": s.text,
-                        "citation_ids": list(sentence_ids[str(s.index)]),
-                    },
-                )
-                for s in extracted.sentences
-            ],
-            "citation_map": {
-                key: [
-                    construct(SentenceRef, {"sentence_index": i, "sentence_text": t})
-                    for i, t in refs
-                ]
-                for key, refs in citation_map(extracted).items()
-            },
-            "sentence_map": sentence_ids,
+            "citations": citations,
+            "clusters": clusters,
+            "sentences": sentence_models,
+            "citation_map": citation_map,
+            "sentence_map": sentence_map,
             "segments": _segments(answer, extracted, u16),
             "coverage": _coverage(answer, extracted),
             "references": references(answer.sources),
             "passages": _passages(answer, extracted, passage_sources),
             "problems": [
-                construct(
-                    Problem,
+                _problem(
                     {
                         "code": p.code,
                         "message": p.message,
                         "start": p.start,
                         "end": p.end,
-                    },
+                    }
                 )
                 for p in extracted.problems
             ],
-        },
+        }
     )
 
 
 def _segments(
-    answer: AnswerSubmitted, extracted: Extracted, u16: Callable[[int], int]
+    answer: AnswerSubmitted, extracted: Extracted, u16: Callable[[int], int] | None
 ) -> list[Segment]:
-    """Inline segments with their citations and source ids."""
+    """Inline segments with their citations and source ids: consecutive pieces tiling the
+    text, each cluster closing a piece (with the punctuation right after it), and so does each
+    sentence end (`services.citations.segments.segment_pieces`, built in one pass here)."""
     text = answer.text
-    kinds = {source.index: source.kind for source in answer.sources}
-    ref_ids = {source.index: source_ref_id(source) for source in answer.sources}
+    size = len(text)
+    kinds = {}
+    ref_ids = {}
+    for source in answer.sources:
+        kinds[source.index] = source.kind
+        ref_ids[source.index] = source_ref_id(source)
+    hits = extracted.citations
+    cuts: dict[int, list] = {}
+    for cluster in extracted.clusters:
+        end = cluster.end
+        while end < size and text[end] in TRAILING:
+            end += 1
+        cited = cuts.get(end)
+        if cited is None:
+            cited = cuts[end] = []
+        cited.extend(hits[i] for i in cluster.citations)
+    for sentence in extracted.sentences:
+        if sentence.end not in cuts:
+            cuts[sentence.end] = []
+    if text and size not in cuts:
+        cuts[size] = []
     segments = []
-    for piece in segment_pieces(text, extracted):
-        cited = [
-            construct(
-                SegmentCitation,
-                {
-                    "id": c.id,
-                    "marker": c.marker,
-                    "start": c.start,
-                    "end": c.end,
-                    "source_index": c.source_index,
-                    "source_kind": kinds.get(c.source_index),
-                    "source_id": ref_ids.get(c.source_index),
-                    "valid": c.valid,
-                },
+    start = 0
+    for end in sorted(cuts):
+        pieces = cuts[end]
+        cited = []
+        source_ids: list[str] = []
+        for c in pieces:
+            index = c.source_index
+            ref = ref_ids.get(index)
+            cited.append(
+                _segment_citation(
+                    {
+                        "id": c.id,
+                        "marker": c.marker,
+                        "start": c.start,
+                        "end": c.end,
+                        "source_index": index,
+                        "source_kind": kinds.get(index),
+                        "source_id": ref,
+                        "valid": c.valid,
+                    }
+                )
             )
-            for c in piece.citations
-        ]
+            if c.valid and ref is not None and ref not in source_ids:
+                source_ids.append(ref)
         segments.append(
-            construct(
-                Segment,
+            _segment(
                 {
-                    "start": piece.start,
-                    "end": piece.end,
-                    "start_utf16": u16(piece.start),
-                    "end_utf16": u16(piece.end),
-                    "text": text[piece.start : piece.end],
+                    "start": start,
+                    "end": end,
+                    "start_utf16": start if u16 is None else u16(start),
+                    "end_utf16": end if u16 is None else u16(end),
+                    "text": text[start:end],
                     "citations": cited,
-                    "source_ids": piece_source_ids(piece, ref_ids),
-                },
+                    "source_ids": source_ids,
+                }
             )
         )
+        start = end
     return segments
 
 
 def _coverage(answer: AnswerSubmitted, extracted: Extracted) -> Coverage:
     """The coverage model of one answer."""
     counts = coverage(extracted, answer.sources)
-    return construct(
-        Coverage,
+    return _coverage_model(
         {
             "sentences_total": counts.sentences_total,
             "sentences_cited": counts.sentences_cited,
@@ -197,10 +263,10 @@ def _coverage(answer: AnswerSubmitted, extracted: Extracted) -> Coverage:
             "chars_cited": counts.chars_cited,
             "char_ratio": counts.char_ratio,
             "per_source": {
-                key: construct(SourceCoverage, {"citations": c, "sentences": s})
+                key: _source_coverage({"citations": c, "sentences": s})
                 for key, (c, s) in counts.per_source.items()
             },
-        },
+        }
     )
 
 
@@ -209,20 +275,21 @@ def _passages(
 ) -> list[SupportingPassage]:
     """Supporting passages of the eligible cited sources (score order, capped)."""
     return [
-        construct(
-            SupportingPassage,
+        _passage(
             {
-                "citation_id": p.source_index,
-                "sentence_index": p.sentence_index,
-                "source_index": p.source_index,
-                "chunk_id": p.chunk.chunk_id,
-                "chunk_position": p.chunk_position,
-                "section_id": p.section_id,
-                "start_char": p.section_start,
-                "end_char": p.section_end,
-                "passage": p.text,
-                "score": round(p.score, 6),
-            },
+                "citation_id": cited,
+                "sentence_index": sentence,
+                "source_index": cited,
+                "chunk_id": chunk.chunk_id,
+                "chunk_position": position,
+                "section_id": section_id,
+                "start_char": offset + start,
+                "end_char": offset + end,
+                "passage": chunk.text[start:end],
+                "score": round(score, 6),
+            }
         )
-        for p in supporting_passages(answer.text, extracted, answer.sources, passage_sources)
+        for sentence, cited, chunk, position, section_id, offset, start, end, score in passage_rows(
+            answer.text, extracted, answer.sources, passage_sources
+        )
     ]

@@ -128,7 +128,9 @@ def best_window(want: int, index: SourceIndex) -> tuple[int, int, int, int]:
     return position, start, end, covered.bit_count()
 
 
-def citing_sentence_terms(text: str, extracted: Extracted, wanted: set[int]) -> dict[int, set[str]]:
+def citing_sentence_terms(
+    text: str, extracted: Extracted, wanted: set[int]
+) -> dict[int, set[str]]:
     """Content terms of the sentences in `wanted`, citation markers left out."""
     pieces = []
     done = 0
@@ -140,7 +142,86 @@ def citing_sentence_terms(text: str, extracted: Extracted, wanted: set[int]) -> 
     clean = "".join(pieces)
     chosen = [s for s in extracted.sentences if s.index in wanted]
     terms = span_terms(clean, [(s.start, s.end) for s in chosen])
-    return {sentence.index: found for sentence, found in zip(chosen, terms, strict=True)}
+    return {
+        sentence.index: found for sentence, found in zip(chosen, terms, strict=True)
+    }
+
+
+def passage_rows(
+    text: str,
+    extracted: Extracted,
+    sources: Sequence[Source],
+    passage_sources: Sequence[int],
+) -> list[tuple[int, int, Chunk, int, str | None, int, int, int, float]]:
+    """`supporting_passages` as plain rows: `(sentence index, source index, chunk, chunk
+    position, section id, chunk offset in the section, start, end (in the chunk), score)`.
+
+    `best_window` is inlined here (one call per pair is a measurable share of the stage)."""
+    by_index = {source.index: source for source in sources}
+    citing = extracted.sentences_by_source()
+    wanted = {i for index in passage_sources for i in citing.get(index, ())}
+    terms = citing_sentence_terms(text, extracted, wanted) if wanted else {}
+    found: list[tuple[int, int, Chunk, int, str | None, int, int, int, float]] = []
+    append = found.append
+    bit_count = int.bit_count
+    for cited in passage_sources:
+        source = by_index.get(cited)
+        if source is None or not source.chunks or cited not in citing:
+            continue
+        index = source_index(source.chunks)
+        masks, windows, get = index.masks, index.windows, index.bits.get
+        if not masks:
+            continue
+        last = len(masks) - 1
+        chunks = source.chunks
+        for sentence in citing[cited]:
+            sentence_terms = terms[sentence]
+            want = sum(map(get, sentence_terms, repeat(0)))
+            overlaps = list(map(bit_count, map(want.__and__, masks)))
+            best = overlaps.index(max(overlaps))
+            position, start, end = windows[best]
+            covered = want & masks[best]
+            # Widen by the next chunk sentence, then the previous one (see `best_window`).
+            if covered != want and best < last:
+                k_position, k_start, k_end = windows[best + 1]
+                if k_position == position:
+                    gained = want & masks[best + 1] & ~covered
+                    new_start = min(k_start, start)
+                    new_end = max(k_end, end)
+                    if gained and new_end - new_start <= MAX_PASSAGE_CHARS:
+                        covered |= gained
+                        start, end = new_start, new_end
+            if covered != want and best > 0:
+                k_position, k_start, k_end = windows[best - 1]
+                if k_position == position:
+                    gained = want & masks[best - 1] & ~covered
+                    new_start = min(k_start, start)
+                    new_end = max(k_end, end)
+                    if gained and new_end - new_start <= MAX_PASSAGE_CHARS:
+                        covered |= gained
+                        start, end = new_start, new_end
+            score = bit_count(covered) / len(sentence_terms) if sentence_terms else 0.0
+            chunk = chunks[position]
+            offset = chunk.start_char
+            if offset is None:
+                section_id = chunk.chunk_id or chunk.section_id
+                offset = 0
+            else:
+                section_id = chunk.section_id or chunk.chunk_id
+            append(
+                (
+                    sentence,
+                    cited,
+                    chunk,
+                    position,
+                    section_id,
+                    offset,
+                    start,
+                    end,
+                    score,
+                )
+            )
+    return found
 
 
 def supporting_passages(
@@ -151,22 +232,9 @@ def supporting_passages(
 ) -> list[Passage]:
     """The best passage per (sentence, validly cited source in `passage_sources`), ordered
     by the source's place in `passage_sources` (score order, capped), then by sentence."""
-    by_index = {source.index: source for source in sources}
-    citing = extracted.sentences_by_source()
-    wanted = {i for index in passage_sources for i in citing.get(index, ())}
-    terms = citing_sentence_terms(text, extracted, wanted) if wanted else {}
-    found: list[Passage] = []
-    for cited in passage_sources:
-        source = by_index.get(cited)
-        if source is None or not source.chunks or cited not in citing:
-            continue
-        index = source_index(source.chunks)
-        if not index.masks:
-            continue
-        for sentence in citing[cited]:
-            sentence_terms = terms[sentence]
-            position, start, end, covered = best_window(index.mask(sentence_terms), index)
-            score = covered / len(sentence_terms) if sentence_terms else 0.0
-            chunk = source.chunks[position]
-            found.append(Passage(sentence, cited, chunk, position, start, end, score))
-    return found
+    return [
+        Passage(sentence, cited, chunk, position, start, end, score)
+        for sentence, cited, chunk, position, _, _, start, end, score in passage_rows(
+            text, extracted, sources, passage_sources
+        )
+    ]

@@ -10,7 +10,7 @@ from schemas.answers import Source
 from services.citations.extract import Extracted
 from services.citations.types import CitationHit
 
-_TRAILING = ".,;:!?)]\"'”’»"
+TRAILING = ".,;:!?)]\"'”’»"
 
 
 @dataclass(slots=True)
@@ -34,7 +34,7 @@ def segment_pieces(text: str, extracted: Extracted) -> list[SegmentPiece]:
     citations = extracted.citations
     for cluster in extracted.clusters:
         end = cluster.end
-        while end < len(text) and text[end] in _TRAILING:
+        while end < len(text) and text[end] in TRAILING:
             end += 1
         cuts.setdefault(end, []).extend(citations[i] for i in cluster.citations)
     for sentence in extracted.sentences:
