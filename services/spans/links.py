@@ -23,13 +23,13 @@ EXCERPT_CHARS = 200
 def excerpt(text: str, limit: int = EXCERPT_CHARS) -> str:
     """The first ~`limit` characters of `text`, whitespace collapsed, cut at a word boundary
     with an ellipsis when longer."""
-    if (
-        len(text) <= limit
-        and "  " not in text
-        and text.isprintable()
-        and text == text.strip()
-    ):
-        return text
+    if "  " not in text and text.isprintable() and text == text.strip():
+        # Already collapsed (printable text has no whitespace but the plain space): what
+        # splitting and joining would give, without doing it.
+        if len(text) <= limit:
+            return text
+        cut = text.rfind(" ", 0, limit + 1)
+        return text[: cut if cut > limit // 2 else limit].rstrip() + "\u2026"
     head = text[: 2 * limit]
     collapsed = " ".join(head.split())
     if len(collapsed) <= limit and len(head) == len(text):
@@ -79,31 +79,30 @@ def build_links(
     scores = {score.index: score.score for score in cited.scores}
     places: dict[tuple[int, int, str | None, str], tuple[Locator | None, str]] = {}
     links: list[Link] = []
+    append = links.append
     for passage in cited.extraction.passages:
-        source = sources.get(passage.source_index)
-        key = (
-            passage.source_index,
-            passage.chunk_position,
-            passage.chunk_id,
-            passage.passage,
-        )
+        source_index = passage.source_index
+        source = sources.get(source_index)
+        chunk_id = passage.chunk_id
+        text = passage.passage
+        key = (source_index, passage.chunk_position, chunk_id, text)
         place = places.get(key)
         if place is None:
             found = passage_locator(index, finder, source, passage) if source else None
-            place = places[key] = (found, excerpt(passage.passage))
-        links.append(
+            place = places[key] = (found, excerpt(text))
+        append(
             construct(
                 Link,
                 {
                     "citation_id": passage.citation_id,
                     "sentence_index": passage.sentence_index,
-                    "source_index": passage.source_index,
+                    "source_index": source_index,
                     "doc_id": source.doc_id if source else None,
                     "doc_title": source.title if source else None,
-                    "chunk_id": passage.chunk_id,
-                    "score": scores.get(passage.source_index, 0.0),
+                    "chunk_id": chunk_id,
+                    "score": scores.get(source_index, 0.0),
                     "excerpt": place[1],
-                    "passage": passage.passage,
+                    "passage": text,
                     "locator": place[0],
                 },
             )

@@ -69,12 +69,27 @@ def locator(piece: Piece, place: ChunkPlace, quote: TextQuoteSelector) -> Locato
 def located(piece: Piece, place: ChunkPlace, start: int, end: int) -> Locator:
     """The locator of `piece.text[start:end]`, in the chunk at `place`, with its context."""
     text = piece.text
-    quote = text_quote(
-        text[start:end],
-        text[max(0, start - CONTEXT_CHARS) : start],
-        text[end : end + CONTEXT_CHARS],
+    kind, href, page, section_id, url = place.container or _container(piece, place)
+    selector = construct(
+        TextQuoteSelector,
+        {
+            "type": "TextQuoteSelector",
+            "exact": text[start:end],
+            "prefix": text[max(0, start - CONTEXT_CHARS) : start],
+            "suffix": text[end : end + CONTEXT_CHARS],
+        },
     )
-    return locator(piece, place, quote)
+    return construct(
+        Locator,
+        {
+            "type": kind,
+            "href": href,
+            "page": page,
+            "section_id": section_id,
+            "url": url,
+            "selector": selector,
+        },
+    )
 
 
 class Locators:
