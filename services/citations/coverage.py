@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass, field
 
 from schemas.answers import Source
@@ -42,32 +42,43 @@ def coverage(extracted: Extracted, sources: Sequence[Source]) -> CoverageCounts:
     citations, clusters = extracted.citations, extracted.clusters
     per_citations = {source.index: 0 for source in sources}
     per_sentences = dict(per_citations)
+    wordish = _WORDISH.search
+    sentences_total = sentences_cited = chars_total = chars_cited = 0
     for sentence in extracted.sentences:
-        if not _WORDISH.search(sentence.text):
+        if not wordish(sentence.text):
             continue
-        counts.sentences_total += 1
-        if not sentence.citations:
-            counts.chars_total += sentence.end - sentence.start
+        sentences_total += 1
+        inside = sentence.citations
+        if not inside:
+            chars_total += sentence.end - sentence.start
             continue
-        marker_chars = sum(
-            clusters[k].end - clusters[k].start
-            for k in {citations[i].cluster_index for i in sentence.citations}
-        )
-        chars = sentence.end - sentence.start - marker_chars
-        counts.chars_total += chars
-        cited = {
-            citations[i].source_index
-            for i in sentence.citations
-            if citations[i].valid and citations[i].source_index is not None
-        }
+        if len(inside) == 1:  # the common case, without the sets
+            citation = citations[inside[0]]
+            cluster = clusters[citation.cluster_index]
+            chars = sentence.end - sentence.start - (cluster.end - cluster.start)
+            index = citation.source_index
+            cited: Collection[int] = () if not citation.valid or index is None else (index,)
+        else:
+            marker_chars = 0
+            for k in {citations[i].cluster_index for i in inside}:
+                marker_chars += clusters[k].end - clusters[k].start
+            chars = sentence.end - sentence.start - marker_chars
+            cited = {
+                citations[i].source_index
+                for i in inside
+                if citations[i].valid and citations[i].source_index is not None
+            }
+        chars_total += chars
         if cited:
-            counts.sentences_cited += 1
-            counts.chars_cited += chars
+            sentences_cited += 1
+            chars_cited += chars
         for index in cited:
             per_sentences[index] = per_sentences.get(index, 0) + 1
     for citation in citations:
         if citation.valid and citation.source_index is not None:
             per_citations[citation.source_index] = per_citations.get(citation.source_index, 0) + 1
+    counts.sentences_total, counts.sentences_cited = sentences_total, sentences_cited
+    counts.chars_total, counts.chars_cited = chars_total, chars_cited
     counts.per_source = {
         str(index): (per_citations[index], per_sentences.get(index, 0)) for index in per_citations
     }

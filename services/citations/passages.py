@@ -177,7 +177,7 @@ def passage_rows(
         for sentence in citing[cited]:
             sentence_terms = terms[sentence]
             want = sum(map(get, sentence_terms, repeat(0)))
-            overlaps = list(map(bit_count, map(want.__and__, masks)))
+            overlaps = [(want & mask).bit_count() for mask in masks]
             best = overlaps.index(max(overlaps))
             position, start, end = windows[best]
             covered = want & masks[best]
