@@ -135,10 +135,13 @@ def build_extraction(
     sentence_map: dict[str, list[int]] = {}
     for s in sentences:
         start, end = s.start, s.end
-        if s.citations:
-            ids = sorted({hits[i].id for i in s.citations})
-            sentence_map[str(s.index)] = ids
-            ids = ids.copy()
+        inside = s.citations
+        if len(inside) == 1:
+            ids = [hits[inside[0]].id]
+            sentence_map[str(s.index)] = [ids[0]]
+        elif inside:
+            ids = sorted({hits[i].id for i in inside})
+            sentence_map[str(s.index)] = ids.copy()
         else:
             sentence_map[str(s.index)] = []
             ids = []

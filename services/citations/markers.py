@@ -20,7 +20,9 @@ MAX_RANGE = 50  # a range citing more sources than this is flagged, not expanded
 
 # A link target: no spaces, at most one level of balanced parentheses (Wikipedia URLs).
 _URL = r"(?:[^()\s]|\([^()\s]*\))*"
-_NUMBER_LIST = r"[ ]*\d+(?:[ ]*[-–][ ]*\d+)?(?:[ ]*[,;][ ]*\d+(?:[ ]*[-–][ ]*\d+)?)*[ ]*"
+_NUMBER_LIST = (
+    r"[ ]*\d+(?:[ ]*[-–][ ]*\d+)?(?:[ ]*[,;][ ]*\d+(?:[ ]*[-–][ ]*\d+)?)*[ ]*"
+)
 _MARKER = re.compile(
     r"\[(?:"
     rf"(?P<num>\d+)\](?!\()"
@@ -33,6 +35,7 @@ _MARKER = re.compile(
 _ITEM = re.compile(r"(\d+)(?:[ ]*[-–][ ]*(\d+))?")
 # Between two markers of one cluster: nothing, spaces, or one comma/semicolon.
 _CLUSTER_GAP = re.compile(r"[ \t]*[,;]?[ \t]*")
+_GAP_CHARS = " \t,;"  # a gap can only start with one of these (a cheap test first)
 
 
 def _url_key(url: str) -> str:
@@ -73,7 +76,10 @@ class _Resolver:
     ) -> None:
         """Record one citation; `problem` is `(code, message)` when it is invalid."""
         if problem is None and source is None:
-            problem = ("unknown_source", f"{marker} cites source {cited}, which does not exist")
+            problem = (
+                "unknown_source",
+                f"{marker} cites source {cited}, which does not exist",
+            )
         index = source.index if source is not None else None
         self.citations.append(
             CitationHit(
@@ -92,7 +98,9 @@ class _Resolver:
     def numbered(self, cited: int, marker: str, start: int, end: int) -> None:
         """`[n]` or `[^n]`: the source whose index is n."""
         if cited == 0:
-            self.add(0, marker, start, end, None, ("zero_index", f"{marker} cites source 0"))
+            self.add(
+                0, marker, start, end, None, ("zero_index", f"{marker} cites source 0")
+            )
             return
         self.add(cited, marker, start, end, self.by_index.get(cited), None)
 
@@ -112,14 +120,18 @@ class _Resolver:
             for cited in (low, high):
                 self.add(cited, marker, start, end, None, ("invalid_range", message))
 
-    def nth(self, kind: str, nth: int, marker: str, start: int, end: int) -> Source | None:
+    def nth(
+        self, kind: str, nth: int, marker: str, start: int, end: int
+    ) -> Source | None:
         """`[Document N]` / `[Web Source N]`: the Nth source of that kind, or a problem."""
         pool = self.documents if kind == "document" else self.webs
         if 1 <= nth <= len(pool):
             return pool[nth - 1]
         label = "document" if kind == "document" else "web source"
         code = "unknown_document" if kind == "document" else "unknown_web_source"
-        message = f"{marker} cites {label} {nth}, but the answer has {len(pool)} {label}s"
+        message = (
+            f"{marker} cites {label} {nth}, but the answer has {len(pool)} {label}s"
+        )
         self.add(nth, marker, start, end, None, (code, message))
         return None
 
@@ -164,8 +176,12 @@ def find_markers(
         number, web, url, doc, foot, body, _ = match.groups()
         if number is not None:
             cited = int(number)
-            if cited in by_index:  # the common case, inline: `[n]` citing an existing source
-                citations.append(CitationHit(cited, marker, start, end, cited, True, None))
+            if (
+                cited in by_index
+            ):  # the common case, inline: `[n]` citing an existing source
+                citations.append(
+                    CitationHit(cited, marker, start, end, cited, True, None)
+                )
             else:
                 resolver.numbered(cited, marker, start, end)
         elif body is not None:
@@ -179,13 +195,19 @@ def find_markers(
         else:
             resolver.web(int(web), url, marker, start, end)
         if previous_end >= 0 and (
-            previous_end == start or _CLUSTER_GAP.fullmatch(text, previous_end, start)
+            previous_end == start
+            or (
+                text[previous_end] in _GAP_CHARS
+                and _CLUSTER_GAP.fullmatch(text, previous_end, start)
+            )
         ):
             cluster = clusters[-1]
             cluster.end = end
             cluster.citations.extend(range(first, len(citations)))
         else:
-            clusters.append(ClusterHit(start, end, "", list(range(first, len(citations)))))
+            clusters.append(
+                ClusterHit(start, end, "", list(range(first, len(citations))))
+            )
         previous_end = end
     for number, cluster in enumerate(clusters):
         cluster.marker = text[cluster.start : cluster.end]
