@@ -20,12 +20,26 @@ from services.spans.sections import ChunkPlace, Piece, SectionIndex
 EXCERPT_CHARS = 200
 
 
+# Printable ASCII: deleting these from an ASCII text leaves its control characters.
+_PRINTABLE_ASCII = bytes(range(0x20, 0x7F))
+
+
+def _collapsed(text: str) -> bool:
+    """Whether `text` has no whitespace but single spaces between words (printable text has
+    no whitespace but the plain space; for ASCII, deleting the printable bytes is cheaper
+    than `isprintable`)."""
+    if text.isascii():
+        printable = not text.encode("ascii").translate(None, _PRINTABLE_ASCII)
+    else:
+        printable = text.isprintable()
+    return printable and "  " not in text and text == text.strip()
+
+
 def excerpt(text: str, limit: int = EXCERPT_CHARS) -> str:
     """The first ~`limit` characters of `text`, whitespace collapsed, cut at a word boundary
     with an ellipsis when longer."""
-    if "  " not in text and text.isprintable() and text == text.strip():
-        # Already collapsed (printable text has no whitespace but the plain space): what
-        # splitting and joining would give, without doing it.
+    if _collapsed(text):
+        # What splitting and joining would give, without doing it.
         if len(text) <= limit:
             return text
         cut = text.rfind(" ", 0, limit + 1)

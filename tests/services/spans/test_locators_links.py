@@ -162,3 +162,32 @@ def test_excerpt_is_about_200_characters_cut_at_a_word() -> None:
 def test_excerpt_of_whitespace_heavy_long_text_says_it_is_cut() -> None:
     text = "a" + " " * 500 + "b"
     assert excerpt(text) == "a\u2026"
+
+
+def _reference_excerpt(text: str, limit: int = 200) -> str:
+    """`excerpt` as specified: collapse whitespace, cut at a word with an ellipsis."""
+    head = text[: 2 * limit]
+    collapsed = " ".join(head.split())
+    if len(collapsed) <= limit and len(head) == len(text):
+        return collapsed
+    cut = collapsed.rfind(" ", 0, limit + 1)
+    return collapsed[: cut if cut > limit // 2 else limit].rstrip() + "\u2026"
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "word " * 40 + "end",
+        ("word " * 50).strip(),
+        "x" * 250,
+        "ab\x00cd " * 60,
+        "caf\u00e9 " * 60,
+        "tab\there " * 40,
+        "nbsp\u00a0here " * 40,
+        " leading " * 40,
+        "ctl\x7f " * 70,
+        "short",
+    ],
+)
+def test_excerpt_fast_path_agrees_with_split_and_join(text: str) -> None:
+    assert excerpt(text) == _reference_excerpt(text)
