@@ -23,6 +23,10 @@ MAX_PASSAGE_CHARS = 600
 # Chunk sentences for passage windows: a cheap split after terminal punctuation.
 _CHUNK_SENTENCE = re.compile(r"\S.*?(?:[.!?]+[\"'”’)\]]*(?=\s|$)|\n|$)", re.DOTALL)
 _MEMO_LIMIT = 4_096
+MAX_COLUMN_TERMS = 255  # a sentence with more terms could overflow a column byte
+MAX_COLUMN_WINDOWS = (
+    256  # larger sources keep only their masks (columns cost 8x the memory)
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -33,6 +37,10 @@ class SourceIndex:
     windows: list[tuple[int, int, int]]  # chunk position, start, end (in the chunk)
     masks: list[int]
     bits: dict[str, int]
+    # Term -> one byte per window (1 where the window holds the term): summing the columns
+    # of a sentence's terms counts every window's overlap at once (byte i = window i), while
+    # no count exceeds a byte (`MAX_COLUMN_TERMS`).
+    columns: dict[str, int]
 
     def mask(self, terms: set[str]) -> int:
         """The bitmask of `terms` in this source's vocabulary (unknown terms dropped)."""
@@ -86,6 +94,7 @@ def source_index(chunks: Sequence[Chunk]) -> SourceIndex:
     windows: list[tuple[int, int, int]] = []
     masks: list[int] = []
     bits: dict[str, int] = {}
+    window_terms: list[set[str]] = []
     for position, text in enumerate(key):
         spans = []
         for match in _CHUNK_SENTENCE.finditer(text):
@@ -100,7 +109,15 @@ def source_index(chunks: Sequence[Chunk]) -> SourceIndex:
                 mask |= bit
             windows.append((position, start, end))
             masks.append(mask)
-    cached = SourceIndex(windows, masks, bits)
+            window_terms.append(terms)
+    columns: dict[str, int] = {}
+    if len(windows) <= MAX_COLUMN_WINDOWS:
+        columns = dict.fromkeys(bits, 0)
+        for window, terms in enumerate(window_terms):
+            byte = 1 << (8 * window)
+            for term in terms:
+                columns[term] += byte
+    cached = SourceIndex(windows, masks, bits, columns)
     if len(_INDEXES) >= _MEMO_LIMIT:
         _INDEXES.clear()
     _INDEXES[key] = cached
@@ -172,12 +189,19 @@ def passage_rows(
         masks, windows, get = index.masks, index.windows, index.bits.get
         if not masks:
             continue
+        columns, count = index.columns, len(masks)
+        column = columns.get
         last = len(masks) - 1
         chunks = source.chunks
         for sentence in citing[cited]:
             sentence_terms = terms[sentence]
             want = sum(map(get, sentence_terms, repeat(0)))
-            overlaps = [(want & mask).bit_count() for mask in masks]
+            if columns and len(sentence_terms) <= MAX_COLUMN_TERMS:
+                overlaps = sum(map(column, sentence_terms, repeat(0))).to_bytes(
+                    count, "little"
+                )
+            else:
+                overlaps = [(want & mask).bit_count() for mask in masks]  # type: ignore[assignment]
             best = overlaps.index(max(overlaps))
             position, start, end = windows[best]
             covered = want & masks[best]
