@@ -15,7 +15,7 @@ from typing import Any, Protocol
 from schemas.answers import AnswerAccepted, AnswerSubmitted
 from schemas.scoring import AnswerScored
 from services.citations.extract import extract
-from services.scoring.combine import combine, explain
+from services.scoring.combine import Combiner
 from services.scoring.parts import lexical_relevance, retriever_norms, support
 from services.text.lexical import Document, analyse, span_terms
 
@@ -39,9 +39,15 @@ class _Sentence(_Span, Protocol):
 class Citing:
     """What the answer's valid citations say about its sources."""
 
-    counts: dict[int, int] = field(default_factory=dict)  # source index -> valid citations
-    sentences: dict[int, list[int]] = field(default_factory=dict)  # source -> citing sentences
-    sentence_terms: dict[int, set[str]] = field(default_factory=dict)  # content terms, no markers
+    counts: dict[int, int] = field(
+        default_factory=dict
+    )  # source index -> valid citations
+    sentences: dict[int, list[int]] = field(
+        default_factory=dict
+    )  # source -> citing sentences
+    sentence_terms: dict[int, set[str]] = field(
+        default_factory=dict
+    )  # content terms, no markers
 
 
 def without_markers(text: str, markers: Iterable[_Span]) -> str:
@@ -94,42 +100,66 @@ def score_sources(answer: AnswerSubmitted, citing: Citing) -> AnswerScored:
     retriever = retriever_norms(sources)
     lexical = lexical_relevance(answer.query, documents)
     sentence_terms = citing.sentence_terms
+    cited_sentences = citing.sentences
+    combiner = Combiner()
 
     combined: list[tuple[float, dict[str, float], dict[str, float]]] = []
     for position, source in enumerate(sources):
         parts: dict[str, float] = {}
-        if retriever[position] is not None:
-            parts["retriever"] = retriever[position]  # type: ignore[assignment]
+        norm = retriever[position]
+        if norm is not None:
+            parts["retriever"] = norm
         if lexical is not None:
             parts["lexical"] = lexical[position]
-        cited_by = citing.sentences.get(source.index, ())
-        parts["support"] = support(
-            [sentence_terms[i] for i in cited_by if i in sentence_terms], chunks[position]
+        cited_by = cited_sentences.get(source.index)
+        parts["support"] = (
+            support(
+                [sentence_terms[i] for i in cited_by if i in sentence_terms],
+                chunks[position],
+            )
+            if cited_by
+            else 0.0
         )
-        score, weights = combine(parts)
+        score, weights = combiner.combine(parts)
         combined.append((score, parts, weights))
 
-    order = sorted(range(len(sources)), key=lambda p: (-combined[p][0], sources[p].index))
-    ranks = {position: rank for rank, position in enumerate(order, start=1)}
+    order = sorted(
+        range(len(sources)), key=lambda p: (-combined[p][0], sources[p].index)
+    )
+    ranks = [0] * len(sources)
+    for rank, position in enumerate(order, start=1):
+        ranks[position] = rank
     threshold = options.min_citation_score
-    rows: list[dict[str, Any]] = []  # validated in one call below: cheaper than one per model
+    counts = citing.counts
+    of = len(sources)
+    rows: list[
+        dict[str, Any]
+    ] = []  # validated in one call below: cheaper than one per model
     for position, source in enumerate(sources):
         score, parts, weights = combined[position]
-        count = citing.counts.get(source.index, 0)
+        index = source.index
+        count = counts.get(index, 0)
         eligible = score >= threshold
-        text = explain(
-            source.index, score, parts, weights, rank=ranks[position], of=len(sources),
-            citation_count=count, eligible=eligible, threshold=threshold,
+        rank = ranks[position]
+        text = combiner.explain(
+            index,
+            score,
+            parts,
+            rank=rank,
+            of=of,
+            citation_count=count,
+            eligible=eligible,
+            threshold=threshold,
         )
         rows.append(
             {
-                "index": source.index,
+                "index": index,
                 "retriever_score": source.score,
                 "retriever_norm": retriever[position],
                 "lexical": parts.get("lexical", 0.0),
                 "support": parts["support"],
                 "score": score,
-                "rank": ranks[position],
+                "rank": rank,
                 "eligible": eligible,
                 "cited": count > 0,
                 "citation_count": count,
