@@ -50,6 +50,8 @@ class RunResult:
     p99_ms: float
     # CPU time of all hop processes together per answer during the throughput run.
     hop_cpu_ms: float = 0.0
+    # CPU time of the embedded broker per answer during the throughput run (0: external).
+    broker_cpu_ms: float = 0.0
 
 
 def answers(prefix: str, count: int) -> list[Record]:
@@ -175,7 +177,8 @@ async def _send_all(config: RuntimeConfig, topic: str, records: list[Record],
 async def measure(config: RuntimeConfig, first: str, last: str, tag: str, count: int,
                   latency_count: int, rate: float | None,
                   progress: Callable[[str], None],
-                  cpu: Callable[[], float] = lambda: 0.0) -> RunResult:
+                  cpu: Callable[[], float] = lambda: 0.0,
+                  broker_cpu: Callable[[], float] = lambda: 0.0) -> RunResult:
     """Throughput of `count` answers sent at once, then latency at `rate` (or at half the
     measured throughput when `rate` is None)."""
     async with Collector(config, last) as collector:
@@ -184,11 +187,12 @@ async def measure(config: RuntimeConfig, first: str, last: str, tag: str, count:
         await collector.wait_for({r.key for r in warm if r.key})
         progress(f"{tag}: warmed up; throughput run of {count} answers")
         batch = answers(f"{tag}-tp", count)
-        cpu_before = cpu()
+        cpu_before, broker_before = cpu(), broker_cpu()
         sent = await _send_all(config, first, batch, None)
         keys = {r.key for r in batch if r.key}
         await collector.wait_for(keys)
         hop_cpu_ms = (cpu() - cpu_before) * 1000 / count
+        broker_cpu_ms = (broker_cpu() - broker_before) * 1000 / count
         elapsed = max(collector.arrived[k] for k in keys) - min(sent.values())
         throughput = count / elapsed
         latency_rate = rate or throughput / 2
@@ -199,7 +203,20 @@ async def measure(config: RuntimeConfig, first: str, last: str, tag: str, count:
         await collector.wait_for(keys)
     latencies = sorted((collector.arrived[k] - sent[k]) * 1000 for k in keys)
     p99 = latencies[min(len(latencies) - 1, int(len(latencies) * 0.99))]
-    return RunResult(throughput, statistics.median(latencies), p99, hop_cpu_ms)
+    return RunResult(throughput, statistics.median(latencies), p99, hop_cpu_ms, broker_cpu_ms)
+
+
+def cpu_seconds(pids: list[int]) -> float:
+    """User plus system CPU time of these processes so far (Linux /proc; else 0)."""
+    tick = os.sysconf("SC_CLK_TCK")
+    total = 0.0
+    for pid in pids:
+        try:
+            fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        total += (int(fields[11]) + int(fields[12])) / tick
+    return total
 
 
 class Processes:
@@ -218,16 +235,8 @@ class Processes:
             ))
 
     def cpu_seconds(self) -> float:
-        """User plus system CPU time the running hop processes used so far (Linux /proc)."""
-        tick = os.sysconf("SC_CLK_TCK")
-        total = 0.0
-        for process in self.started:
-            try:
-                fields = Path(f"/proc/{process.pid}/stat").read_text().rsplit(")", 1)[1].split()
-            except OSError:
-                continue
-            total += (int(fields[11]) + int(fields[12])) / tick
-        return total
+        """User plus system CPU time the running hop processes used so far."""
+        return cpu_seconds([p.pid for p in self.started])
 
     def stop(self) -> None:
         for process in self.started:
@@ -250,6 +259,7 @@ def run_benchmark(*, count: int, latency_count: int, partitions: int, bootstrap:
     run_id = uuid.uuid4().hex[:8]
     broker = None if bootstrap else start_broker(free_port())
     bootstrap = bootstrap or (broker.bootstrap if broker else "")
+    broker_pids = [broker.pid] if broker is not None else []
     log_dir = Path(os.environ.get("CITEFLOW_BENCH_LOGS", f"/tmp/citeflow-bench-{run_id}"))
     log_dir.mkdir(parents=True, exist_ok=True)
     sample = answers("size", 1)[0]
@@ -257,19 +267,20 @@ def run_benchmark(*, count: int, latency_count: int, partitions: int, bootstrap:
                   f"{len(sample.value)} bytes; {partitions} partitions; logs in {log_dir}")
     try:
         raw = _raw_side(bootstrap, run_id, len(stages), count, latency_count, partitions,
-                        log_dir, console)
+                        log_dir, console, broker_pids)
         pipe = _pipeline_side(bootstrap, run_id, specs, stages, count, latency_count,
-                              partitions, raw.throughput / 2, log_dir, console)
+                              partitions, raw.throughput / 2, log_dir, console, broker_pids)
     finally:
         if broker is not None:
             broker.stop()
     table = Table(title=f"end to end, {len(stages)} hops, {count} answers")
     for column in ("run", "answers/s", "p50 ms @ half raw rate", "p99 ms",
-                   "hop CPU ms/answer"):
+                   "hop CPU ms/answer", "broker CPU ms/answer"):
         table.add_column(column)
     for name, result in (("raw aiokafka pass-through", raw), ("citeflow pipeline", pipe)):
         table.add_row(name, f"{result.throughput:.1f}", f"{result.p50_ms:.1f}",
-                      f"{result.p99_ms:.1f}", f"{result.hop_cpu_ms:.2f}")
+                      f"{result.p99_ms:.1f}", f"{result.hop_cpu_ms:.2f}",
+                      f"{result.broker_cpu_ms:.2f}")
     console.print(table)
     out(f"raw_throughput={raw.throughput:.1f}/s pipeline_throughput={pipe.throughput:.1f}/s "
         f"ratio={pipe.throughput / raw.throughput:.2f} (target >= 0.5)")
@@ -277,7 +288,8 @@ def run_benchmark(*, count: int, latency_count: int, partitions: int, bootstrap:
         f"pipeline_p50={pipe.p50_ms:.1f}ms pipeline_p99={pipe.p99_ms:.1f}ms "
         f"p50_ratio={pipe.p50_ms / raw.p50_ms:.2f} (target <= 1.5)")
     out(f"hop_cpu_per_answer raw={raw.hop_cpu_ms:.2f}ms pipeline={pipe.hop_cpu_ms:.2f}ms "
-        f"(all {len(stages)} hop processes together, throughput run)")
+        f"(all {len(stages)} hop processes together, throughput run) "
+        f"broker raw={raw.broker_cpu_ms:.2f}ms pipeline={pipe.broker_cpu_ms:.2f}ms")
     return raw, pipe
 
 
@@ -287,7 +299,8 @@ def _config(bootstrap: str, prefix: str, partitions: int) -> RuntimeConfig:
 
 
 def _raw_side(bootstrap: str, run_id: str, hops: int, count: int, latency_count: int,
-              partitions: int, log_dir: Path, console: Console) -> RunResult:
+              partitions: int, log_dir: Path, console: Console,
+              broker_pids: list[int]) -> RunResult:
     config = _config(bootstrap, f"raw-{run_id}.", partitions)
     topics = [config.physical(f"hop{i}") for i in range(hops + 1)]
     asyncio.run(create_topics(bootstrap, topics, partitions))
@@ -297,14 +310,15 @@ def _raw_side(bootstrap: str, run_id: str, hops: int, count: int, latency_count:
             processes.start([sys.executable, "-m", "services.bench.e2e", topics[i],
                              topics[i + 1], f"{config.topic_prefix}hop{i}"], f"raw-hop{i}")
         return asyncio.run(measure(config, topics[0], topics[-1], "raw", count, latency_count,
-                                   None, console.print, processes.cpu_seconds))
+                                   None, console.print, processes.cpu_seconds,
+                                   lambda: cpu_seconds(broker_pids)))
     finally:
         processes.stop()
 
 
 def _pipeline_side(bootstrap: str, run_id: str, specs: list[str], stages: list[Any],
                    count: int, latency_count: int, partitions: int, rate: float,
-                   log_dir: Path, console: Console) -> RunResult:
+                   log_dir: Path, console: Console, broker_pids: list[int]) -> RunResult:
     config = _config(bootstrap, f"pipe-{run_id}.", partitions)
     inputs = [t for stage in stages for t in stage.input_topics]
     asyncio.run(create_topics(bootstrap, pipeline_topics(inputs, config.topic_prefix),
@@ -316,7 +330,8 @@ def _pipeline_side(bootstrap: str, run_id: str, specs: list[str], stages: list[A
         first = config.physical(stages[0].input_topics[0])
         last = config.physical(stages[-1].output_topics[0])
         return asyncio.run(measure(config, first, last, "pipeline", count, latency_count,
-                                   rate, console.print, processes.cpu_seconds))
+                                   rate, console.print, processes.cpu_seconds,
+                                   lambda: cpu_seconds(broker_pids)))
     finally:
         processes.stop()
 

@@ -40,21 +40,25 @@ class FatalDeliveryError(Exception):
     """Neither a message's outputs nor its dead letter can be produced: stop the process."""
 
 
-@dataclass
+@dataclass(slots=True)
 class _Pending:
-    """One input record whose produced records are in flight."""
+    """One input record and the records produced for it, handed to the producer."""
 
     tp: TopicPartition
     message: Message
     records: list[Record]
     futures: list[asyncio.Future[Any]] = field(default_factory=list)
-    left: int = 0
-    failed: bool = False
+
+
+_EVENT_TYPES: dict[type, str] = {}
 
 
 def output_record(stage: str, output: Output) -> Record:
     """An Output as a CloudEvent record keyed by its subject, with a deterministic id."""
-    etype = event_type_of(type(output.data)).type
+    model = type(output.data)
+    etype = _EVENT_TYPES.get(model)
+    if etype is None:
+        etype = _EVENT_TYPES[model] = event_type_of(model).type
     event = make_event(
         output.data,
         subject=output.subject,
@@ -89,7 +93,11 @@ class StageRunner:
         self.stopping = asyncio.Event()
         self._idle = asyncio.Event()
         self._idle.set()
+        self._physical: dict[str, str] = {}
         self._delivery: asyncio.Task[None] | None = None
+        # Fetched batches and records so far (logged at the end: the mean batch size).
+        self.batches = 0
+        self.records = 0
         self._consumer: AIOKafkaConsumer | None = None
         self._producer: AIOKafkaProducer | None = None
         self._last_yield = time.monotonic()
@@ -148,7 +156,7 @@ class StageRunner:
             await self._consumer.stop()
         if self._producer is not None:
             await self._producer.stop()
-        self.log.info("stopped")
+        self.log.info("stopped", batches=self.batches, records=self.records)
 
     async def _sleep(self, seconds: float) -> None:
         """Sleep, but wake at once when the process is stopping."""
@@ -175,7 +183,7 @@ class StageRunner:
         try:
             pending = await self._process_batch(batches)
             # One batch is delivered (and committed) in the background while the next is
-            # processed; wait for the previous one before handing this one over.
+            # fetched and processed; wait for the previous one before handing this one over.
             await self._await_delivery()
             self._delivery = asyncio.create_task(self._deliver(pending))
         finally:
@@ -185,8 +193,17 @@ class StageRunner:
     async def _process_batch(
         self, batches: dict[TopicPartition, list[ConsumerRecord]]
     ) -> list[_Pending]:
-        self.metrics.batch(sum(len(records) for records in batches.values()))
-        # Partitions run concurrently, records of one partition strictly in order.
+        size = 0
+        for records in batches.values():
+            size += len(records)
+        self.metrics.batch(size)
+        self.batches += 1
+        self.records += size
+        if len(batches) == 1:
+            ((tp, records),) = batches.items()
+            return await self._process_partition(tp, records)
+        # Partitions run concurrently (one retrying does not hold up the others), records of
+        # one partition strictly in order.
         results = await asyncio.gather(
             *(self._process_partition(tp, records) for tp, records in batches.items())
         )
@@ -195,16 +212,16 @@ class StageRunner:
     async def _deliver(self, pending: list[_Pending]) -> None:
         await self._settle(pending)
         # COMMIT (after each batch's deliveries): every record produced for the committed
-        # offsets was acknowledged by the broker (acks=all). Records of the next batch are
-        # already started, so the commit stops before them; anything unfinished, and
+        # offsets was acknowledged by the broker (acks=all). Records of the next batch may
+        # already be started, so the commit stops before them; anything unfinished, and
         # everything after it in its partition, stays uncommitted and is re-delivered.
         await self._commit()
 
     async def _await_delivery(self) -> None:
         """Wait for the batch in delivery (re-raising a fatal delivery error)."""
         if self._delivery is not None:
-            await self._delivery
-            self._delivery = None
+            delivery, self._delivery = self._delivery, None
+            await delivery
 
     async def quiesce(self) -> None:
         """Wait until no batch is being processed or delivered."""
@@ -215,64 +232,102 @@ class StageRunner:
     async def _process_partition(
         self, tp: TopicPartition, records: list[ConsumerRecord]
     ) -> list[_Pending]:
+        # The hot path: per record one Message, the stage's handler, the output records
+        # handed to the producer. No task, log call or metric update per record; the
+        # stage-logic times are observed once per partition batch.
         pending: list[_Pending] = []
         topic = self.config.logical(tp.topic)
-        for record in records:
-            message = Message(
-                topic=topic,
-                value=record.value or b"",
-                key=record.key,
-                partition=record.partition,
-                offset=record.offset,
-                headers=tuple(record.headers or ()),
-            )
-            self.tracker.start(tp, record.offset)
-            try:
-                out = await self._handle(message)
-            except Abandoned:
-                # Stopping mid-retry: leave this record and the rest of the partition
-                # unfinished, so nothing from here on is committed.
-                break
-            item = _Pending(tp, message, out)
-            await self._send(item)
-            pending.append(item)
-            if time.monotonic() - self._last_yield > _YIELD_EVERY_S:
-                # Let heartbeats and the other partitions run during a long CPU-bound batch.
-                self._last_yield = time.monotonic()
-                await asyncio.sleep(0)
+        handle = self.stage.handle
+        stage = self.stage.name
+        start = self.tracker.start
+        send = self._send
+        perf = time.perf_counter
+        times: list[float] = []
+        try:
+            for record in records:
+                message = Message(
+                    topic,
+                    record.value or b"",
+                    record.key,
+                    record.partition,
+                    record.offset,
+                    tuple(record.headers) if record.headers else (),
+                )
+                start(tp, record.offset)
+                began = perf()
+                try:
+                    out = [output_record(stage, o) for o in handle(message)]
+                except Exception as exc:  # noqa: BLE001 - retries and dead letters below
+                    try:
+                        out = await self._recover(message, exc)
+                    except Abandoned:
+                        # Stopping mid-retry: leave this record and the rest of the
+                        # partition unfinished, so nothing from here on is committed.
+                        break
+                    now = perf()
+                else:
+                    now = perf()
+                    times.append(now - began)
+                    for r in out:
+                        if r.topic.endswith(".rejected"):
+                            self._rejected(message, out)
+                            break
+                item = _Pending(tp, message, out)
+                await send(item)
+                pending.append(item)
+                if now - self._last_yield > _YIELD_EVERY_S:
+                    # Let heartbeats and the other partitions run during a long batch.
+                    self._last_yield = now
+                    await asyncio.sleep(0)
+        finally:
+            self.metrics.processing_times(times)
         return pending
 
     async def _handle(self, message: Message) -> list[Record]:
         """The records to produce for one message: its outputs, or its dead letter."""
-        attempt = 0
+        started = time.perf_counter()
+        try:
+            records = [output_record(self.stage.name, o) for o in self.stage.handle(message)]
+        except Exception as exc:  # noqa: BLE001 - stages never crash on input
+            return await self._recover(message, exc)
+        self.metrics.processing_time(time.perf_counter() - started)
+        if any(r.topic.endswith(".rejected") for r in records):
+            self._rejected(message, records)
+        return records
+
+    async def _recover(self, message: Message, error: Exception, attempt: int = 1) -> (
+        list[Record]
+    ):
+        """After attempt `attempt` failed with `error`: retry with backoff, or dead-letter."""
         while True:
+            self.metrics.failed(type(error).__name__)
+            if isinstance(error, PermanentError) or self.policy.exhausted(attempt):
+                # Permanent: dead-lettered at once. TransientError and any unexpected
+                # exception: retried with backoff, without committing; after the last
+                # attempt it becomes a dead letter.
+                return [self._dead_letter(message, error, attempt)]
+            self._message_log(message).warning(
+                "retrying", error_type=type(error).__name__, error=str(error), attempt=attempt
+            )
+            await self._sleep(self.policy.delay(attempt))
+            if self.stopping.is_set():
+                raise Abandoned() from error
             attempt += 1
             started = time.perf_counter()
             try:
-                outputs = self.stage.handle(message)
-                records = [output_record(self.stage.name, o) for o in outputs]
-            except PermanentError as exc:
-                self.metrics.failed(type(exc).__name__)
-                return [self._dead_letter(message, exc, attempt)]
+                records = [output_record(self.stage.name, o) for o in self.stage.handle(message)]
             except Exception as exc:  # noqa: BLE001 - stages never crash on input
-                # TransientError and any unexpected exception: retried with backoff, without
-                # committing; after the last attempt it becomes a dead letter.
-                self.metrics.failed(type(exc).__name__)
-                if self.policy.exhausted(attempt):
-                    return [self._dead_letter(message, exc, attempt)]
-                self._message_log(message).warning(
-                    "retrying", error_type=type(exc).__name__, error=str(exc), attempt=attempt
-                )
-                await self._sleep(self.policy.delay(attempt))
-                if self.stopping.is_set():
-                    raise Abandoned() from exc
+                error = exc
                 continue
             self.metrics.processing_time(time.perf_counter() - started)
-            rejected = sum(1 for r in records if r.topic.endswith(".rejected"))
-            if rejected:
-                self.metrics.rejected(rejected)
-                self._message_log(message).info("rejected", outputs=rejected)
+            if any(r.topic.endswith(".rejected") for r in records):
+                self._rejected(message, records)
             return records
+
+    def _rejected(self, message: Message, records: list[Record]) -> None:
+        rejected = sum(1 for r in records if r.topic.endswith(".rejected"))
+        self.metrics.rejected(rejected)
+        self._message_log(message).info("rejected", outputs=rejected)
 
     def _dead_letter(self, message: Message, error: BaseException, attempts: int) -> Record:
         self.metrics.dead_lettered()
@@ -282,6 +337,7 @@ class StageRunner:
         return dead_letter(message, self.stage.name, error, attempts)
 
     def _message_log(self, message: Message) -> Any:
+        """The stage's logger bound to one message (only built when something is logged)."""
         event_id = next((v.decode("utf-8", "replace") for k, v in message.headers if k == "ce_id"),
                         None)
         return self.log.bind(
@@ -295,52 +351,55 @@ class StageRunner:
     # -- delivery ------------------------------------------------------------------------
 
     async def _send(self, item: _Pending) -> None:
-        """Hand every record of `item` to the producer without waiting for delivery; the
-        tracker marks the input finished when the last acknowledgement arrives."""
-        assert self._producer is not None
-        item.futures = []
-        item.failed = False
-        item.left = len(item.records)
-        if not item.records:
-            self._finish(item)
-            return
+        """Hand every record of `item` to the producer without waiting for delivery;
+        `_settle` waits for the acknowledgements."""
+        producer = self._producer
+        assert producer is not None
+        futures: list[asyncio.Future[Any]] = []
+        physical = self._physical
         for record in item.records:
+            target = physical.get(record.topic)
+            if target is None:
+                target = physical[record.topic] = self.config.physical(record.topic)
             try:
-                future = await self._producer.send(
-                    self.config.physical(record.topic),
-                    record.value,
-                    key=record.key,
-                    headers=record.headers,
+                future = await producer.send(
+                    target, record.value, key=record.key, headers=record.headers
                 )
             except Exception as exc:  # noqa: BLE001 - kept as a failed delivery, settled below
                 future = asyncio.get_running_loop().create_future()
                 future.set_exception(exc)
-            future.add_done_callback(lambda f, item=item: self._delivered(item, f))
-            item.futures.append(future)
+            futures.append(future)
+        item.futures = futures
 
-    def _delivered(self, item: _Pending, future: asyncio.Future[Any]) -> None:
-        if future.cancelled() or future.exception() is not None:
-            item.failed = True
-        item.left -= 1
-        if item.left == 0 and not item.failed:
-            self._finish(item)
-
-    def _finish(self, item: _Pending) -> None:
-        self.tracker.finish(item.tp, item.message.offset)
-        self.metrics.processed()
+    @staticmethod
+    async def _acknowledged(futures: list[asyncio.Future[Any]]) -> BaseException | None:
+        """Wait for every future; the first delivery error, or None when all were acked."""
+        error: BaseException | None = None
+        for future in futures:
+            if not future.done():
+                try:
+                    await asyncio.shield(future)
+                except asyncio.CancelledError:
+                    if not future.cancelled():
+                        raise  # we are cancelled ourselves
+                except Exception:  # noqa: BLE001, S110 - read below
+                    pass
+            if error is None:
+                if future.cancelled():
+                    error = KafkaError("delivery cancelled")
+                else:
+                    error = future.exception()
+        return error
 
     async def _settle(self, pending: list[_Pending]) -> None:
-        """Wait for every delivery of the batch; re-send what failed."""
-        futures = [f for item in pending for f in item.futures]
-        if futures:
-            await asyncio.gather(*futures, return_exceptions=True)
+        """Wait for every delivery of the batch, re-send what failed; mark the inputs whose
+        outputs are all acknowledged finished."""
+        finish = self.tracker.finish
+        processed = 0
         for item in pending:
+            error = await self._acknowledged(item.futures)
             attempt = 0
-            while item.failed:
-                error = next(
-                    (f.exception() for f in item.futures if not f.cancelled() and f.exception()),
-                    None,
-                ) or KafkaError("delivery cancelled")
+            while error is not None:
                 attempt += 1
                 if not is_retriable(error):
                     # An output the broker will never take (e.g. too large): the input is
@@ -358,7 +417,12 @@ class StageRunner:
                     )
                     await self._sleep(self.policy.delay(attempt))
                 await self._send(item)
-                await asyncio.gather(*item.futures, return_exceptions=True)
+                error = await self._acknowledged(item.futures)
+            if error is None:
+                finish(item.tp, item.message.offset)
+                processed += 1
+        if processed:
+            self.metrics.processed(processed)
 
     # -- commits -------------------------------------------------------------------------
 

@@ -2,7 +2,16 @@
 
 from __future__ import annotations
 
-from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram, start_http_server
+from bisect import bisect_left
+from collections.abc import Sequence
+
+from prometheus_client import (
+    CollectorRegistry,
+    Counter,
+    Gauge,
+    Histogram,
+    start_http_server,
+)
 
 
 class StageMetrics:
@@ -61,6 +70,27 @@ class StageMetrics:
     def processing_time(self, seconds: float) -> None:
         """Observe the stage logic time of one message."""
         self._seconds.observe(seconds)
+
+    def processing_times(self, seconds: Sequence[float]) -> None:
+        """Observe the stage logic time of many messages at once (one update per bucket
+        instead of one locked update per message; the same histogram as one by one)."""
+        if not seconds:
+            return
+        hist = self._seconds
+        bounds = getattr(hist, "_upper_bounds", None)
+        buckets = getattr(hist, "_buckets", None)
+        total = getattr(hist, "_sum", None)
+        if bounds is None or buckets is None or total is None:  # another client version
+            for value in seconds:
+                hist.observe(value)
+            return
+        counts = [0] * len(bounds)
+        for value in seconds:
+            counts[bisect_left(bounds, value)] += 1
+        for i, count in enumerate(counts):
+            if count:
+                buckets[i].inc(count)
+        total.inc(sum(seconds))
 
     def batch(self, size: int) -> None:
         """Observe the size of one fetched batch."""

@@ -131,14 +131,80 @@ async def test_offset_finishes_only_when_every_output_is_acknowledged() -> None:
     runner._producer = producer  # type: ignore[assignment]
     message = _answer_message(offset=5)
     runner.tracker.start(TP, 5)
-    await runner._send(_Pending(TP, message, await runner._handle(message)))
+    item = _Pending(TP, message, await runner._handle(message))
+    await runner._send(item)
     assert len(producer.sent) == 2
+    settle = asyncio.create_task(runner._settle([item]))
     producer.sent[0][2].set_result("ack")
-    await asyncio.sleep(0)
-    assert runner.tracker.committable(TP) == 5
+    await asyncio.sleep(0.01)
+    assert not settle.done() and runner.tracker.committable(TP) == 5
     producer.sent[1][2].set_result("ack")
-    await asyncio.sleep(0)
+    await settle
     assert runner.tracker.committable(TP) == 6
+    assert runner.metrics.value("citeflow_messages_processed_total") == 1
+
+
+async def test_a_finished_record_behind_an_unfinished_one_is_not_committable() -> None:
+    runner = _runner(_echo, attempts=1)
+    producer = FakeProducer([KafkaConnectionError("broker gone"), None, None])
+    runner._producer = producer  # type: ignore[assignment]
+    runner.stopping.set()  # shutting down: a failed delivery is abandoned, not retried
+    items = []
+    for offset in (0, 1):
+        message = _answer_message(offset=offset)
+        runner.tracker.start(TP, offset)
+        items.append(_Pending(TP, message, await runner._handle(message)))
+        await runner._send(items[-1])
+    await runner._settle(items)
+    # Offset 1 is acknowledged, offset 0 is not: the position stays at 0.
+    assert runner.tracker.committable(TP) == 0
+    assert runner.tracker.unfinished(TP) == 1
+
+
+async def test_a_batch_is_processed_in_order_and_committed_after_the_acks() -> None:
+    from aiokafka import ConsumerRecord
+
+    runner = _runner(_echo)
+    producer = FakeProducer()
+    runner._producer = producer  # type: ignore[assignment]
+
+    class FakeConsumer:
+        committed: list[dict[TopicPartition, int]] = []
+
+        def assignment(self) -> set[TopicPartition]:
+            return {TP}
+
+        async def commit(self, offsets: dict[TopicPartition, int]) -> None:
+            assert all(f.done() for _, _, f in producer.sent)
+            self.committed.append(dict(offsets))
+
+    runner._consumer = FakeConsumer()  # type: ignore[assignment]
+    message = _answer_message()
+    records = [
+        ConsumerRecord("in", 0, offset, 0, 0, message.key, message.value, None, 0, 0,
+                       list(message.headers))
+        for offset in range(3)
+    ]
+    pending = await runner._process_batch({TP: records})
+    assert [p.message.offset for p in pending] == [0, 1, 2]
+    await runner._deliver(pending)
+    assert FakeConsumer.committed == [{TP: 3}]
+    assert runner.metrics.value("citeflow_messages_processed_total") == 3
+    assert runner.metrics.value("citeflow_processing_seconds_count") == 3
+    assert runner.metrics.value("citeflow_batch_size_count") == 1
+
+
+def test_bulk_processing_times_match_one_by_one() -> None:
+    one, bulk = _runner(_echo).metrics, _runner(_echo).metrics
+    values = [0.0, 0.0001, 0.00011, 0.0005, 0.003, 0.2, 0.5, 2.0, 7.5]
+    for value in values:
+        one.processing_time(value)
+    bulk.processing_times(values)
+    for le in ("0.0001", "0.0005", "0.005", "0.5", "1.0", "+Inf"):
+        assert bulk.value("citeflow_processing_seconds_bucket", le=le) == one.value(
+            "citeflow_processing_seconds_bucket", le=le)
+    assert bulk.value("citeflow_processing_seconds_sum") == pytest.approx(
+        one.value("citeflow_processing_seconds_sum"))
 
 
 async def test_retriable_delivery_failure_is_resent() -> None:
