@@ -128,23 +128,28 @@ def _upstream_unit(
     ctx: UnitContext, unit: AnswerUnitIn, cursor: int
 ) -> tuple[AnswerUnit, int]:
     """Resolve one upstream unit; returns it and the answer position after it."""
-    text = ctx.answer.text
-    start = text.find(unit.text, cursor) if unit.text else -1
-    if start == -1 and unit.text:
-        start = text.find(unit.text)
-    end = start + len(unit.text) if start != -1 else None
-    if end is None:
+    text, unit_text = ctx.answer.text, unit.text
+    start = text.find(unit_text, cursor) if unit_text else -1
+    if start == -1 and unit_text:
+        start = text.find(unit_text)
+    if start != -1:
+        end: int | None = start + len(unit_text)
+        utf16 = ctx._utf16
+        positions = (start, end, utf16(start), utf16(end))
+        after = end
+    else:
+        end = None
         ctx.problems.append(
             Problem(
                 code="unit_not_in_answer",
                 message=f"unit {unit.id}: text not found in the answer",
             )
         )
-    positions = ctx.positions(start if end is not None else None, end)
-    after = end if end is not None else cursor
+        positions = (None, None, None, None)
+        after = cursor
     if unit.kind == "derived":
         supporting = ctx.refs(unit.source_indexes)
-        return _unit(unit.id, unit.text, positions, supporting=supporting), after
+        return _unit(unit.id, unit_text, positions, supporting=supporting), after
     quote = unit.quote or (
         ctx.without_markers(start, end) if end is not None else unit.text
     )
