@@ -195,24 +195,28 @@ def bm25(
     scores = [0.0] * n
     if n == 0:
         return scores
-    lengths = [doc.length for doc in documents]
+    lengths = [sum([part.length for part in doc.parts]) for doc in documents]
     average = sum(lengths) / n or 1.0
     norms = [k1 * (1.0 - b + b * length / average) for length in lengths]
     terms = sorted(set(query_terms))
     zeros = [0] * len(terms)
     rows = []  # per document, the frequency of each query term (summed over its parts)
     for doc in documents:
-        row = zeros
-        for part in doc.parts:
+        parts = doc.parts
+        if not parts:
+            rows.append(zeros)
+            continue
+        row = list(map(parts[0].counts.get, terms, zeros))
+        for part in parts[1:]:
             row = list(map(add, row, map(part.counts.get, terms, zeros)))
         rows.append(row)
-    for column in range(len(terms)):
-        df = sum(1 for row in rows if row[column])
+    boost = k1 + 1.0
+    for column in zip(*rows) if rows else ():  # each query term's frequency per document
+        df = n - column.count(0)
         if df == 0:
             continue
         idf = math.log(1.0 + (n - df + 0.5) / (df + 0.5))
-        for i, row in enumerate(rows):
-            tf = row[column]
+        for i, tf in enumerate(column):
             if tf:
-                scores[i] += idf * tf * (k1 + 1.0) / (tf + norms[i])
+                scores[i] += idf * tf * boost / (tf + norms[i])
     return scores
