@@ -200,3 +200,29 @@ def test_extreme_retriever_scores_stay_in_range() -> None:
     scored = _by_index(_score(TEXT, sources))
     assert (scored[1].retriever_norm, scored[2].retriever_norm) == (0.0, 1.0)
     assert scored[3].retriever_norm == pytest.approx(0.5)
+
+
+@pytest.mark.parametrize(
+    "sources",
+    [
+        [_source(1, VOLCANO, 3), _source(2, OCEAN, 1.5, "Tides")],
+        [_source(1, VOLCANO), _source(2, OCEAN, 2)],
+        [_source(1, VOLCANO, 1e308), _source(2, OCEAN, -1e308)],
+    ],
+)
+def test_output_built_without_validation_survives_validation(sources: list[dict]) -> None:
+    scored = _score(f"{VOLCANO} [1] {OCEAN} [2] [3]", sources, min_citation_score=0.3)
+    again = AnswerScored.model_validate(scored.model_dump())
+    assert again == scored
+    assert again.model_dump_json() == scored.model_dump_json()
+    for row in scored.scores:
+        assert type(row.score) is float and type(row.support) is float
+        assert all(type(value) is float for value in row.explanation.weights.values())
+    first, *rest = scored.scores
+    assert all(row.explanation.weights is not first.explanation.weights for row in rest)
+
+
+def test_bench_answer_survives_validation() -> None:
+    answer = AnswerSubmitted.model_validate(bench_answer())
+    scored = score_answer(AnswerAccepted(answer=answer, submitted_event_id="e", size_bytes=1))
+    assert AnswerScored.model_validate(scored.model_dump()) == scored
