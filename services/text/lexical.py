@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import math
 import re
-from collections import Counter
+from collections import Counter, _count_elements  # C counting helper of Counter
 from collections.abc import Collection, Iterable, Sequence
 from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
@@ -144,17 +144,25 @@ class TextTerms:
     terms: frozenset[str]
 
 
+def _counts(items: Iterable[str | None]) -> Counter[str]:
+    """`Counter(items)` without `Counter.__init__`'s Python-level dispatch (the counting
+    itself is the same C helper)."""
+    counts: Counter[str] = Counter.__new__(Counter)
+    _count_elements(counts, items)
+    return counts
+
+
 def analyse(text: str) -> TextTerms:
     """The statistics of a text, memoised by content (bounded)."""
     cached = _TEXTS.get(text)
     if cached is not None:
         return cached
     tokens = words(text)
-    counts = Counter(map(_TERM_OF.get, tokens))
+    counts = _counts(map(_TERM_OF.get, tokens))
     if None in counts:  # words never seen before: learn them, count again
         _learn(set(tokens))
-        counts = Counter(map(_TERM_OF.__getitem__, tokens))
-    del counts[""]
+        counts = _counts(map(_TERM_OF.__getitem__, tokens))
+    counts.pop("", None)
     stats = TextTerms(len(tokens), counts, frozenset(counts))
     if len(_TEXTS) >= _MAX_TEXTS:
         _TEXTS.clear()
