@@ -29,7 +29,7 @@ from schemas.citations import (
     SupportingPassage,
 )
 from schemas.scoring import AnswerScored
-from services.citations.build import maker
+from schemas.construct import maker
 from services.citations.coverage import coverage
 from services.citations.extract import Extracted, extract
 from services.citations.passages import passage_rows

@@ -14,7 +14,7 @@ from typing import Protocol
 
 from schemas.answers import AnswerAccepted, AnswerSubmitted
 from schemas.scoring import AnswerScored, ScoreExplanation, SourceScore
-from services.citations.build import construct
+from schemas.construct import construct
 from services.citations.extract import extract
 from services.scoring.combine import Combiner
 from services.scoring.parts import lexical_relevance, retriever_norms, support

@@ -13,7 +13,7 @@ from schemas.answers import Source
 from schemas.citations import AnswerCited, SupportingPassage
 from schemas.spans import Link, Locator
 from services.spans.locators import located, locator, text_quote
-from services.spans.models import construct
+from schemas.construct import construct
 from services.spans.search import QuoteFinder
 from services.spans.sections import ChunkPlace, Piece, SectionIndex
 

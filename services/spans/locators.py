@@ -12,7 +12,7 @@ gets one too (cached by the links builder).
 from __future__ import annotations
 
 from schemas.spans import Locator, TextQuoteSelector
-from services.spans.models import construct
+from schemas.construct import construct
 from services.spans.sections import ChunkPlace, Piece
 
 CONTEXT_CHARS = 32

@@ -7,7 +7,7 @@ from schemas.citations import AnswerCited
 from schemas.spans import AnswerResolved, SpanResolution
 from services.spans.links import build_links
 from services.spans.locators import Locators
-from services.spans.models import construct
+from schemas.construct import construct
 from services.spans.search import QuoteFinder
 from services.spans.sections import SectionIndex
 from services.spans.units import UnitContext, sentence_units, upstream_units

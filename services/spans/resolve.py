@@ -6,7 +6,7 @@ from collections.abc import Collection
 
 from schemas.spans import SourceSpan
 from services.spans.locators import Locators
-from services.spans.models import construct
+from schemas.construct import construct
 from services.spans.search import Hit, QuoteFinder
 
 

@@ -28,7 +28,7 @@ from schemas.spans import AnswerUnit, ApproximateMatch, SourceSpan
 from services.spans.closest import closest_match
 from services.spans.locators import Locators
 from services.spans.markers import MarkerStripper
-from services.spans.models import construct
+from schemas.construct import construct
 from services.spans.resolve import resolve_quote
 from services.spans.search import QuoteFinder
 from services.spans.sections import Piece, source_ref, utf16_offsets

@@ -8,7 +8,7 @@ import pytest
 from schemas import topics
 from schemas.citations import AnswerCited, Citation, Sentence
 from schemas.envelope import encode, make_event
-from services.citations.build import construct
+from schemas.construct import construct
 from services.citations.extract import extract
 from services.citations.logic import cite_answer
 from services.citations.maps import citation_map, sentence_map

@@ -1,7 +1,8 @@
 """Building event models from trusted, complete values without validation.
 
-`model_construct` re-walks every field in Python (about 5 us per model here); an answer's
-extraction has hundreds of small models, so this module sets the instance state directly,
+`model_construct` re-walks every field in Python (about 5 us per model here); the stages
+build hundreds of small models per answer from already-validated values, so this module
+sets the instance state directly,
 exactly as `model_construct` leaves it when every field is given. A test keeps the two equal.
 
 Hot-path notes: the four instance slots are set through their slot descriptors (cheaper than
