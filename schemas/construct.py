@@ -2,8 +2,8 @@
 
 `model_construct` re-walks every field in Python (about 5 us per model here); the stages
 build hundreds of small models per answer from already-validated values, so this module
-sets the instance state directly,
-exactly as `model_construct` leaves it when every field is given. A test keeps the two equal.
+sets the instance state directly, exactly as `model_construct` leaves it when every field
+is given. A test keeps the two equal.
 
 Hot-path notes: the four instance slots are set through their slot descriptors (cheaper than
 `object.__setattr__`, which looks the name up first), and every instance of a class shares one
