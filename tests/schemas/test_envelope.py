@@ -89,3 +89,27 @@ def test_decode_rejects_an_unexpected_type() -> None:
     with pytest.raises(EventDecodeError) as info:
         decode(encode(event), expected=AnswerScored)
     assert info.value.code == "unexpected_type"
+
+
+@pytest.mark.parametrize("cause", ["e-1", "in:0:17", "6f9619ff-8b86-d011-b42d-00cf4fc964ff", "é"])
+def test_derived_ids_are_uuid5_of_stage_type_and_input(cause: str) -> None:
+    import uuid
+
+    from schemas.envelope import _ID_NAMESPACE
+
+    etype = "citeflow.answer.accepted.v1"
+    expected = str(uuid.uuid5(_ID_NAMESPACE, f"ingest|{etype}|{cause}"))
+    assert derived_event_id(cause, "ingest", etype) == expected
+
+
+def test_encoding_is_the_model_json_inside_the_envelope() -> None:
+    from schemas.answers import AnswerRejected
+
+    rejected = AnswerRejected(answer_id=None, code="c", message="m\u2028\"x\" é", path="$",
+                              original_base64="AA==", size_bytes=1)
+    for data in (_answer(), rejected):
+        event = make_event(data, subject="a-2 é", source="citeflow/x", event_id="i",
+                           traceparent="00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01")
+        body = orjson.loads(encode(event))
+        assert body["data"] == orjson.loads(data.model_dump_json())
+        assert body["subject"] == "a-2 é" and body["traceparent"].startswith("00-")

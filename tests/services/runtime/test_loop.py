@@ -256,28 +256,3 @@ def _free_port() -> int:
     from services.broker import free_port
 
     return free_port()
-
-
-@pytest.mark.parametrize("traceparent", [None, "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01"])
-def test_output_encoding_is_byte_for_byte_the_envelope_encoding(traceparent: str | None) -> None:
-    from schemas.answers import AnswerRejected
-    from services.runtime.loop import _encode
-
-    answer = AnswerSubmitted.model_validate(bench_answer("a-2", words=60, citations=4,
-                                                         sources=2, verbatim_units=1))
-    rejected = AnswerRejected(answer_id=None, code="c", message="m\u2028\"x\"", path="$",
-                              original_base64="AA==", original_topic="t",
-                              original_partition=0, original_offset=1, size_bytes=1)
-    for data in (answer, rejected):
-        event = make_event(data, subject="a-2 é", source="citeflow/x", event_id="i",
-                           traceparent=traceparent)
-        assert _encode(event) == encode(event)
-
-
-@pytest.mark.parametrize("cause", ["e-1", "in:0:17", "6f9619ff-8b86-d011-b42d-00cf4fc964ff", "é"])
-def test_derived_ids_are_the_envelope_derived_ids(cause: str) -> None:
-    from schemas.envelope import derived_event_id
-    from services.runtime.loop import _derived_id
-
-    etype = "citeflow.answer.accepted.v1"
-    assert _derived_id(cause, "ingest", etype) == derived_event_id(cause, "ingest", etype)
