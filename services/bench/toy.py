@@ -37,24 +37,6 @@ def _hop(name: str, source: str, target: str) -> Stage:
     return Stage(f"toy-{name}", (source,), (target,), handle, f"toy {name}")
 
 
-def ingest() -> Stage:
-    return _hop(*HOPS[0])
-
-
-def scoring() -> Stage:
-    return _hop(*HOPS[1])
-
-
-def citations() -> Stage:
-    return _hop(*HOPS[2])
-
-
-def spans() -> Stage:
-    return _hop(*HOPS[3])
-
-
-def formatting() -> Stage:
-    return _hop(*HOPS[4])
-
-
+# Module-level stages, loadable as `services.bench.toy:<hop>` by `citeflow run`.
+ingest, scoring, citations, spans, formatting = (_hop(*hop) for hop in HOPS)
 SPECS = [f"services.bench.toy:{name}" for name, _, _ in HOPS]

@@ -29,10 +29,10 @@ from services.runtime.config import RuntimeConfig
 from services.runtime.dead_letters import Record
 from services.runtime.operations import answer_records
 from services.runtime.topic_io import Range, publish, read_range
+from services.stages import STAGE_NAMES
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 TOY = "tests.integration.toy_stages"
-STAGE_NAMES = ("ingest", "scoring", "citations", "spans", "formatting")
 # Fast group membership and retries, so rebalances and dead letters take moments.
 FAST_ENV = {
     "CITEFLOW_FETCH_MAX_WAIT_MS": "10",
@@ -79,20 +79,6 @@ def bootstrap() -> Iterator[str]:
         yield broker.bootstrap
     finally:
         broker.stop()
-
-
-def all_real_stages() -> bool:
-    """Whether every pipeline stage module exists (a broken one fails the tests loudly)."""
-    try:
-        from services.stages import stage
-
-        for name in STAGE_NAMES:
-            stage(name)
-    except ModuleNotFoundError as exc:
-        if exc.name in {"services.stages", *(f"services.{n}.stage" for n in STAGE_NAMES)}:
-            return False
-        raise
-    return True
 
 
 @dataclass
@@ -215,10 +201,8 @@ def harness(bootstrap: str, tmp_path: Path) -> Iterator[Harness]:
 
 @pytest.fixture(scope="session")
 def pipeline_specs() -> list[str]:
-    """The five stages: the real ones once all exist, else the toy hops."""
-    if all_real_stages():
-        return list(STAGE_NAMES)
-    return [f"{TOY}:{name}" for name in STAGE_NAMES]
+    """The five real stages, by name."""
+    return list(STAGE_NAMES)
 
 
 def small_answers(count: int, prefix: str = "ans") -> list[dict[str, Any]]:

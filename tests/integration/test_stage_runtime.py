@@ -62,9 +62,7 @@ def test_200_answers_through_five_stage_processes(
     assert set(results) == _keys(answers)
     for answer_id, event in results.items():
         assert event["subject"] == answer_id
-        assert event["type"] == "citeflow.answer.formatted.v1" or event["source"].startswith(
-            "citeflow/toy-"
-        )
+        assert event["type"] == "citeflow.answer.formatted.v1"
         assert event["data"]["answer_id"] == answer_id
 
 

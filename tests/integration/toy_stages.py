@@ -14,24 +14,10 @@ import time
 
 from schemas.answers import AnswerRejected, AnswerSubmitted
 from schemas.envelope import EventDecodeError, decode
-from schemas.topics import (
-    ANSWERS_ACCEPTED,
-    ANSWERS_CITED,
-    ANSWERS_FORMATTED,
-    ANSWERS_REJECTED,
-    ANSWERS_RESOLVED,
-    ANSWERS_SCORED,
-    ANSWERS_SUBMITTED,
-)
+from schemas.topics import ANSWERS_REJECTED
+from services.bench.toy import HOPS
 from services.runtime.stage import Message, Output, Stage, TransientError, decode_input
 
-HOPS = (
-    ("ingest", ANSWERS_SUBMITTED, ANSWERS_ACCEPTED),
-    ("scoring", ANSWERS_ACCEPTED, ANSWERS_SCORED),
-    ("citations", ANSWERS_SCORED, ANSWERS_CITED),
-    ("spans", ANSWERS_CITED, ANSWERS_RESOLVED),
-    ("formatting", ANSWERS_RESOLVED, ANSWERS_FORMATTED),
-)
 _seen_flaky: set[str] = set()
 
 
@@ -80,24 +66,6 @@ def _rejection(message: Message, code: str, text: str, answer_id: str | None) ->
     return Output(ANSWERS_REJECTED, data, answer_id or message.position, message.position)
 
 
-def ingest() -> Stage:
-    return _hop(*HOPS[0])
-
-
-def scoring() -> Stage:
-    return _hop(*HOPS[1])
-
-
-def citations() -> Stage:
-    return _hop(*HOPS[2])
-
-
-def spans() -> Stage:
-    return _hop(*HOPS[3])
-
-
-def formatting() -> Stage:
-    return _hop(*HOPS[4])
-
-
+# Module-level stages, loadable as `tests.integration.toy_stages:<hop>` by `citeflow run`.
+ingest, scoring, citations, spans, formatting = (_hop(*hop) for hop in HOPS)
 SPECS = [f"tests.integration.toy_stages:{name}" for name, _, _ in HOPS]
