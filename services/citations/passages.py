@@ -50,41 +50,6 @@ class SourceIndex:
 _INDEXES: dict[tuple[str, ...], SourceIndex] = {}
 
 
-@dataclass(slots=True)
-class Passage:
-    """The best window of one source for one sentence."""
-
-    sentence_index: int
-    source_index: int
-    chunk: Chunk
-    chunk_position: int
-    start: int  # in the chunk text
-    end: int
-    score: float
-
-    @property
-    def section_id(self) -> str | None:
-        """The section the offsets refer to (the chunk itself when it has no `start_char`)."""
-        if self.chunk.start_char is None:
-            return self.chunk.chunk_id or self.chunk.section_id
-        return self.chunk.section_id or self.chunk.chunk_id
-
-    @property
-    def section_start(self) -> int:
-        """Start offset in the section."""
-        return (self.chunk.start_char or 0) + self.start
-
-    @property
-    def section_end(self) -> int:
-        """End offset in the section."""
-        return (self.chunk.start_char or 0) + self.end
-
-    @property
-    def text(self) -> str:
-        """The passage text."""
-        return self.chunk.text[self.start : self.end]
-
-
 def source_index(chunks: Sequence[Chunk]) -> SourceIndex:
     """The window index of a source's chunks (memoised by their texts, bounded)."""
     key = tuple(chunk.text for chunk in chunks)
@@ -124,27 +89,6 @@ def source_index(chunks: Sequence[Chunk]) -> SourceIndex:
     return cached
 
 
-def best_window(want: int, index: SourceIndex) -> tuple[int, int, int, int]:
-    """`(chunk position, start, end, bits covered)`: the chunk sentence sharing most bits of
-    `want` (the first on ties), widened by the sentence after it and then the one before it
-    (same chunk) when each adds terms and the passage stays within `MAX_PASSAGE_CHARS`."""
-    masks, windows = index.masks, index.windows
-    overlaps = list(map(int.bit_count, map(want.__and__, masks)))
-    best = overlaps.index(max(overlaps))
-    position, start, end = windows[best]
-    covered = want & masks[best]
-    for k in (best + 1, best - 1):
-        if covered == want:
-            break
-        if 0 <= k < len(masks) and windows[k][0] == position:
-            gained = want & masks[k] & ~covered
-            new_start, new_end = min(start, windows[k][1]), max(end, windows[k][2])
-            if gained and new_end - new_start <= MAX_PASSAGE_CHARS:
-                covered |= gained
-                start, end = new_start, new_end
-    return position, start, end, covered.bit_count()
-
-
 def citing_sentence_terms(
     text: str, extracted: Extracted, wanted: set[int]
 ) -> dict[int, set[str]]:
@@ -170,10 +114,16 @@ def passage_rows(
     sources: Sequence[Source],
     passage_sources: Sequence[int],
 ) -> list[tuple[int, int, Chunk, int, str | None, int, int, int, float]]:
-    """`supporting_passages` as plain rows: `(sentence index, source index, chunk, chunk
-    position, section id, chunk offset in the section, start, end (in the chunk), score)`.
+    """The best passage per (sentence, validly cited source in `passage_sources`), ordered
+    by the source's place in `passage_sources` (score order, capped), then by sentence, as
+    rows `(sentence index, source index, chunk, chunk position, section id, chunk offset in
+    the section, start, end (in the chunk), score)`.
 
-    `best_window` is inlined here (one call per pair is a measurable share of the stage)."""
+    The passage is the chunk sentence sharing most content terms with the answer sentence
+    (the first on ties), widened by the chunk sentence after it and then the one before it
+    when each adds terms and the passage stays within `MAX_PASSAGE_CHARS`. The search is
+    inlined (a call per pair is a measurable share of the stage); the tests hold it to a
+    plain reference implementation."""
     by_index = {source.index: source for source in sources}
     citing = extracted.sentences_by_source()
     wanted = {i for index in passage_sources for i in citing.get(index, ())}
@@ -205,7 +155,7 @@ def passage_rows(
             best = overlaps.index(max(overlaps))
             position, start, end = windows[best]
             covered = want & masks[best]
-            # Widen by the next chunk sentence, then the previous one (see `best_window`).
+            # Widen by the next chunk sentence, then the previous one.
             if covered != want and best < last:
                 k_position, k_start, k_end = windows[best + 1]
                 if k_position == position:
@@ -246,19 +196,3 @@ def passage_rows(
                 )
             )
     return found
-
-
-def supporting_passages(
-    text: str,
-    extracted: Extracted,
-    sources: Sequence[Source],
-    passage_sources: Sequence[int],
-) -> list[Passage]:
-    """The best passage per (sentence, validly cited source in `passage_sources`), ordered
-    by the source's place in `passage_sources` (score order, capped), then by sentence."""
-    return [
-        Passage(sentence, cited, chunk, position, start, end, score)
-        for sentence, cited, chunk, position, _, _, start, end, score in passage_rows(
-            text, extracted, sources, passage_sources
-        )
-    ]

@@ -1,5 +1,5 @@
 """Supporting passages: the inlined search (window overlaps counted per column byte) picks the
-same windows as the reference `best_window`, including the fallbacks for sentences with more
+same windows as the plain reference `best_window` below, including the fallbacks for sentences with more
 than `MAX_COLUMN_TERMS` terms and sources with more than `MAX_COLUMN_WINDOWS` windows."""
 
 from __future__ import annotations
@@ -12,11 +12,31 @@ from schemas.answers import Chunk, Source
 from services.citations import passages
 from services.citations.extract import extract
 from services.citations.passages import (
-    best_window,
     citing_sentence_terms,
+    passage_rows,
     source_index,
-    supporting_passages,
 )
+
+
+def best_window(want: int, index: passages.SourceIndex) -> tuple[int, int, int, int]:
+    """`(chunk position, start, end, bits covered)`: the chunk sentence sharing most bits of
+    `want` (the first on ties), widened by the sentence after it and then the one before it
+    (same chunk) when each adds terms and the passage stays within `passages.MAX_PASSAGE_CHARS`."""
+    masks, windows = index.masks, index.windows
+    overlaps = list(map(int.bit_count, map(want.__and__, masks)))
+    best = overlaps.index(max(overlaps))
+    position, start, end = windows[best]
+    covered = want & masks[best]
+    for k in (best + 1, best - 1):
+        if covered == want:
+            break
+        if 0 <= k < len(masks) and windows[k][0] == position:
+            gained = want & masks[k] & ~covered
+            new_start, new_end = min(start, windows[k][1]), max(end, windows[k][2])
+            if gained and new_end - new_start <= passages.MAX_PASSAGE_CHARS:
+                covered |= gained
+                start, end = new_start, new_end
+    return position, start, end, covered.bit_count()
 
 
 def _reference(
@@ -73,13 +93,8 @@ def test_passages_match_reference_search(
         _corpus(rng, words, 1, answer_words)[:-1] + f" [{rng.randint(1, 3)}]."
         for _ in range(6)
     )
-    found = supporting_passages(
-        text, extract(text, source_list), source_list, [1, 2, 3]
-    )
-    got = [
-        (p.sentence_index, p.source_index, p.chunk_position, p.start, p.end)
-        for p in found
-    ]
+    found = passage_rows(text, extract(text, source_list), source_list, [1, 2, 3])
+    got = [(row[0], row[1], row[3], row[6], row[7]) for row in found]
     assert got == _reference(text, source_list)
 
 
