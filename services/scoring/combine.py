@@ -25,40 +25,10 @@ def combine(parts: dict[str, float]) -> tuple[float, dict[str, float]]:
     return round(min(1.0, max(0.0, score)), SCORE_DIGITS), weights
 
 
-def explain(
-    index: int,
-    score: float,
-    parts: dict[str, float],
-    weights: dict[str, float],
-    *,
-    rank: int,
-    of: int,
-    citation_count: int,
-    eligible: bool,
-    threshold: float,
-) -> str:
-    """One sentence: the rank, the sum that made the score, citations and eligibility."""
-    terms = " + ".join(
-        [f"{weights[name]:.2f}×{name} {parts[name]:.2f}" for name in parts]
-    )
-    cited = (
-        "not cited"
-        if citation_count == 0
-        else "cited once"
-        if citation_count == 1
-        else f"cited {citation_count} times"
-    )
-    verdict = "eligible" if eligible else "not eligible"
-    return (
-        f"Source {index} ranks {rank} of {of} with {score:.3f} = {terms}; {cited}; "
-        f"{verdict} (min_citation_score {threshold:g})."
-    )
-
-
 class Combiner:
-    """`combine` and `explain` for many sources: the weights, and their share of each
-    explanation, depend only on which parts a source has, so they are worked out once per
-    set of parts. Same results as the two functions."""
+    """`combine` and its explanation for many sources: the weights, and their share of
+    each explanation, depend only on which parts a source has, so they are worked out once
+    per set of parts."""
 
     __slots__ = ("_plans",)
 
@@ -97,7 +67,8 @@ class Combiner:
         eligible: bool,
         threshold: float,
     ) -> str:
-        """As `explain`, for parts already combined by this combiner."""
+        """One sentence: the rank, the sum that made the score, citations and eligibility
+        (for parts already combined by this combiner)."""
         plan = self._plans[tuple(parts)]
         terms = " + ".join([f"{label}{parts[name]:.2f}" for name, _, label in plan[1]])
         cited = (
