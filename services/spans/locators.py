@@ -69,7 +69,6 @@ def locator(piece: Piece, place: ChunkPlace, quote: TextQuoteSelector) -> Locato
 def located(piece: Piece, place: ChunkPlace, start: int, end: int) -> Locator:
     """The locator of `piece.text[start:end]`, in the chunk at `place`, with its context."""
     text = piece.text
-    kind, href, page, section_id, url = place.container or _container(piece, place)
     selector = construct(
         TextQuoteSelector,
         {
@@ -79,17 +78,7 @@ def located(piece: Piece, place: ChunkPlace, start: int, end: int) -> Locator:
             "suffix": text[end : end + CONTEXT_CHARS],
         },
     )
-    return construct(
-        Locator,
-        {
-            "type": kind,
-            "href": href,
-            "page": page,
-            "section_id": section_id,
-            "url": url,
-            "selector": selector,
-        },
-    )
+    return locator(piece, place, selector)
 
 
 class Locators:
