@@ -31,6 +31,7 @@ bench: install
 	$(BIN)/citeflow bench process
 	$(BIN)/citeflow bench ingest
 	$(BIN)/citeflow bench e2e
+	$(BIN)/citeflow bench memory
 
 schemas: install
 	$(BIN)/citeflow schemas export
