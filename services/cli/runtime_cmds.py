@@ -363,7 +363,9 @@ def _answer_lines(content: str) -> list[str]:
 
 
 def _submit_and_show(config: RuntimeConfig, lines: list[str]) -> None:
-    """Publish answers, then print each one's formatted result as it arrives."""
+    """Publish answers, then print each one's formatted result as it arrives (the event as
+    JSON on stdout, a readable summary on stderr)."""
+    from services.cli.summary import summary
     from services.runtime.operations import answer_records, tail
     from services.runtime.topic_io import publish
 
@@ -379,7 +381,9 @@ def _submit_and_show(config: RuntimeConfig, lines: list[str]) -> None:
         def show(record: Any) -> None:
             if record.key in wanted and record.key not in printed:
                 printed.add(record.key)
-                _print_json(orjson.loads(record.value))
+                event = orjson.loads(record.value)
+                _print_json(event)
+                err.print(summary(event["data"]))
 
         task = asyncio.create_task(tail(config, ANSWERS_FORMATTED, show, ready=ready,
                                         count=None, timeout=120))
