@@ -80,3 +80,24 @@ def test_process_cli_reads_stdin_and_exits_zero_when_all_good() -> None:
     outcome = CliRunner().invoke(main, ["process", "-"], input=DEMO.read_bytes())
     assert outcome.exit_code == 0, outcome.stderr
     assert orjson.loads(outcome.stdout)["answer_id"] == "demo-moby-dick-1"
+
+
+def test_every_intermediate_event_round_trips_through_the_envelope() -> None:
+    from schemas.answers import AnswerAccepted
+    from services.citations.logic import cite_answer
+    from services.formatting.logic import format_answer
+    from services.ingest.answers import admit_data
+    from services.scoring.logic import score_answer
+    from services.spans.logic import resolve_answer
+
+    accepted = admit_data(DEMO.read_bytes(), event_id="t")
+    assert isinstance(accepted, AnswerAccepted)
+    scored = score_answer(accepted)
+    cited = cite_answer(scored)
+    resolved = resolve_answer(cited)
+    rejected = process_answer(b'{"answer_id": "bad-1", "text": []}', event_id="t")
+    for data in (accepted, scored, cited, resolved, format_answer(resolved), rejected):
+        event = make_event(data, subject="demo-moby-dick-1", source="test")
+        decoded = decode(encode(event), expected=type(data))
+        assert decoded.data == data, type(data).__name__
+        assert decoded.id == event.id and decoded.type == event.type
