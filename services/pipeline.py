@@ -7,6 +7,7 @@ from dataclasses import dataclass
 
 from schemas.answers import AnswerRejected
 from schemas.formatted import AnswerFormatted
+from services.citations.extract import extract
 from services.citations.logic import cite_answer
 from services.formatting.logic import format_answer
 from services.ingest.answers import admit_data
@@ -33,9 +34,13 @@ def process_answer(raw: bytes, *, event_id: str, position: str | None = None) ->
         return admitted
     stage = "scoring"
     try:
-        scored = score_answer(admitted)
+        # In one process the citation extraction both scoring and citations need is run
+        # once and handed to both; over Kafka each stage process runs its own.
+        answer = admitted.answer
+        found = extract(answer.text, answer.sources)
+        scored = score_answer(admitted, found)
         stage = "citations"
-        cited = cite_answer(scored)
+        cited = cite_answer(scored, found)
         stage = "spans"
         resolved = resolve_answer(cited)
         stage = "formatting"

@@ -28,8 +28,8 @@ from schemas.citations import (
     SourceCoverage,
     SupportingPassage,
 )
-from schemas.scoring import AnswerScored
 from schemas.construct import maker
+from schemas.scoring import AnswerScored
 from services.citations.coverage import coverage
 from services.citations.extract import Extracted, extract
 from services.citations.passages import passage_rows
@@ -51,10 +51,12 @@ _passage = maker(SupportingPassage)
 _problem = maker(Problem)
 
 
-def cite_answer(scored: AnswerScored) -> AnswerCited:
-    """Extract the citations of a scored answer and everything built on them."""
+def cite_answer(scored: AnswerScored, extracted: Extracted | None = None) -> AnswerCited:
+    """Extract the citations of a scored answer (unless the caller already did: `extracted`)
+    and everything built on them."""
     answer = scored.answer
-    extracted = extract(answer.text, answer.sources)
+    if extracted is None:
+        extracted = extract(answer.text, answer.sources)
     return _answer_cited(
         {
             "answer": answer,

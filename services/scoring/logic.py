@@ -13,9 +13,9 @@ from operator import attrgetter
 from typing import Protocol
 
 from schemas.answers import AnswerAccepted, AnswerSubmitted
-from schemas.scoring import AnswerScored, ScoreExplanation, SourceScore
 from schemas.construct import construct
-from services.citations.extract import extract
+from schemas.scoring import AnswerScored, ScoreExplanation, SourceScore
+from services.citations.extract import Extracted, extract
 from services.scoring.combine import Combiner
 from services.scoring.parts import lexical_relevance, retriever_norms, support
 from services.text.lexical import Document, analyse, span_terms
@@ -189,9 +189,11 @@ def score_sources(answer: AnswerSubmitted, citing: Citing) -> AnswerScored:
     )
 
 
-def score_answer(accepted: AnswerAccepted) -> AnswerScored:
-    """Score an accepted answer: its citations come from the shared citation extractor."""
+def score_answer(accepted: AnswerAccepted, found: Extracted | None = None) -> AnswerScored:
+    """Score an accepted answer: its citations come from the shared citation extractor
+    (`found`, when the caller already ran it on this answer)."""
     answer = accepted.answer
-    found = extract(answer.text, answer.sources)
+    if found is None:
+        found = extract(answer.text, answer.sources)
     citing = citing_from(answer.text, found.citations, found.sentences, found.clusters)
     return score_sources(answer, citing)

@@ -11,9 +11,9 @@ from __future__ import annotations
 
 from schemas.answers import Source
 from schemas.citations import AnswerCited, SupportingPassage
+from schemas.construct import construct
 from schemas.spans import Link, Locator
 from services.spans.locators import located, locator, text_quote
-from schemas.construct import construct
 from services.spans.search import QuoteFinder
 from services.spans.sections import ChunkPlace, Piece, SectionIndex
 

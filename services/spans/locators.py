@@ -11,8 +11,8 @@ gets one too (cached by the links builder).
 
 from __future__ import annotations
 
-from schemas.spans import Locator, TextQuoteSelector
 from schemas.construct import construct
+from schemas.spans import Locator, TextQuoteSelector
 from services.spans.sections import ChunkPlace, Piece
 
 CONTEXT_CHARS = 32

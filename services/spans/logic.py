@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from schemas.base import Problem
 from schemas.citations import AnswerCited
+from schemas.construct import construct
 from schemas.spans import AnswerResolved, SpanResolution
 from services.spans.links import build_links
 from services.spans.locators import Locators
-from schemas.construct import construct
 from services.spans.search import QuoteFinder
 from services.spans.sections import SectionIndex
 from services.spans.units import UnitContext, sentence_units, upstream_units

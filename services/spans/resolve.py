@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from collections.abc import Collection
 
+from schemas.construct import construct
 from schemas.spans import SourceSpan
 from services.spans.locators import Locators
-from schemas.construct import construct
 from services.spans.search import Hit, QuoteFinder
 
 

@@ -24,11 +24,11 @@ from dataclasses import dataclass, field
 from schemas.answers import AnswerSubmitted, AnswerUnitIn, Source
 from schemas.base import Problem
 from schemas.citations import CitationExtraction, Sentence
+from schemas.construct import construct
 from schemas.spans import AnswerUnit, ApproximateMatch, SourceSpan
 from services.spans.closest import closest_match
 from services.spans.locators import Locators
 from services.spans.markers import MarkerStripper
-from schemas.construct import construct
 from services.spans.resolve import resolve_quote
 from services.spans.search import QuoteFinder
 from services.spans.sections import Piece, source_ref, utf16_offsets
