@@ -1,9 +1,11 @@
 """`citeflow bench e2e`: the pipeline over the broker against raw aiokafka pass-through.
 
 Both runs use the same answers, the same broker, the same number of hops and one OS
-process per hop. The raw hop consumes a batch, produces it unchanged, waits for the
-acknowledgements and commits: the least any at-least-once hop can do. Latency is measured
-for both at half the raw throughput (SPEC §7).
+process per hop. The raw hop consumes a batch, produces it, waits for the acknowledgements
+and commits: the least any at-least-once hop can do. Its output is the input padded (JSON
+whitespace) to the size the pipeline's event has after the same hop, so both move the same
+message sizes (SPEC §7); `--raw-sizes input` passes records on unchanged instead. Latency
+is measured for both at half the raw throughput.
 
 `--stages toy` runs five hops that only decode, validate and re-encode (services/bench/toy.py)
 instead of the real stages: the gap to raw is then the runtime's own cost. Both sides also
@@ -35,8 +37,10 @@ from services.broker import create_topics, free_port, pipeline_topics, start_bro
 from services.runtime.config import RuntimeConfig, to_env
 from services.runtime.dead_letters import Record
 from services.runtime.kafka import make_consumer, make_producer
+from services.runtime.loop import output_record
 from services.runtime.operations import answer_records
 from services.runtime.registry import load_stage, pipeline_stage_names
+from services.runtime.stage import Message, Stage
 from services.runtime.supervisor import die_with_parent, stage_command
 from services.runtime.topic_io import partitions_of
 
@@ -71,9 +75,10 @@ def answers(prefix: str, count: int) -> list[Record]:
 # -- the raw hop (runs in its own process) ---------------------------------------------------
 
 
-async def passthrough(config: RuntimeConfig, source: str, target: str, group: str) -> None:
-    """Consume `source`, produce every record unchanged to `target`, commit after the
-    acknowledgements; until SIGTERM."""
+async def passthrough(config: RuntimeConfig, source: str, target: str, group: str,
+                      size: int = 0) -> None:
+    """Consume `source`, produce every record to `target` (its value padded to `size` bytes
+    when shorter), commit after the acknowledgements; until SIGTERM."""
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGTERM, signal.SIGINT):
@@ -88,7 +93,10 @@ async def passthrough(config: RuntimeConfig, source: str, target: str, group: st
             futures = []
             for records in batches.values():
                 for r in records:
-                    futures.append(await producer.send(target, r.value, key=r.key,
+                    value = r.value
+                    if len(value) < size:
+                        value += b" " * (size - len(value))
+                    futures.append(await producer.send(target, value, key=r.key,
                                                        headers=list(r.headers or ())))
             await asyncio.gather(*futures)
             if batches:
@@ -257,7 +265,8 @@ class Processes:
 
 def run_benchmark(*, count: int, latency_count: int, partitions: int, bootstrap: str | None,
                   console: Console, out: Callable[[str], None],
-                  stage_specs: list[str] | None = None) -> tuple[RunResult, RunResult]:
+                  stage_specs: list[str] | None = None,
+                  raw_sizes: str = "pipeline") -> tuple[RunResult, RunResult]:
     """Run both sides and print the comparison."""
     specs = stage_specs or list(pipeline_stage_names())
     stages = [load_stage(s) for s in specs]
@@ -268,10 +277,13 @@ def run_benchmark(*, count: int, latency_count: int, partitions: int, bootstrap:
     log_dir = Path(os.environ.get("CITEFLOW_BENCH_LOGS", f"/tmp/citeflow-bench-{run_id}"))
     log_dir.mkdir(parents=True, exist_ok=True)
     sample = answers("size", 1)[0]
+    sizes = hop_sizes(stages, sample) if raw_sizes == "pipeline" else [0] * len(stages)
     console.print(f"broker {bootstrap}; {len(stages)} hops; answer.submitted event "
-                  f"{len(sample.value)} bytes; {partitions} partitions; logs in {log_dir}")
+                  f"{len(sample.value)} bytes; raw hop output sizes "
+                  f"{sizes if raw_sizes == 'pipeline' else 'unchanged'}; {partitions} "
+                  f"partitions; logs in {log_dir}")
     try:
-        raw = _raw_side(bootstrap, run_id, len(stages), count, latency_count, partitions,
+        raw = _raw_side(bootstrap, run_id, sizes, count, latency_count, partitions,
                         log_dir, console, broker_pids)
         pipe = _pipeline_side(bootstrap, run_id, specs, stages, count, latency_count,
                               partitions, raw.throughput / 2, log_dir, console, broker_pids)
@@ -303,17 +315,31 @@ def _config(bootstrap: str, prefix: str, partitions: int) -> RuntimeConfig:
                                   partitions=partitions)
 
 
-def _raw_side(bootstrap: str, run_id: str, hops: int, count: int, latency_count: int,
+def hop_sizes(stages: list[Stage], sample: Record) -> list[int]:
+    """The size of the event each stage publishes for `sample`, encoded as the runtime does."""
+    sizes = []
+    value = sample.value
+    for stage in stages:
+        message = Message(topic=stage.input_topics[0], value=value, key=sample.key)
+        output = next(o for o in stage.handle(message) if o.topic == stage.output_topics[0])
+        value = output_record(stage.name, output).value
+        sizes.append(len(value))
+    return sizes
+
+
+def _raw_side(bootstrap: str, run_id: str, sizes: list[int], count: int, latency_count: int,
               partitions: int, log_dir: Path, console: Console,
               broker_pids: list[int]) -> RunResult:
     config = _config(bootstrap, f"raw-{run_id}.", partitions)
+    hops = len(sizes)
     topics = [config.physical(f"hop{i}") for i in range(hops + 1)]
     asyncio.run(create_topics(bootstrap, topics, partitions))
     processes = Processes(config, log_dir)
     try:
         for i in range(hops):
             processes.start([sys.executable, "-m", "services.bench.e2e", topics[i],
-                             topics[i + 1], f"{config.topic_prefix}hop{i}"], f"raw-hop{i}")
+                             topics[i + 1], f"{config.topic_prefix}hop{i}", str(sizes[i])],
+                            f"raw-hop{i}")
         return asyncio.run(measure(config, topics[0], topics[-1], "raw", count, latency_count,
                                    None, console.print, processes.cpu_seconds,
                                    lambda: cpu_seconds(broker_pids)))
@@ -342,5 +368,5 @@ def _pipeline_side(bootstrap: str, run_id: str, specs: list[str], stages: list[A
 
 
 if __name__ == "__main__":
-    # A raw hop process: python -m services.bench.e2e SOURCE TARGET GROUP
-    asyncio.run(passthrough(RuntimeConfig.from_env(), *sys.argv[1:4]))
+    # A raw hop process: python -m services.bench.e2e SOURCE TARGET GROUP SIZE
+    asyncio.run(passthrough(RuntimeConfig.from_env(), *sys.argv[1:4], size=int(sys.argv[4])))

@@ -584,8 +584,13 @@ def dlq_drain(topic: str, group_id: str | None, **flags: Any) -> None:
               show_default=True,
               help="pipeline: the five real stages; toy: five hops that only decode, validate "
                    "and re-encode (services.bench.toy), measuring the runtime's own cost")
+@click.option("--raw-sizes", type=click.Choice(["pipeline", "input"]), default="pipeline",
+              show_default=True,
+              help="pipeline: each raw hop pads its output to the size of the pipeline's event "
+                   "after that hop (same message sizes); input: raw hops pass records on "
+                   "unchanged")
 def bench_e2e(count: int, latency_answers: int, partitions: int, bootstrap: str | None,
-              specs: tuple[str, ...], preset: str) -> None:
+              specs: tuple[str, ...], preset: str, raw_sizes: str) -> None:
     """End to end over the broker: raw aiokafka pass-through over five hops (five
     processes) against the five stage processes, same answers; prints both throughputs,
     the ratio (target >= 0.5) and p50/p99 latency at half the raw rate."""
@@ -599,4 +604,4 @@ def bench_e2e(count: int, latency_answers: int, partitions: int, bootstrap: str 
         specs = tuple(SPECS)
     run_benchmark(count=count, latency_count=latency_answers, partitions=partitions,
                   bootstrap=bootstrap, console=err, out=click.echo,
-                  stage_specs=list(specs) or None)
+                  stage_specs=list(specs) or None, raw_sizes=raw_sizes)
