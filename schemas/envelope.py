@@ -241,7 +241,7 @@ def _typed_envelope(model: type[BaseModel]) -> type[_EnvelopeAttributes]:
                         data=(model, ...))
 
 
-def _decode_current(value: bytes, expected: type[BaseModel]) -> Event | None:
+def decode_current(value: bytes, expected: type[BaseModel]) -> Event | None:
     """Parse and validate in one pass when `value` is a well-formed current-version event of
     the expected type; None sends it down the slow path (upcasting, precise errors)."""
     try:
@@ -261,7 +261,7 @@ def decode(value: bytes, expected: type[BaseModel] | None = None) -> Event:
     Raises EventDecodeError with a stable code for anything that is not such an event.
     """
     if expected is not None:
-        fast = _decode_current(value, expected)
+        fast = decode_current(value, expected)
         if fast is not None:
             return fast
     body = parse_envelope(value)
