@@ -9,15 +9,15 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from typing import NamedTuple
 
 from pydantic import BaseModel
 
 from schemas.envelope import Event, EventDecodeError, decode
 
 
-@dataclass(frozen=True)
-class Message:
-    """One inbound record, transport-neutral."""
+class Message(NamedTuple):
+    """One inbound record, transport-neutral (a NamedTuple: one is built per record)."""
 
     topic: str
     value: bytes
@@ -32,8 +32,7 @@ class Message:
         return f"{self.topic}:{self.partition}:{self.offset}"
 
 
-@dataclass(frozen=True)
-class Output:
+class Output(NamedTuple):
     """One event a stage wants published.
 
     `cause_id` is the id of the event (or the record position) that produced it; the
