@@ -32,7 +32,7 @@ from schemas.construct import maker
 from schemas.scoring import AnswerScored
 from services.citations.coverage import coverage
 from services.citations.extract import Extracted, extract
-from services.citations.passages import passage_rows
+from services.citations.passages import passage_values
 from services.citations.references import references
 from services.citations.segments import TRAILING, source_ref_id
 from services.text.offsets import Utf16Index
@@ -279,22 +279,6 @@ def _passages(
     answer: AnswerSubmitted, extracted: Extracted, passage_sources: list[int]
 ) -> list[SupportingPassage]:
     """Supporting passages of the eligible cited sources (score order, capped)."""
-    return [
-        _passage(
-            {
-                "citation_id": cited,
-                "sentence_index": sentence,
-                "source_index": cited,
-                "chunk_id": chunk.chunk_id,
-                "chunk_position": position,
-                "section_id": section_id,
-                "start_char": offset + start,
-                "end_char": offset + end,
-                "passage": chunk.text[start:end],
-                "score": round(score, 6),
-            }
-        )
-        for sentence, cited, chunk, position, section_id, offset, start, end, score in passage_rows(
-            answer.text, extracted, answer.sources, passage_sources
-        )
-    ]
+    return list(
+        map(_passage, passage_values(answer.text, extracted, answer.sources, passage_sources))
+    )

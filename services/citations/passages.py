@@ -14,14 +14,18 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from itertools import repeat
+from typing import Any
 
 from schemas.answers import Chunk, Source
 from services.citations.extract import Extracted
 from services.text.lexical import span_terms
 
 MAX_PASSAGE_CHARS = 600
-# Chunk sentences for passage windows: a cheap split after terminal punctuation.
-_CHUNK_SENTENCE = re.compile(r"\S.*?(?:[.!?]+[\"'”’)\]]*(?=\s|$)|\n|$)", re.DOTALL)
+# A chunk sentence ends after terminal punctuation (with closing quotes and brackets) followed
+# by whitespace or the end, or at a line break. Written to start with one character set, so
+# that `re` scans for that set instead of trying the pattern at every position.
+_CHUNK_END = re.compile(r"[\n.!?](?:(?<=\n)|[.!?]*[\"'”’)\]]*(?=\s|\Z))")
+_NON_BLANK = re.compile(r"\S")
 _MEMO_LIMIT = 4_096
 MAX_COLUMN_TERMS = 255  # a sentence with more terms could overflow a column byte
 MAX_COLUMN_WINDOWS = (
@@ -37,9 +41,10 @@ class SourceIndex:
     windows: list[tuple[int, int, int]]  # chunk position, start, end (in the chunk)
     masks: list[int]
     bits: dict[str, int]
-    # Term -> one byte per window (1 where the window holds the term): summing the columns
-    # of a sentence's terms counts every window's overlap at once (byte i = window i), while
-    # no count exceeds a byte (`MAX_COLUMN_TERMS`).
+    # Term -> one byte per window (1 where the window holds the term), and above those bytes
+    # (from bit `8 * len(windows)` up) the term's bit: summing the columns of a sentence's
+    # terms counts every window's overlap at once (byte i = window i) and builds the
+    # sentence's mask in the same sum, while no count exceeds a byte (`MAX_COLUMN_TERMS`).
     columns: dict[str, int]
 
     def mask(self, terms: set[str]) -> int:
@@ -50,6 +55,28 @@ class SourceIndex:
 _INDEXES: dict[tuple[str, ...], SourceIndex] = {}
 
 
+def chunk_sentences(text: str) -> list[tuple[int, int]]:
+    """`(start, end)` of each sentence of a chunk: from a non-blank character to the first
+    terminal punctuation run after it that whitespace or the end follows (closing quotes and
+    brackets included), or to the next line break, or to the end (trailing blanks left out)."""
+    spans = []
+    search_end, search_start = _CHUNK_END.search, _NON_BLANK.search
+    begin = search_start(text)
+    while begin is not None:
+        start = begin.start()
+        end = search_end(text, start + 1)  # the sentence's first character never ends it
+        if end is None:
+            spans.append((start, start + len(text[start:].rstrip())))
+            break
+        stop = end.end()
+        if text[stop - 1] == "\n":
+            spans.append((start, start + len(text[start : stop - 1].rstrip())))
+        else:
+            spans.append((start, stop))
+        begin = search_start(text, stop)
+    return spans
+
+
 def source_index(chunks: Sequence[Chunk]) -> SourceIndex:
     """The window index of a source's chunks (memoised by their texts, bounded)."""
     key = tuple(chunk.text for chunk in chunks)
@@ -57,31 +84,23 @@ def source_index(chunks: Sequence[Chunk]) -> SourceIndex:
     if cached is not None:
         return cached
     windows: list[tuple[int, int, int]] = []
-    masks: list[int] = []
-    bits: dict[str, int] = {}
     window_terms: list[set[str]] = []
     for position, text in enumerate(key):
-        spans = []
-        for match in _CHUNK_SENTENCE.finditer(text):
-            start = match.start()
-            spans.append((start, start + len(match.group().rstrip())))
-        for (start, end), terms in zip(spans, span_terms(text, spans), strict=True):
-            mask = 0
-            for term in terms:
-                bit = bits.get(term)
-                if bit is None:
-                    bit = bits[term] = 1 << len(bits)
-                mask |= bit
-            windows.append((position, start, end))
-            masks.append(mask)
-            window_terms.append(terms)
+        spans = chunk_sentences(text)
+        windows.extend((position, start, end) for start, end in spans)
+        window_terms.extend(span_terms(text, spans))
+    # Bit order is free: only overlaps and their sizes are ever read.
+    bits = {term: 1 << i for i, term in enumerate(set().union(*window_terms))}
+    masks = [sum(map(bits.__getitem__, terms)) for terms in window_terms]
     columns: dict[str, int] = {}
     if len(windows) <= MAX_COLUMN_WINDOWS:
-        columns = dict.fromkeys(bits, 0)
-        for window, terms in enumerate(window_terms):
-            byte = 1 << (8 * window)
+        shift = 8 * len(windows)
+        columns = {term: bit << shift for term, bit in bits.items()}
+        byte = 1
+        for terms in window_terms:
             for term in terms:
                 columns[term] += byte
+            byte <<= 8
     cached = SourceIndex(windows, masks, bits, columns)
     if len(_INDEXES) >= _MEMO_LIMIT:
         _INDEXES.clear()
@@ -108,27 +127,27 @@ def citing_sentence_terms(
     }
 
 
-def passage_rows(
+def passage_values(
     text: str,
     extracted: Extracted,
     sources: Sequence[Source],
     passage_sources: Sequence[int],
-) -> list[tuple[int, int, Chunk, int, str | None, int, int, int, float]]:
+) -> list[dict[str, Any]]:
     """The best passage per (sentence, validly cited source in `passage_sources`), ordered
     by the source's place in `passage_sources` (score order, capped), then by sentence, as
-    rows `(sentence index, source index, chunk, chunk position, section id, chunk offset in
-    the section, start, end (in the chunk), score)`.
+    the field values of `schemas.citations.SupportingPassage`.
 
     The passage is the chunk sentence sharing most content terms with the answer sentence
     (the first on ties), widened by the chunk sentence after it and then the one before it
-    when each adds terms and the passage stays within `MAX_PASSAGE_CHARS`. The search is
-    inlined (a call per pair is a measurable share of the stage); the tests hold it to a
-    plain reference implementation."""
+    when each adds terms and the passage stays within `MAX_PASSAGE_CHARS`. Offsets are in
+    the chunk's section (see the module docstring). The search is inlined (a call per pair
+    is a measurable share of the stage); the tests hold it to a plain reference
+    implementation."""
     by_index = {source.index: source for source in sources}
     citing = extracted.sentences_by_source()
     wanted = {i for index in passage_sources for i in citing.get(index, ())}
     terms = citing_sentence_terms(text, extracted, wanted) if wanted else {}
-    found: list[tuple[int, int, Chunk, int, str | None, int, int, int, float]] = []
+    found: list[dict[str, Any]] = []
     append = found.append
     bit_count = int.bit_count
     for cited in passage_sources:
@@ -136,45 +155,43 @@ def passage_rows(
         if source is None or not source.chunks or cited not in citing:
             continue
         index = source_index(source.chunks)
-        masks, windows, get = index.masks, index.windows, index.bits.get
+        masks, windows, columns = index.masks, index.windows, index.columns
         if not masks:
             continue
-        columns, count = index.columns, len(masks)
-        column = columns.get
-        last = len(masks) - 1
+        count = len(masks)
+        shift = 8 * count
+        below = (1 << shift) - 1
+        column, get = columns.get, index.bits.get
+        last = count - 1
         chunks = source.chunks
         for sentence in citing[cited]:
             sentence_terms = terms[sentence]
-            want = sum(map(get, sentence_terms, repeat(0)))
             if columns and len(sentence_terms) <= MAX_COLUMN_TERMS:
-                overlaps = sum(map(column, sentence_terms, repeat(0))).to_bytes(
-                    count, "little"
-                )
+                total = sum(map(column, sentence_terms, repeat(0)))
+                want = total >> shift
+                overlaps = (total & below).to_bytes(count, "little")
             else:
+                want = sum(map(get, sentence_terms, repeat(0)))
                 overlaps = [(want & mask).bit_count() for mask in masks]  # type: ignore[assignment]
             best = overlaps.index(max(overlaps))
             position, start, end = windows[best]
             covered = want & masks[best]
-            # Widen by the next chunk sentence, then the previous one.
+            # Widen by the next chunk sentence, then the previous one (windows of a chunk
+            # are in text order: the next one only moves the end, the previous the start).
             if covered != want and best < last:
-                k_position, k_start, k_end = windows[best + 1]
-                if k_position == position:
+                k_position, _, k_end = windows[best + 1]
+                if k_position == position and k_end - start <= MAX_PASSAGE_CHARS:
                     gained = want & masks[best + 1] & ~covered
-                    new_start = min(k_start, start)
-                    new_end = max(k_end, end)
-                    if gained and new_end - new_start <= MAX_PASSAGE_CHARS:
+                    if gained:
                         covered |= gained
-                        start, end = new_start, new_end
+                        end = k_end
             if covered != want and best > 0:
-                k_position, k_start, k_end = windows[best - 1]
-                if k_position == position:
+                k_position, k_start, _ = windows[best - 1]
+                if k_position == position and end - k_start <= MAX_PASSAGE_CHARS:
                     gained = want & masks[best - 1] & ~covered
-                    new_start = min(k_start, start)
-                    new_end = max(k_end, end)
-                    if gained and new_end - new_start <= MAX_PASSAGE_CHARS:
+                    if gained:
                         covered |= gained
-                        start, end = new_start, new_end
-            score = bit_count(covered) / len(sentence_terms) if sentence_terms else 0.0
+                        start = k_start
             chunk = chunks[position]
             offset = chunk.start_char
             if offset is None:
@@ -183,16 +200,19 @@ def passage_rows(
             else:
                 section_id = chunk.section_id or chunk.chunk_id
             append(
-                (
-                    sentence,
-                    cited,
-                    chunk,
-                    position,
-                    section_id,
-                    offset,
-                    start,
-                    end,
-                    score,
-                )
+                {
+                    "citation_id": cited,
+                    "sentence_index": sentence,
+                    "source_index": cited,
+                    "chunk_id": chunk.chunk_id,
+                    "chunk_position": position,
+                    "section_id": section_id,
+                    "start_char": offset + start,
+                    "end_char": offset + end,
+                    "passage": chunk.text[start:end],
+                    "score": round(bit_count(covered) / len(sentence_terms), 6)
+                    if sentence_terms
+                    else 0.0,
+                }
             )
     return found

@@ -5,6 +5,7 @@ than `MAX_COLUMN_TERMS` terms and sources with more than `MAX_COLUMN_WINDOWS` wi
 from __future__ import annotations
 
 import random
+import re
 
 import pytest
 
@@ -13,7 +14,8 @@ from services.citations import passages
 from services.citations.extract import extract
 from services.citations.passages import (
     citing_sentence_terms,
-    passage_rows,
+    chunk_sentences,
+    passage_values,
     source_index,
 )
 
@@ -93,8 +95,17 @@ def test_passages_match_reference_search(
         _corpus(rng, words, 1, answer_words)[:-1] + f" [{rng.randint(1, 3)}]."
         for _ in range(6)
     )
-    found = passage_rows(text, extract(text, source_list), source_list, [1, 2, 3])
-    got = [(row[0], row[1], row[3], row[6], row[7]) for row in found]
+    found = passage_values(text, extract(text, source_list), source_list, [1, 2, 3])
+    got = [
+        (
+            row["sentence_index"],
+            row["source_index"],
+            row["chunk_position"],
+            row["start_char"],  # the chunks have no start_char: offsets are in the chunk
+            row["end_char"],
+        )
+        for row in found
+    ]
     assert got == _reference(text, source_list)
 
 
@@ -103,3 +114,45 @@ def test_column_limits_are_exercised() -> None:
         passages.MAX_COLUMN_WINDOWS < 300
     )  # the 2x150-sentence sources take the mask path
     assert passages.MAX_COLUMN_TERMS < 300  # the 300-word sentences take it too
+
+
+# The chunk sentence split as one regex (the original definition; `chunk_sentences` scans
+# for the ends instead of trying them at every character).
+_REFERENCE_CHUNK_SENTENCE = re.compile(r"\S.*?(?:[.!?]+[\"'”’)\]]*(?=\s|$)|\n|$)", re.DOTALL)
+
+
+def _reference_chunk_sentences(text: str) -> list[tuple[int, int]]:
+    return [
+        (match.start(), match.start() + len(match.group().rstrip()))
+        for match in _REFERENCE_CHUNK_SENTENCE.finditer(text)
+    ]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "",
+        "   ",
+        "One. Two! Three? Four",
+        "... starts with dots. Then ?! more.",
+        ". A lone dot. .. Two dots.",
+        'He said "stop." Then left.) Next (see [1].) Done.\n',
+        "Line one\nLine two  \n\n  Line three.\u00a0Next\u2003x",
+        "Ends with a quote.\u201d And \u2019curly\u2019.\u201d\n",
+        "a.b.c e.g. this. x",
+        "!",
+        "x\n",
+        "Trailing blanks.   ",
+    ],
+)
+def test_chunk_sentences_match_the_reference_regex(text: str) -> None:
+    assert chunk_sentences(text) == _reference_chunk_sentences(text)
+
+
+def test_chunk_sentences_match_the_reference_regex_on_random_text() -> None:
+    rng = random.Random(7)
+    alphabet = ["a", "B", " ", "  ", ".", "!", "?", "\n", '"', "'", ")", "]", "\u201d", "\u2019",
+                "\t", "\u00a0", "word", "..."]
+    for _ in range(3000):
+        text = "".join(rng.choice(alphabet) for _ in range(rng.randint(0, 30)))
+        assert chunk_sentences(text) == _reference_chunk_sentences(text), text
