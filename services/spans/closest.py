@@ -34,7 +34,7 @@ def closest_match(
     best_key: tuple[float, bool] = (_MIN_PARTIAL_RATIO, False)
     for piece in pieces:
         ratio = fuzz.partial_ratio(quote, piece.text, score_cutoff=best_key[0])
-        key = (ratio, piece.source.index in preferred)
+        key = (ratio, piece.source_index in preferred)
         if ratio and key > best_key:
             best, best_key = piece, key
     if best is None:
@@ -47,9 +47,9 @@ def closest_match(
         return None
     start, end = low + match.start, low + match.end
     return ApproximateMatch(
-        source_index=best.source.index,
+        source_index=best.source_index,
         section_id=best.section_id,
-        chunk_id=best.place_at(start).chunk.chunk_id,
+        chunk_id=best.place_at(start).chunk_id,
         start_char=best.section_start + start,
         end_char=best.section_start + end,
         text=best.text[start:end],

@@ -11,13 +11,15 @@ from __future__ import annotations
 
 from schemas.answers import Source
 from schemas.citations import AnswerCited, SupportingPassage
-from schemas.construct import construct
+from schemas.construct import maker
 from schemas.spans import Link, Locator
-from services.spans.locators import located, locator, text_quote
+from services.spans.locators import Locators, locator, text_quote
 from services.spans.search import QuoteFinder
 from services.spans.sections import ChunkPlace, Piece, SectionIndex
 
 EXCERPT_CHARS = 200
+
+_link = maker(Link)
 
 
 # Printable ASCII: deleting these from an ASCII text leaves its control characters.
@@ -53,72 +55,88 @@ def excerpt(text: str, limit: int = EXCERPT_CHARS) -> str:
 
 
 def _chunk_entry(
-    index: SectionIndex, source: Source, passage: SupportingPassage
+    index: SectionIndex, source: Source, position: int, chunk_id: str | None
 ) -> tuple[Piece, ChunkPlace] | None:
-    """The piece and place of the passage's chunk: by position, checked against its id."""
-    entry = index.chunk_places.get((source.index, passage.chunk_position))
-    if entry is not None and passage.chunk_id in (None, entry[1].chunk.chunk_id):
+    """The piece and place of a passage's chunk: by position, checked against its id."""
+    entry = index.chunk_places.get((source.index, position))
+    if entry is not None and chunk_id in (None, entry[1].chunk_id):
         return entry
-    for position, chunk in enumerate(source.chunks):
-        if passage.chunk_id is not None and chunk.chunk_id == passage.chunk_id:
-            return index.chunk_places.get((source.index, position))
+    if chunk_id is not None:
+        for number, chunk in enumerate(source.chunks):
+            if chunk.chunk_id == chunk_id:
+                return index.chunk_places.get((source.index, number))
     return None
 
 
 def passage_locator(
-    index: SectionIndex, finder: QuoteFinder, source: Source, passage: SupportingPassage
+    index: SectionIndex,
+    finder: QuoteFinder,
+    locators: Locators,
+    source: Source,
+    passage: SupportingPassage,
 ) -> Locator | None:
     """Where the passage is, as a locator (see the module docstring)."""
-    entry = _chunk_entry(index, source, passage)
+    entry = _chunk_entry(index, source, passage.chunk_position, passage.chunk_id)
     if entry is None:
         return None
     piece, place = entry
     text = passage.passage.strip()
-    found = place.chunk.text.find(text) if text else -1
+    found = place.text.find(text) if text else -1
     if found != -1:
         start = place.start + found
-        return located(piece, place, start, start + len(text))
-    for hit in finder.find(text, (source.index,)):
-        if hit.piece.source.index == source.index:
-            return located(hit.piece, hit.piece.place_at(hit.start), hit.start, hit.end)
+        return locators.at(piece, place, start, start + len(text))
+    for piece_hit, start, end in finder.find(text, (source.index,)):
+        if piece_hit.source_index == source.index:
+            return locators.at(piece_hit, piece_hit.place_at(start), start, end)
     return locator(piece, place, text_quote(text))
 
 
 def build_links(
-    cited: AnswerCited, index: SectionIndex, finder: QuoteFinder
+    cited: AnswerCited, index: SectionIndex, finder: QuoteFinder, locators: Locators
 ) -> list[Link]:
     """One link per supporting passage, in the extraction's order (a passage cited
     several times is located once)."""
-    sources = {source.index: source for source in cited.answer.sources}
+    sources = {
+        source.index: (source, source.doc_id, source.title)
+        for source in cited.answer.sources
+    }
     scores = {score.index: score.score for score in cited.scores}
     places: dict[tuple[int, int, str | None, str], tuple[Locator | None, str]] = {}
     links: list[Link] = []
     append = links.append
+    unknown = (None, None, None)
     for passage in cited.extraction.passages:
-        source_index = passage.source_index
-        source = sources.get(source_index)
-        chunk_id = passage.chunk_id
-        text = passage.passage
-        key = (source_index, passage.chunk_position, chunk_id, text)
+        # The passage's fields, read at once (attribute reads on event models are slow).
+        fields = vars(passage)
+        source_index, chunk_id, text = (
+            fields["source_index"],
+            fields["chunk_id"],
+            fields["passage"],
+        )
+        source, doc_id, title = sources.get(source_index, unknown)
+        key = (source_index, fields["chunk_position"], chunk_id, text)
         place = places.get(key)
         if place is None:
-            found = passage_locator(index, finder, source, passage) if source else None
+            found = (
+                passage_locator(index, finder, locators, source, passage)
+                if source
+                else None
+            )
             place = places[key] = (found, excerpt(text))
         append(
-            construct(
-                Link,
+            _link(
                 {
-                    "citation_id": passage.citation_id,
-                    "sentence_index": passage.sentence_index,
+                    "citation_id": fields["citation_id"],
+                    "sentence_index": fields["sentence_index"],
                     "source_index": source_index,
-                    "doc_id": source.doc_id if source else None,
-                    "doc_title": source.title if source else None,
+                    "doc_id": doc_id,
+                    "doc_title": title,
                     "chunk_id": chunk_id,
                     "score": scores.get(source_index, 0.0),
                     "excerpt": place[1],
                     "passage": text,
                     "locator": place[0],
-                },
+                }
             )
         )
     return links

@@ -5,29 +5,31 @@ of the section text around it that are known (the piece it was found in). The co
 `epub_text` when the chunk has an `href`, `pdf_text` when it has a `page`, `web` for a web
 source with a URL, and `text` (by section id) otherwise.
 
-Each distinct span place of an answer gets one locator (`Locators`); each distinct passage
-gets one too (cached by the links builder).
+Each distinct place of an answer (chunk, start, end) gets one locator (`Locators`), shared by
+the spans and the links that point there.
 """
 
 from __future__ import annotations
 
-from schemas.construct import construct
+from schemas.construct import maker
 from schemas.spans import Locator, TextQuoteSelector
 from services.spans.sections import ChunkPlace, Piece
 
 CONTEXT_CHARS = 32
 
+_selector = maker(TextQuoteSelector)
+_locator = maker(Locator)
+
 
 def text_quote(exact: str, prefix: str = "", suffix: str = "") -> TextQuoteSelector:
     """A TextQuoteSelector."""
-    return construct(
-        TextQuoteSelector,
+    return _selector(
         {
             "type": "TextQuoteSelector",
             "exact": exact,
             "prefix": prefix,
             "suffix": suffix,
-        },
+        }
     )
 
 
@@ -53,8 +55,7 @@ def _container(
 def locator(piece: Piece, place: ChunkPlace, quote: TextQuoteSelector) -> Locator:
     """The locator of a selector found in `piece`, in the chunk at `place`."""
     kind, href, page, section_id, url = place.container or _container(piece, place)
-    return construct(
-        Locator,
+    return _locator(
         {
             "type": kind,
             "href": href,
@@ -62,42 +63,40 @@ def locator(piece: Piece, place: ChunkPlace, quote: TextQuoteSelector) -> Locato
             "section_id": section_id,
             "url": url,
             "selector": quote,
-        },
+        }
     )
 
 
 def located(piece: Piece, place: ChunkPlace, start: int, end: int) -> Locator:
     """The locator of `piece.text[start:end]`, in the chunk at `place`, with its context."""
     text = piece.text
-    selector = construct(
-        TextQuoteSelector,
+    before = start - CONTEXT_CHARS if start > CONTEXT_CHARS else 0
+    selector = _selector(
         {
             "type": "TextQuoteSelector",
             "exact": text[start:end],
-            "prefix": text[max(0, start - CONTEXT_CHARS) : start],
+            "prefix": text[before:start],
             "suffix": text[end : end + CONTEXT_CHARS],
-        },
+        }
     )
     return locator(piece, place, selector)
 
 
 class Locators:
-    """The span locators of one answer: one per distinct place, shared by the spans there."""
+    """The locators of one answer: one per distinct place, shared by the spans and links
+    there."""
 
     __slots__ = ("_cache",)
 
     def __init__(self) -> None:
         self._cache: dict[tuple[int, int, int], Locator] = {}
 
-    def at(
-        self, piece: Piece, start: int, end: int, place: ChunkPlace | None = None
-    ) -> Locator:
-        """The locator of `piece.text[start:end]` (its chunk is the one holding `start`,
-        `place` when the caller has it already)."""
-        key = (id(piece), start, end)
+    def at(self, piece: Piece, place: ChunkPlace, start: int, end: int) -> Locator:
+        """The locator of `piece.text[start:end]` in the chunk at `place` (one of the
+        piece's)."""
+        # A place belongs to one piece, so it stands for the piece in the key.
+        key = (id(place), start, end)
         found = self._cache.get(key)
         if found is None:
-            found = self._cache[key] = located(
-                piece, place or piece.place_at(start), start, end
-            )
+            found = self._cache[key] = located(piece, place, start, end)
         return found

@@ -31,7 +31,7 @@ def resolve_answer(cited: AnswerCited) -> AnswerResolved:
         if answer.answer_units
         else sentence_units(ctx)
     )
-    links = build_links(cited, index, finder)
+    links = build_links(cited, index, finder, locators)
     return AnswerResolved(
         answer=answer,
         scores=cited.scores,

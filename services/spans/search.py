@@ -15,7 +15,6 @@ from __future__ import annotations
 import unicodedata
 from bisect import bisect_right
 from collections.abc import Collection
-from dataclasses import dataclass
 
 from services.spans.sections import Piece
 from services.text.normalize import (
@@ -28,18 +27,8 @@ from services.text.normalize import (
 _SEPARATOR = "\x00"
 
 
-@dataclass(slots=True)
-class Hit:
-    """An occurrence of a quote: `piece.text[start:end]`."""
-
-    piece: Piece
-    start: int
-    end: int
-
-    @property
-    def text(self) -> str:
-        """The source's own text at the hit."""
-        return self.piece.text[self.start : self.end]
+# An occurrence of a quote: `piece.text[start:end]`, as `(piece, start, end)`.
+Hit = tuple[Piece, int, int]
 
 
 class QuoteFinder:
@@ -52,19 +41,20 @@ class QuoteFinder:
         offset = 0
         for piece in pieces:
             self._starts.append(offset)
-            first = self._source_ranges.get(piece.source.index, (offset, 0))[0]
-            self._source_ranges[piece.source.index] = (first, offset + len(piece.text))
+            first = self._source_ranges.get(piece.source_index, (offset, 0))[0]
+            self._source_ranges[piece.source_index] = (first, offset + len(piece.text))
             offset += len(piece.text) + len(_SEPARATOR)
         self._starts.append(offset)
-        # Where the next section begins after each piece (pieces of a section are adjacent).
+        # Where (in the haystack) the next section begins after each piece (pieces of a
+        # section are adjacent); past the end after the last section.
         self._next_section = [0] * len(pieces)
-        following = len(pieces)
+        following = offset
         for number in range(len(pieces) - 1, -1, -1):
             self._next_section[number] = following
             if number and _section_key(pieces[number - 1]) != _section_key(
                 pieces[number]
             ):
-                following = number
+                following = self._starts[number]
         self._haystack = _SEPARATOR.join(piece.text for piece in pieces)
         self._ascii = self._haystack.isascii()
         self._views: dict[tuple[int, bool], Normalized] = {}
@@ -88,7 +78,7 @@ class QuoteFinder:
             hits = self._find_normalised(quote, keep_break_hyphens=False)
         if not hits and self._break_hyphens():
             hits = self._find_normalised(quote, keep_break_hyphens=True)
-        own = [hit for hit in hits if hit.piece.source.index in preferred]
+        own = [hit for hit in hits if hit[0].source_index in preferred]
         return own or hits
 
     def _break_hyphens(self) -> bool:
@@ -107,32 +97,25 @@ class QuoteFinder:
             )
         return view
 
-    def _piece_hit(self, start: int, end: int) -> tuple[int, Hit] | None:
-        """The piece number and hit of haystack `[start, end)`, None if it crosses pieces."""
-        number = bisect_right(self._starts, start) - 1
-        if end >= self._starts[number + 1]:
-            return None
-        offset = self._starts[number]
-        return number, Hit(self._pieces[number], start - offset, end - offset)
-
     def _collect_raw(self, needle: str, low: int, high: int) -> list[Hit]:
         """First raw hit per section in `haystack[low:high]`."""
-        haystack, hits = self._haystack, []
+        haystack, starts, hits = self._haystack, self._starts, []
+        size = len(needle)
         position = haystack.find(needle, low, high)
         while position != -1:
-            found = self._piece_hit(position, position + len(needle))
-            if found is None or (
-                not self._ascii
-                and _splits_cluster(haystack, position, position + len(needle))
+            number = bisect_right(starts, position) - 1
+            end = position + size
+            if end >= starts[number + 1] or (
+                not self._ascii and _splits_cluster(haystack, position, end)
             ):
                 position = haystack.find(needle, position + 1, high)
                 continue
-            number, hit = found
-            hits.append(hit)
+            offset = starts[number]
+            hits.append((self._pieces[number], position - offset, end - offset))
             following = self._next_section[number]
-            if following == len(self._pieces):
+            if following >= high:
                 break
-            position = haystack.find(needle, self._starts[following], high)
+            position = haystack.find(needle, following, high)
         return hits
 
     def _find_normalised(self, quote: str, *, keep_break_hyphens: bool) -> list[Hit]:
@@ -156,7 +139,7 @@ class QuoteFinder:
                 span = view.original_span(position, end)
                 if span is not None and not _splits_cluster(view.text, position, end):
                     seen.add(_section_key(piece))
-                    hits.append(Hit(piece, *span))
+                    hits.append((piece, *span))
                     break
                 position = view.text.find(needle, position + 1)
         return hits
@@ -171,4 +154,4 @@ def _splits_cluster(text: str, start: int, end: int) -> bool:
 
 
 def _section_key(piece: Piece) -> tuple[int, str]:
-    return piece.source.index, piece.section_id
+    return piece.source_index, piece.section_id

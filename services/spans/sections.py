@@ -15,20 +15,22 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import Any
 
 from schemas.answers import Chunk, Source
 from services.text.offsets import Utf16Index
 
 
-def _same(offset: int) -> int:
+def same_offset(offset: int) -> int:
+    """The identity: the UTF-16 offset of a text without characters outside the BMP."""
     return offset
 
 
 def utf16_offsets(text: str) -> Callable[[int], int]:
     """Code-point to UTF-16 offsets of `text`; the identity (checked in C) when `text` has no
     character outside the Basic Multilingual Plane."""
-    if len(text.encode("utf-16-le")) == 2 * len(text):
-        return _same
+    if text.isascii() or len(text.encode("utf-16-le")) == 2 * len(text):
+        return same_offset
     return Utf16Index(text)
 
 
@@ -40,12 +42,15 @@ def source_ref(source: Source) -> str:
 
 @dataclass(slots=True)
 class ChunkPlace:
-    """Where one chunk lies inside its piece."""
+    """Where one chunk lies inside its piece (with the chunk's id and text, read once:
+    attribute reads on event models are slow)."""
 
     chunk: Chunk
     position: int
     start: int
     end: int
+    chunk_id: str | None
+    text: str
     # The locator container `(type, href, page, section_id, url)`, filled on first use.
     container: tuple[str, str | None, int | None, str | None, str | None] | None = (
         field(default=None, repr=False, compare=False)
@@ -57,6 +62,7 @@ class Piece:
     """Contiguous known text of one section: one chunk or several joined ones."""
 
     source: Source
+    source_index: int
     section_id: str
     section_start: int
     text: str
@@ -75,14 +81,16 @@ class Piece:
                 return place
         return self.places[-1]
 
-    def utf16(self, offset: int) -> int | None:
-        """UTF-16 section offset of piece offset `offset`, when the prefix is known."""
+    def utf16_span(self, start: int, end: int) -> tuple[int | None, int | None]:
+        """UTF-16 section offsets of piece `[start, end)`, when the prefix is known."""
         if self.section_start:
-            return None
+            return None, None
         convert = self._utf16
         if convert is None:
             convert = self._utf16 = utf16_offsets(self.text)
-        return convert(offset)
+        if convert is same_offset:
+            return start, end
+        return convert(start), convert(end)
 
 
 def _section_key(source: Source, chunk: Chunk) -> str:
@@ -95,56 +103,66 @@ def _section_key(source: Source, chunk: Chunk) -> str:
     return source_ref(source)
 
 
-def _own_section_id(source: Source, chunk: Chunk, position: int) -> str:
-    return chunk.chunk_id or f"source-{source.index}-chunk-{position}"
+def _place(
+    chunk: Chunk, fields: dict[str, Any], position: int, start: int
+) -> ChunkPlace:
+    text = fields["text"]
+    return ChunkPlace(
+        chunk, position, start, start + len(text), fields["chunk_id"], text
+    )
 
 
 def _join(
-    source: Source, section_id: str, group: list[tuple[int, Chunk]]
+    source: Source, section_id: str, group: list[tuple[int, int, Chunk]]
 ) -> list[Piece]:
-    """Join position-sorted chunks of one section into pieces."""
+    """Join chunks of one section, as `(start_char, position, chunk)` sorted by start, into
+    pieces."""
     pieces: list[Piece] = []
     current: Piece | None = None
-    for position, chunk in group:
-        start = chunk.start_char or 0
+    for start, position, chunk in group:
+        fields = vars(chunk)
         if current is not None:
+            text = fields["text"]
             end = current.section_start + len(current.text)
             local = start - current.section_start
             overlap = current.text[local:]
-            if start <= end and (
-                chunk.text.startswith(overlap) or overlap.startswith(chunk.text)
-            ):
-                if len(chunk.text) > len(overlap):
-                    current.text += chunk.text[len(overlap) :]
-                current.places.append(
-                    ChunkPlace(chunk, position, local, local + len(chunk.text))
-                )
+            if start <= end and (text.startswith(overlap) or overlap.startswith(text)):
+                if len(text) > len(overlap):
+                    current.text += text[len(overlap) :]
+                current.places.append(_place(chunk, fields, position, local))
                 continue
-        current = Piece(source, section_id, start, chunk.text, [])
-        current.places.append(ChunkPlace(chunk, position, 0, len(chunk.text)))
+        place = _place(chunk, fields, position, 0)
+        current = Piece(source, source.index, section_id, start, place.text, [place])
         pieces.append(current)
     return pieces
 
 
 def build_pieces(source: Source) -> list[Piece]:
     """The pieces of one source, sections in order of first appearance."""
-    groups: dict[str, list[tuple[int, Chunk]]] = {}
+    groups: dict[str, list[tuple[int, int, Chunk]]] = {}
     pieces: list[Piece] = []
     for position, chunk in enumerate(source.chunks):
-        if not chunk.text:
+        # The fields of the model, read at once (its attribute reads are slow).
+        fields = vars(chunk)
+        text = fields["text"]
+        if not text:
             continue
-        if chunk.start_char is None:
-            own = Piece(
-                source, _own_section_id(source, chunk, position), 0, chunk.text, []
-            )
-            own.places.append(ChunkPlace(chunk, position, 0, len(chunk.text)))
-            pieces.append(own)
+        start = fields["start_char"]
+        if start is None:
+            place = _place(chunk, fields, position, 0)
+            section_id = place.chunk_id or f"source-{source.index}-chunk-{position}"
+            pieces.append(Piece(source, source.index, section_id, 0, text, [place]))
         else:
-            groups.setdefault(_section_key(source, chunk), []).append((position, chunk))
+            key = fields["section_id"] or _section_key(source, chunk)
+            groups.setdefault(key, []).append((start, position, chunk))
     for section_id, group in groups.items():
-        group.sort(key=lambda item: item[1].start_char or 0)
-        pieces.extend(_join(source, section_id, group))
+        group.sort(key=_start_char)
+        pieces += _join(source, section_id, group)
     return pieces
+
+
+def _start_char(item: tuple[int, int, Chunk]) -> int:
+    return item[0]
 
 
 @dataclass(slots=True)
@@ -159,7 +177,7 @@ class SectionIndex:
         """Build the pieces of all sources, in source order."""
         pieces = [piece for source in sources for piece in build_pieces(source)]
         places = {
-            (piece.source.index, place.position): (piece, place)
+            (piece.source_index, place.position): (piece, place)
             for piece in pieces
             for place in piece.places
         }

@@ -107,8 +107,8 @@ def test_utf16_offsets_only_with_a_known_prefix() -> None:
             {"text": "later", "section_id": "s", "start_char": 20},
         )
     )
-    assert pieces[0].utf16(2) == 3
-    assert pieces[1].utf16(0) is None
+    assert pieces[0].utf16_span(2, 4) == (3, 5)
+    assert pieces[1].utf16_span(0, 1) == (None, None)
 
 
 def test_empty_chunks_are_skipped() -> None:
