@@ -10,7 +10,7 @@ has no locator.
 from __future__ import annotations
 
 from schemas.answers import Source
-from schemas.citations import AnswerCited, SupportingPassage
+from schemas.citations import AnswerCited
 from schemas.construct import maker
 from schemas.spans import Link, Locator
 from services.spans.locators import Locators, locator, text_quote
@@ -22,19 +22,21 @@ EXCERPT_CHARS = 200
 _link = maker(Link)
 
 
-# Printable ASCII: deleting these from an ASCII text leaves its control characters.
-_PRINTABLE_ASCII = bytes(range(0x20, 0x7F))
+# ASCII whitespace other than the space (what `str.split` splits on), each mapped to NUL:
+# an ASCII text translated through this table is unchanged exactly when it has none.
+_ASCII_BREAKS = bytes.maketrans(b"\t\n\x0b\x0c\r\x1c\x1d\x1e\x1f", bytes(9))
 
 
 def _collapsed(text: str) -> bool:
-    """Whether `text` has no whitespace but single spaces between words (printable text has
-    no whitespace but the plain space; for ASCII, deleting the printable bytes is cheaper
-    than `isprintable`)."""
+    """Whether `text` has no whitespace but single spaces between words (`" ".join(
+    text.split())` would give it back)."""
     if text.isascii():
-        printable = not text.encode("ascii").translate(None, _PRINTABLE_ASCII)
+        encoded = text.encode("ascii")
+        single_spaced = encoded.translate(_ASCII_BREAKS) == encoded
     else:
-        printable = text.isprintable()
-    return printable and "  " not in text and text == text.strip()
+        # Printable text has no whitespace but the plain space.
+        single_spaced = text.isprintable()
+    return single_spaced and "  " not in text and text == text.strip()
 
 
 def excerpt(text: str, limit: int = EXCERPT_CHARS) -> str:
@@ -73,14 +75,17 @@ def passage_locator(
     finder: QuoteFinder,
     locators: Locators,
     source: Source,
-    passage: SupportingPassage,
+    chunk_position: int,
+    chunk_id: str | None,
+    passage: str,
 ) -> Locator | None:
-    """Where the passage is, as a locator (see the module docstring)."""
-    entry = _chunk_entry(index, source, passage.chunk_position, passage.chunk_id)
+    """Where a passage of the chunk at `chunk_position` (named `chunk_id`) of `source` is, as
+    a locator (see the module docstring)."""
+    entry = _chunk_entry(index, source, chunk_position, chunk_id)
     if entry is None:
         return None
     piece, place = entry
-    text = passage.passage.strip()
+    text = passage.strip()
     found = place.text.find(text) if text else -1
     if found != -1:
         start = place.start + found
@@ -114,11 +119,14 @@ def build_links(
             fields["passage"],
         )
         source, doc_id, title = sources.get(source_index, unknown)
-        key = (source_index, fields["chunk_position"], chunk_id, text)
+        chunk_position = fields["chunk_position"]
+        key = (source_index, chunk_position, chunk_id, text)
         place = places.get(key)
         if place is None:
             found = (
-                passage_locator(index, finder, locators, source, passage)
+                passage_locator(
+                    index, finder, locators, source, chunk_position, chunk_id, text
+                )
                 if source
                 else None
             )

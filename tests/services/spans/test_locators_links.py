@@ -186,6 +186,8 @@ def _reference_excerpt(text: str, limit: int = 200) -> str:
         "nbsp\u00a0here " * 40,
         " leading " * 40,
         "ctl\x7f " * 70,
+        "sep\x1chere " * 40,
+        "vt\x0bhere",
         "short",
     ],
 )
