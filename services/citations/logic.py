@@ -191,38 +191,26 @@ def _segments(
 ) -> list[Segment]:
     """Inline segments with their citations and source ids: consecutive pieces tiling the
     text, each cluster closing a piece (with the punctuation right after it), and so does each
-    sentence end (`services.citations.segments.segment_pieces`, built in one pass here)."""
+    sentence end (`services.citations.segments.segment_pieces`, built in one pass here: each
+    cluster's citation models are made as its piece is found)."""
     text = answer.text
     size = len(text)
-    kinds = {}
-    ref_ids = {}
-    for source in answer.sources:
-        kinds[source.index] = source.kind
-        ref_ids[source.index] = source_ref_id(source)
+    about = {source.index: (source.kind, source_ref_id(source)) for source in answer.sources}
+    unknown = (None, None)
     hits = extracted.citations
-    cuts: dict[int, list] = {}
+    cuts: dict[int, tuple[list[SegmentCitation], list[str]]] = {}
     for cluster in extracted.clusters:
         end = cluster.end
         while end < size and text[end] in TRAILING:
             end += 1
-        cited = cuts.get(end)
-        if cited is None:
-            cited = cuts[end] = []
-        cited.extend(hits[i] for i in cluster.citations)
-    for sentence in extracted.sentences:
-        if sentence.end not in cuts:
-            cuts[sentence.end] = []
-    if text and size not in cuts:
-        cuts[size] = []
-    segments = []
-    start = 0
-    for end in sorted(cuts):
-        pieces = cuts[end]
-        cited = []
-        source_ids: list[str] = []
-        for c in pieces:
+        piece = cuts.get(end)
+        if piece is None:
+            piece = cuts[end] = ([], [])
+        cited, source_ids = piece
+        for i in cluster.citations:
+            c = hits[i]
             index = c.source_index
-            ref = ref_ids.get(index)
+            kind, ref = about.get(index, unknown)
             cited.append(
                 _segment_citation(
                     {
@@ -231,7 +219,7 @@ def _segments(
                         "start": c.start,
                         "end": c.end,
                         "source_index": index,
-                        "source_kind": kinds.get(index),
+                        "source_kind": kind,
                         "source_id": ref,
                         "valid": c.valid,
                     }
@@ -239,6 +227,15 @@ def _segments(
             )
             if c.valid and ref is not None and ref not in source_ids:
                 source_ids.append(ref)
+    stops = set(cuts)
+    stops.update([sentence.end for sentence in extracted.sentences])
+    if text:
+        stops.add(size)
+    segments = []
+    start = 0
+    for end in sorted(stops):
+        piece = cuts.get(end)
+        cited, source_ids = ([], []) if piece is None else piece
         segments.append(
             _segment(
                 {

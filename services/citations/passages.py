@@ -53,6 +53,9 @@ class SourceIndex:
 
 
 _INDEXES: dict[tuple[str, ...], SourceIndex] = {}
+# Passage scores rounded to 6 digits, by ratio: `round` with digits goes through a decimal
+# string (costlier than the whole overlap search), and the few ratios of small counts recur.
+_ROUNDED: dict[float, float] = {}
 
 
 def chunk_sentences(text: str) -> list[tuple[int, int]]:
@@ -79,7 +82,7 @@ def chunk_sentences(text: str) -> list[tuple[int, int]]:
 
 def source_index(chunks: Sequence[Chunk]) -> SourceIndex:
     """The window index of a source's chunks (memoised by their texts, bounded)."""
-    key = tuple(chunk.text for chunk in chunks)
+    key = tuple([chunk.text for chunk in chunks])
     cached = _INDEXES.get(key)
     if cached is not None:
         return cached
@@ -106,6 +109,14 @@ def source_index(chunks: Sequence[Chunk]) -> SourceIndex:
         _INDEXES.clear()
     _INDEXES[key] = cached
     return cached
+
+
+def _rounded(ratio: float) -> float:
+    """`round(ratio, 6)`, remembered (bounded)."""
+    if len(_ROUNDED) >= _MEMO_LIMIT:
+        _ROUNDED.clear()
+    score = _ROUNDED[ratio] = round(ratio, 6)
+    return score
 
 
 def citing_sentence_terms(
@@ -199,6 +210,13 @@ def passage_values(
                 offset = 0
             else:
                 section_id = chunk.section_id or chunk.chunk_id
+            if sentence_terms:
+                ratio = bit_count(covered) / len(sentence_terms)
+                score = _ROUNDED.get(ratio)
+                if score is None:
+                    score = _rounded(ratio)
+            else:
+                score = 0.0
             append(
                 {
                     "citation_id": cited,
@@ -210,9 +228,7 @@ def passage_values(
                     "start_char": offset + start,
                     "end_char": offset + end,
                     "passage": chunk.text[start:end],
-                    "score": round(bit_count(covered) / len(sentence_terms), 6)
-                    if sentence_terms
-                    else 0.0,
+                    "score": score,
                 }
             )
     return found

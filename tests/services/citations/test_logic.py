@@ -13,6 +13,7 @@ from services.citations.extract import extract
 from services.citations.logic import cite_answer
 from services.citations.maps import citation_map, sentence_map
 from services.citations.references import ama_reference, references
+from services.citations.segments import piece_source_ids, segment_pieces, source_ref_id
 from services.citations.stage import STAGE
 from services.runtime.stage import Message
 from tests.services.citations.helpers import (
@@ -298,3 +299,50 @@ def test_bench_extraction_reports_both_sides() -> None:
     for key in ("extraction_ms", "citations_stage_ms", "pysbd_ms", "speedup_vs_pysbd"):
         assert report[key] > 0
     assert report["within_budget"] == (report["extraction_ms"] <= report["budget_ms"])
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        (
+            "Machine learning [Document 1] uses algorithms [Web Source 1](https://example.com). "
+            "Neural networks [3] are key [1], [2]. Not cited. Twice [1][1]."
+        ),
+        "",
+        "No citations at all. None here either",
+        "Ends with a marker [2]",
+        "Quoted “claim.” [1]) Next [9]; then [1-2]!",
+    ],
+)
+def test_segments_match_the_plain_segment_pieces(text: str) -> None:
+    mixed = [source(1, doc_id="doc1"), source(2, "web", url="https://example.com")]
+    extracted = extract(text, mixed)
+    ref_ids = {s.index: source_ref_id(s) for s in mixed}
+    kinds = {s.index: s.kind for s in mixed}
+    expected = [
+        (
+            piece.start,
+            piece.end,
+            [
+                (c.id, c.marker, c.start, c.end, c.source_index, kinds.get(c.source_index),
+                 ref_ids.get(c.source_index), c.valid)
+                for c in piece.citations
+            ],
+            piece_source_ids(piece, ref_ids),
+        )
+        for piece in segment_pieces(text, extracted)
+    ]
+    segments = cite_answer(scored(text, mixed)).extraction.segments
+    assert [
+        (
+            s.start,
+            s.end,
+            [
+                (c.id, c.marker, c.start, c.end, c.source_index, c.source_kind, c.source_id,
+                 c.valid)
+                for c in s.citations
+            ],
+            s.source_ids,
+        )
+        for s in segments
+    ] == expected

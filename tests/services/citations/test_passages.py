@@ -13,8 +13,8 @@ from schemas.answers import Chunk, Source
 from services.citations import passages
 from services.citations.extract import extract
 from services.citations.passages import (
-    citing_sentence_terms,
     chunk_sentences,
+    citing_sentence_terms,
     passage_values,
     source_index,
 )
