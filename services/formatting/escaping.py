@@ -8,7 +8,6 @@ order of magnitude slower here.
 from __future__ import annotations
 
 import re
-from html import escape
 from urllib.parse import quote, urlsplit
 
 from services.formatting.allowlist import PROTOCOLS
@@ -18,6 +17,7 @@ from services.formatting.allowlist import PROTOCOLS
 # reads back. NUL is handled apart: `escape_html_many` uses it as its separator.
 _HTML_CONTROL = re.compile(r"\r\n?|[\x01-\x08\x0b\x0c\x0e-\x1f]")
 _CONTROLS = tuple(chr(code) for code in range(1, 32) if chr(code) not in "\t\n")
+_CONTROLS_AND_NUL = ("\x00", *_CONTROLS)
 
 _URL_STRIP = "".join(chr(code) for code in range(0x21))
 # RFC 3986 reserved and unreserved characters plus `%`; everything else is percent-encoded.
@@ -37,25 +37,54 @@ def _without_controls(text: str) -> str:
     return text
 
 
+def has_controls(text: str) -> bool:
+    """Whether `text` holds a NUL or a character `escape_html` removes or rewrites."""
+    return any(map(text.__contains__, _CONTROLS_AND_NUL))
+
+
+def _escape_markup(text: str) -> str:
+    """`html.escape(text, quote=True)`, each replace only when its character occurs:
+    a substring search (memchr) costs far less than the count `str.replace` starts
+    with, and most texts hold none of the five. `text` itself when nothing changes."""
+    if "&" in text:
+        text = text.replace("&", "&amp;")
+    if "<" in text:
+        text = text.replace("<", "&lt;")
+    if ">" in text:
+        text = text.replace(">", "&gt;")
+    if '"' in text:
+        text = text.replace('"', "&quot;")
+    if "'" in text:
+        text = text.replace("'", "&#x27;")
+    return text
+
+
 def escape_html(text: str) -> str:
     """Text for an HTML text node or a quoted attribute value."""
-    return escape(_without_controls(text).replace("\x00", ""), quote=True)
+    return _escape_markup(_without_controls(text).replace("\x00", ""))
 
 
-def escape_html_many(pieces: list[str], line_break: str | None = None) -> list[str]:
+def escape_html_many(
+    pieces: list[str], line_break: str | None = None, *, clean: bool = False
+) -> list[str]:
     """`escape_html` of every piece (and each line feed replaced by `line_break`, if
     given), done as one pass over the pieces joined by NUL: one call instead of one per
-    piece. Pieces that hold a NUL themselves are escaped one by one."""
+    piece. `clean`: the caller knows no piece holds a NUL or control (`has_controls`),
+    so that check is skipped. `pieces` itself when nothing needs escaping; pieces that
+    hold a NUL themselves are escaped one by one."""
     joined = "\x00".join(pieces)
-    if joined.count("\x00") != len(pieces) - 1:
-        escaped = [escape_html(piece) for piece in pieces]
-        if line_break is None:
-            return escaped
-        return [piece.replace("\n", line_break) for piece in escaped]
-    joined = escape(_without_controls(joined), quote=True)
-    if line_break is not None:
-        joined = joined.replace("\n", line_break)
-    return joined.split("\x00")
+    escaped = joined
+    if not clean:
+        if joined.count("\x00") != len(pieces) - 1:
+            escaped_pieces = [escape_html(piece) for piece in pieces]
+            if line_break is None:
+                return escaped_pieces
+            return [piece.replace("\n", line_break) for piece in escaped_pieces]
+        escaped = _without_controls(joined)
+    escaped = _escape_markup(escaped)
+    if line_break is not None and "\n" in escaped:
+        escaped = escaped.replace("\n", line_break)
+    return pieces if escaped is joined else escaped.split("\x00")
 
 
 def escape_markdown(text: str) -> str:
@@ -63,22 +92,30 @@ def escape_markdown(text: str) -> str:
     emphasis, lists and headings of the answer keep working. Backslash escapes for the
     characters that open links, images, code spans and reference definitions; entities
     (understood by every dialect) for `&` and `<`."""
-    return (
-        text.replace("\\", "\\\\")
-        .replace("`", "\\`")
-        .replace("[", "\\[")
-        .replace("]", "\\]")
-        .replace("&", "&amp;")
-        .replace("<", "&lt;")
-    )
+    # each replace only when its character occurs (see `_escape_markup`)
+    if "\\" in text:
+        text = text.replace("\\", "\\\\")
+    if "`" in text:
+        text = text.replace("`", "\\`")
+    if "[" in text:
+        text = text.replace("[", "\\[")
+    if "]" in text:
+        text = text.replace("]", "\\]")
+    if "&" in text:
+        text = text.replace("&", "&amp;")
+    if "<" in text:
+        text = text.replace("<", "&lt;")
+    return text
 
 
-def escape_markdown_many(pieces: list[str]) -> list[str]:
-    """`escape_markdown` of every piece, as one pass over the pieces joined by NUL."""
+def escape_markdown_many(pieces: list[str], *, clean: bool = False) -> list[str]:
+    """`escape_markdown` of every piece, as one pass over the pieces joined by NUL;
+    `pieces` itself when nothing needs escaping. `clean`: no piece holds a NUL."""
     joined = "\x00".join(pieces)
-    if joined.count("\x00") != len(pieces) - 1:
+    if not clean and joined.count("\x00") != len(pieces) - 1:
         return [escape_markdown(piece) for piece in pieces]
-    return escape_markdown(joined).split("\x00")
+    escaped = escape_markdown(joined)
+    return pieces if escaped is joined else escaped.split("\x00")
 
 
 def escape_markdown_lines(texts: list[str]) -> list[str]:

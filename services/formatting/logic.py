@@ -1,8 +1,8 @@
 """The formatting stage's logic: `answer.resolved` to `answer.formatted` (SPEC §4.5).
 
 Everything upstream already validated is passed through as is (the same objects); the
-envelope objects built here are made with `model_construct`, and the source rows in one
-pydantic-core call (see `sources`), so nothing is validated a second time.
+envelope objects built here are made with `schemas.construct`, so nothing is validated a
+second time.
 """
 
 from __future__ import annotations
@@ -10,9 +10,16 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from schemas.answers import RenderingName
+from schemas.construct import maker
 from schemas.formatted import AnswerFormatted, AnswerUnits, FormattedSource, Renderings
 from schemas.spans import AnswerResolved
-from services.formatting.layout import AnswerLayout, marker_ranges, unit_ranges
+from services.formatting.escaping import has_controls
+from services.formatting.layout import (
+    AnswerLayout,
+    marker_ranges,
+    text_pieces,
+    unit_ranges,
+)
 from services.formatting.render_html import render_html
 from services.formatting.render_markdown import render_markdown
 from services.formatting.render_plain import render_plain
@@ -23,6 +30,10 @@ RENDERERS: dict[RenderingName, Callable[[AnswerLayout], str]] = {
     "html": render_html,
     "plain": render_plain,
 }
+# Every field given, from validated upstream models or built here: no validation.
+_answer_formatted = maker(AnswerFormatted)
+_answer_units = maker(AnswerUnits)
+_all_renderings = maker(Renderings)
 
 
 def format_answer(resolved: AnswerResolved) -> AnswerFormatted:
@@ -36,43 +47,58 @@ def format_answer(resolved: AnswerResolved) -> AnswerFormatted:
     renderings = (
         render_all(build_layout(resolved, sources), requested) if requested else {}
     )
-    return AnswerFormatted.model_construct(
-        answer_id=answer.answer_id,
-        query=answer.query,
-        text=answer.text,
-        citations=extraction.citations,
-        clusters=extraction.clusters,
-        sentences=extraction.sentences,
-        citation_map=extraction.citation_map,
-        sentence_map=extraction.sentence_map,
-        segments=extraction.segments,
-        answer_units=AnswerUnits.model_construct(units=resolution.units),
-        sources=sources,
-        links=resolution.links,
-        coverage=extraction.coverage,
-        problems=[*extraction.problems, *resolution.problems],
-        renderings=Renderings.model_construct(**renderings),
-        metadata=answer.metadata,
+    return _answer_formatted(
+        {
+            "answer_id": answer.answer_id,
+            "query": answer.query,
+            "text": answer.text,
+            "citations": extraction.citations,
+            "clusters": extraction.clusters,
+            "sentences": extraction.sentences,
+            "citation_map": extraction.citation_map,
+            "sentence_map": extraction.sentence_map,
+            "segments": extraction.segments,
+            "answer_units": _answer_units({"units": resolution.units}),
+            "sources": sources,
+            "links": resolution.links,
+            "coverage": extraction.coverage,
+            "problems": [*extraction.problems, *resolution.problems],
+            "renderings": _renderings(renderings),
+            "metadata": answer.metadata,
+        }
     )
+
+
+def _renderings(rendered: dict[str, str]) -> Renderings:
+    """The renderings model; those not asked for stay unset, as `model_construct`
+    leaves them."""
+    if rendered.keys() == RENDERERS.keys():
+        return _all_renderings(
+            {name: rendered[name] for name in Renderings.model_fields}
+        )
+    return Renderings.model_construct(**rendered)
 
 
 def build_layout(
     resolved: AnswerResolved, sources: list[FormattedSource]
 ) -> AnswerLayout:
-    """Markers, units and per-source data of one answer, shared by its renderings."""
+    """Markers, units, text pieces and per-source data of one answer, shared by its
+    renderings."""
     text = resolved.answer.text
     extraction = resolved.extraction
     by_index = {source.index: source for source in sources}
     markers = marker_ranges(len(text), extraction.citations, extraction.clusters)
     # the sources linkable citations cite (see `is_linkable`)
     cited = sorted(
-        {c.source_index for m in markers for c in m.citations if c.valid}
+        {key[1] for group in set(markers.groups) for key in group if key[2]}
         & by_index.keys()
     )
     return AnswerLayout(
         answer_id=resolved.answer.answer_id,
         text=text,
+        clean=not has_controls(text),
         markers=markers,
+        pieces=text_pieces(text, markers),
         units=unit_ranges(len(text), resolved.resolution.units, markers),
         sources=by_index,
         cited=cited,

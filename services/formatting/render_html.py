@@ -10,10 +10,12 @@ attaches behaviour by class.
 
 from __future__ import annotations
 
-from schemas.citations import Citation
+from typing import Any
+
+from schemas.spans import AnswerUnit
 from services.formatting.allowlist import LINK_REL, end_tag, start_tag
 from services.formatting.escaping import escape_html, escape_html_many
-from services.formatting.layout import AnswerLayout, UnitRange
+from services.formatting.layout import AnswerLayout, CitationKey
 from services.formatting.sources import reference_link
 
 _ROOT = start_tag("div", {"class": "citeflow-answer", "data-answer-id": None})
@@ -112,11 +114,15 @@ def render_html(layout: AnswerLayout) -> str:
         + [part for before, _, after in links for part in (before, after)]
     )
     titles = dict(zip(cited, escaped))
-    pieces, inserts = _split(layout, _Chips(titles, anchor))
+    pieces, inserts = _split(
+        layout, _marker_chips(layout.markers.groups, titles, anchor)
+    )
     body: list[str] = [""] * (2 * len(inserts) + 1)
-    body[0::2] = escape_html_many(pieces, _BR)
+    body[0::2] = escape_html_many(pieces, _BR, clean=layout.clean)
     body[1::2] = inserts
-    markup = [_ROOT % escape_html(layout.answer_id), _TEXT, *body, _DIV_END]
+    markup = [_ROOT % escape_html(layout.answer_id), _TEXT]
+    markup += body
+    markup.append(_DIV_END)
     if cited:
         markup.append(_REFERENCES)
         for position, index in enumerate(cited):
@@ -129,7 +135,7 @@ def render_html(layout: AnswerLayout) -> str:
     return "".join(markup)
 
 
-def _split(layout: AnswerLayout, chips: _Chips) -> tuple[list[str], list[str]]:
+def _split(layout: AnswerLayout, chips: list[str]) -> tuple[list[str], list[str]]:
     """The answer text cut at every unit start and end and every marker: the raw text
     pieces (one more than the inserts) and the markup inserted between them.
 
@@ -138,62 +144,53 @@ def _split(layout: AnswerLayout, chips: _Chips) -> tuple[list[str], list[str]]:
     starting there opens around the marker)."""
     text = layout.text
     markers = layout.markers
-    tags = _unit_tags(layout.units)
-    # positions with a sentinel each: past the text for unit boundaries, further for markers
-    boundaries = [p for u in layout.units for p in (u.start, u.end)]
-    boundaries.append(len(text) + 1)
-    starts = [marker.start for marker in markers]
-    starts.append(len(text) + 2)
-    ends = [marker.end for marker in markers]
-    marker_chips = [chips.render(marker.citations) for marker in markers]
-    pieces: list[str] = []
-    inserts: list[str] = []
-    cursor = boundary = marker = 0
-    for _ in range(len(tags) + len(markers)):
-        position = boundaries[boundary]
-        if position <= starts[marker]:
-            pieces.append(text[cursor:position])
-            inserts.append(tags[boundary])
-            cursor = position
-            boundary += 1
-        else:
-            pieces.append(text[cursor : starts[marker]])
-            inserts.append(marker_chips[marker])
-            cursor = ends[marker]
-            marker += 1
-    pieces.append(text[cursor:])
-    return pieces, inserts
+    bounds = layout.units.bounds
+    # Every cut (unit boundaries first, then markers) in text order: a stable sort of
+    # their positions keeps unit boundaries before a marker at the same position, and
+    # each unit's end before the next one's start.
+    starts = bounds + markers.starts
+    order = sorted(range(len(starts)), key=starts.__getitem__)
+    resumes = bounds + markers.ends
+    inserts = _unit_tags(layout.units.units) + chips
+    cut_starts = list(map(starts.__getitem__, order))
+    cut_ends = list(map(resumes.__getitem__, order))
+    pieces = list(
+        map(text.__getitem__, map(slice, [0, *cut_ends], [*cut_starts, len(text)]))
+    )
+    return pieces, list(map(inserts.__getitem__, order))
 
 
-def _unit_tags(units: list[UnitRange]) -> list[str]:
+def _unit_tags(units: list[AnswerUnit]) -> list[str]:
     """The opening and closing tag of every unit, in order, their untrusted attribute
     values escaped in one pass."""
     values: list[str] = []
-    for unit_range in units:
-        values.append(unit_range.unit.id)
-        if not unit_range.clickable:
-            values.append(unit_range.unit.kind)
+    spans: list[dict[str, Any] | None] = []
+    for unit in map(vars, units):
+        values.append(unit["id"])
+        source_spans = unit["source_spans"]
+        if unit["kind"] == "verbatim" and source_spans:
+            span = vars(source_spans[0])
+            spans.append(span)
+            values.append(span["doc_id"] or "")
+            values.append(span["section_id"])
+            values.append(span["chunk_id"] or "")
         else:
-            span = unit_range.unit.source_spans[0]
-            values.append(span.doc_id or "")
-            values.append(span.section_id)
-            values.append(span.chunk_id or "")
+            spans.append(None)
+            values.append(unit["kind"])
     escaped = iter(escape_html_many(values))
     tags: list[str] = []
-    for unit_range in units:
-        unit = unit_range.unit
-        if unit_range.clickable:
-            span = unit.source_spans[0]
+    for unit, span in zip(units, spans):
+        if span is not None:
             tags.append(
                 _VERBATIM_UNIT
                 % (
                     next(escaped),
-                    span.source_index,
+                    span["source_index"],
                     next(escaped),
                     next(escaped),
                     next(escaped),
-                    span.start_char,
-                    span.end_char,
+                    span["start_char"],
+                    span["end_char"],
                     len(unit.source_spans),
                 )
             )
@@ -203,46 +200,36 @@ def _unit_tags(units: list[UnitRange]) -> list[str]:
     return tags
 
 
-class _Chips:
-    """Citation chips, built once per distinct (citation id, source, validity, problem)."""
+def _marker_chips(
+    groups: list[tuple[CitationKey, ...]], titles: dict[int, str], anchor: str
+) -> list[str]:
+    """The chips of every marker, each distinct citation's built once.
 
-    __slots__ = ("_anchor", "_cache", "_titles")
+    `titles`: the escaped chip title of each source a valid citation may link to."""
+    distinct = dict.fromkeys(groups)
+    chip = {key: _chip(key, titles, anchor) for key in {k for g in distinct for k in g}}
+    for group in distinct:
+        distinct[group] = "".join(map(chip.__getitem__, group))
+    return list(map(distinct.__getitem__, groups))
 
-    def __init__(self, titles: dict[int, str], anchor: str) -> None:
-        """`titles`: the escaped chip title of each source a valid citation may link to."""
-        self._cache: dict[tuple[int, int | None, bool, str | None], str] = {}
-        self._titles = titles
-        self._anchor = anchor
 
-    def render(self, citations: list[Citation]) -> str:
-        if len(citations) == 1:
-            return self._chip(citations[0])
-        return "".join([self._chip(citation) for citation in citations])
-
-    def _chip(self, citation: Citation) -> str:
-        key = (citation.id, citation.source_index, citation.valid, citation.problem)
-        chip = self._cache.get(key)
-        if chip is None:
-            chip = self._cache[key] = self._build(citation)
-        return chip
-
-    def _build(self, citation: Citation) -> str:
-        index = citation.source_index
-        if citation.valid and index in self._titles:
-            title = self._titles[index]
-            return _CHIP % (
-                f"#{self._anchor}{index:d}",
-                title,
-                citation.id,
-                index,
-                citation.id,
-            )
-        return _INVALID_CHIP % (
-            escape_html(citation.problem or _INVALID_TITLE),
-            citation.id,
-            "" if index is None else f"{index:d}",
-            citation.id,
+def _chip(key: CitationKey, titles: dict[int, str], anchor: str) -> str:
+    """The chip of one citation: a link to its reference, or marked invalid."""
+    citation_id, index, valid, problem = key
+    if valid and index in titles:
+        return _CHIP % (
+            f"#{anchor}{index:d}",
+            titles[index],
+            citation_id,
+            index,
+            citation_id,
         )
+    return _INVALID_CHIP % (
+        escape_html(problem or _INVALID_TITLE),
+        citation_id,
+        "" if index is None else f"{index:d}",
+        citation_id,
+    )
 
 
 def _reference(

@@ -11,44 +11,36 @@ only link is a `safe_url` autolink.
 
 from __future__ import annotations
 
-from schemas.citations import Citation
+from itertools import repeat
+
 from schemas.formatted import FormattedSource
 from services.formatting.escaping import escape_markdown_lines, escape_markdown_many
-from services.formatting.layout import AnswerLayout, is_linkable
+from services.formatting.layout import AnswerLayout, CitationKey, is_linkable
 from services.formatting.sources import reference_link
 
 # A character right after a footnote reference that would turn it into a link, a
 # definition or a bracket pair, and its entity.
 _AFTER_CHIP = {"(": "&#40;", ":": "&#58;"}
+_AFTER_CHIP_HEADS = tuple(_AFTER_CHIP)
 
 
 def render_markdown(layout: AnswerLayout) -> str:
     """The answer in markdown, with footnote references and definitions."""
-    text = layout.text
     sources = layout.sources
-    # Alternating: the text before each marker (escaped in one pass), then its chips.
-    pieces: list[str] = []
-    chips: list[tuple[str, bool]] = []
-    cursor = 0
-    for marker in layout.markers:
-        pieces.append(text[cursor : marker.start])
-        chips.append(_chips(marker.citations, sources))
-        cursor = marker.end
-    pieces.append(text[cursor:])
-    escaped = escape_markdown_many(pieces)
-    out: list[str] = []
-    linked_before = False
-    for position, piece in enumerate(escaped):
-        if linked_before and piece and piece[0] in _AFTER_CHIP:
-            piece = _AFTER_CHIP[piece[0]] + piece[1:]
-        if position < len(chips):
-            chip, linked_before = chips[position]
-            if piece.endswith("!") and chip.startswith("[^"):
-                piece = piece[:-1] + "&#33;"
-            out.append(piece)
-            out.append(chip)
-        else:
-            out.append(piece)
+    groups = layout.markers.groups
+    chip_of = {group: _chips(group, sources) for group in dict.fromkeys(groups)}
+    chips = list(map(chip_of.__getitem__, groups))
+    raw = layout.pieces
+    pieces = escape_markdown_many(raw, clean=layout.clean)
+    # Escaping keeps a piece's first and last character when it is `(`, `:` or `!`, so
+    # the raw pieces tell (in C loops) whether any seam needs guarding.
+    if any(map(str.startswith, raw[1:], repeat(_AFTER_CHIP_HEADS))) or any(
+        map(str.endswith, raw[:-1], repeat("!"))
+    ):
+        pieces = _guarded(pieces, chips)
+    out = [""] * (2 * len(chips) + 1)
+    out[0::2] = pieces
+    out[1::2] = [chip for chip, _ in chips]
     if layout.cited:
         out.append("\n\n")
         out.append("\n".join(_definitions([sources[index] for index in layout.cited])))
@@ -56,19 +48,33 @@ def render_markdown(layout: AnswerLayout) -> str:
     return "".join(out)
 
 
+def _guarded(pieces: list[str], chips: list[tuple[str, bool]]) -> list[str]:
+    """The escaped pieces with the text around each footnote reference kept from
+    extending it: a `(` or `:` right after one and a `!` right before one as entities."""
+    guarded = []
+    linked_before = False
+    for position, piece in enumerate(pieces):
+        if linked_before and piece and piece[0] in _AFTER_CHIP:
+            piece = _AFTER_CHIP[piece[0]] + piece[1:]
+        if position < len(chips):
+            chip, linked_before = chips[position]
+            if piece.endswith("!") and chip.startswith("[^"):
+                piece = piece[:-1] + "&#33;"
+        guarded.append(piece)
+    return guarded
+
+
 def _chips(
-    citations: list[Citation], sources: dict[int, FormattedSource]
+    group: tuple[CitationKey, ...], sources: dict[int, FormattedSource]
 ) -> tuple[str, bool]:
     """The markdown of one marker's citations, and whether it ends with a footnote
     reference (which the text after it must not extend)."""
     parts = []
     linked = False
-    for citation in citations:
-        linked = is_linkable(citation, sources)
+    for key in group:
+        linked = is_linkable(key, sources)
         # `:d`: a number, never text that could carry markup
-        parts.append(
-            f"[^{citation.source_index:d}]" if linked else f"\\[{citation.id:d}\\]"
-        )
+        parts.append(f"[^{key[1]:d}]" if linked else f"\\[{key[0]:d}\\]")
     return "".join(parts), linked
 
 

@@ -5,11 +5,11 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Sequence
-
-from pydantic import TypeAdapter
+from operator import itemgetter
 
 from schemas.answers import Source
 from schemas.citations import CitationExtraction
+from schemas.construct import maker
 from schemas.formatted import FormattedSource
 from schemas.scoring import SourceScore
 from services.formatting.escaping import safe_url
@@ -35,9 +35,11 @@ def excerpt(text: str) -> str:
     return collapsed[:cut].rstrip() + "\u2026"
 
 
-# Built from plain dicts in one pydantic-core call: measured faster than model_construct
-# per source (about 2 us against 7 us each), and it checks the types on the way.
-_SOURCES = TypeAdapter(list[FormattedSource])
+# Every value comes from an upstream model already validated (or is computed here with
+# the field's type), so the rows become models without a second validation.
+_formatted_source = maker(FormattedSource)
+_SOURCE_INDEX = itemgetter("source_index")
+_VALID = itemgetter("valid")
 
 
 def format_sources(
@@ -47,34 +49,43 @@ def format_sources(
 ) -> list[FormattedSource]:
     """One FormattedSource per source, in the order upstream sent them."""
     by_index = {score.index: score for score in scores}
-    counts = Counter(c.source_index for c in extraction.citations if c.valid)
+    # fields read through `__dict__` and counted in C loops (see `layout`)
+    counts = Counter(
+        map(_SOURCE_INDEX, filter(_VALID, map(vars, extraction.citations)))
+    )
     references = extraction.references
-    rows: list[dict[str, object]] = []
+    formatted: list[FormattedSource] = []
     for source in sources:
-        index = source.index
+        fields = vars(source)
+        index = fields["index"]
+        url = fields["url"]
+        chunks = fields["chunks"]
         score = by_index.get(index)
         count = counts.get(index, 0)
-        rows.append(
-            {
-                "index": index,
-                "kind": source.kind,
-                "title": source.title,
-                "url": source.url,
-                "safe_url": safe_url(source.url),
-                "doc_id": source.doc_id,
-                "source_id": source.source_id,
-                "format": source.format,
-                "retriever_score": source.score,
-                "score": score.score if score else 0.0,
-                "rank": score.rank if score else len(sources),
-                "eligible": score.eligible if score else False,
-                "cited": count > 0,
-                "citation_count": count,
-                "reference": references.get(str(index)) or _fallback_reference(source),
-                "excerpt": excerpt(source.chunks[0].text) if source.chunks else "",
-            }
+        formatted.append(
+            _formatted_source(
+                {
+                    "index": index,
+                    "kind": fields["kind"],
+                    "title": fields["title"],
+                    "url": url,
+                    "safe_url": safe_url(url),
+                    "doc_id": fields["doc_id"],
+                    "source_id": fields["source_id"],
+                    "format": fields["format"],
+                    "retriever_score": fields["score"],
+                    "score": score.score if score else 0.0,
+                    "rank": score.rank if score else len(sources),
+                    "eligible": score.eligible if score else False,
+                    "cited": count > 0,
+                    "citation_count": count,
+                    "reference": references.get(str(index))
+                    or _fallback_reference(source),
+                    "excerpt": excerpt(chunks[0].text) if chunks else "",
+                }
+            )
         )
-    return _SOURCES.validate_python(rows)
+    return formatted
 
 
 def _fallback_reference(source: Source) -> str:
