@@ -1,20 +1,22 @@
 """Lexical similarity: a fast word tokenizer, content terms (stopwords dropped, a light plural
 stemmer) and Okapi BM25 over a handful of documents (one answer's sources or chunks).
 
-Hot-path notes: ASCII text is tokenized with `str.translate` and `str.split` (several times
-faster than a regex here; other text uses the regex); surface words are mapped to terms through
-a bounded memo dict with C-level `map`, so no Python code runs per token once a word has been
-seen; a text's statistics are memoised by content (bounded), so chunks an answer shares with
-earlier answers, or with the next stage in the same process, are tokenized once.
+Hot-path notes: ASCII text is tokenized with one `str.translate` (separators to spaces, capitals
+to lowercase) and `str.split` (several times faster than a regex here; other text uses the
+regex). Learnt words live in two bounded memos: `_KEPT`, the words that are their own term (most
+content words), and `_TERM_OF`, every other word -> its term ("" when dropped). Most of a text's
+words are then handled by C-level set and dict operations (`words - _KEPT`, counting surface
+words), and Python code runs only for the few other distinct words (stopwords, plurals). A
+text's statistics are memoised by content (bounded), so chunks an answer shares with earlier
+answers, or with the next stage in the same process, are tokenized once.
 """
 
 from __future__ import annotations
 
 import math
 import re
-from collections import Counter, _count_elements  # C counting helper of Counter
+from collections import _count_elements  # C counting helper of Counter
 from collections.abc import Collection, Iterable, Sequence
-from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
 from itertools import filterfalse
 from operator import add
@@ -35,18 +37,22 @@ BM25_K1 = 1.2
 BM25_B = 0.75
 
 _WORD = re.compile(r"[^\W_]+")
-# A str.translate table indexed by code point (much faster than a dict): every ASCII character
-# that is not a letter or digit becomes a space.
-_ASCII_SEPARATORS = "".join(ch if ch.isalnum() else " " for ch in map(chr, range(128)))
+# A bytes.translate table: every ASCII character that is not a letter or digit becomes a space,
+# and capitals become lowercase (as `str.lower`). Going through bytes costs two copies but is
+# far cheaper than `str.translate`, which looks each distinct character up in its table.
+_ASCII_WORDS = bytes(ord(ch.lower()) if ch.isalnum() else 32 for ch in map(chr, range(128)))
+_ASCII_WORDS += bytes(range(128, 256))  # unused: only ASCII text is translated
 # Quotes, guillemets, dashes, ellipsis, bullets, no-break and thin space.
 _COMMON_SEPARATORS = (
     "\u201c\u201d\u2018\u2019\u201e\u00ab\u00bb\u2014\u2013\u2026\u2022\u00b7\u00a0\u2009"
 )
 
-# Bounded memos: surface word -> term ("" when it is not a content term), text -> statistics.
-# Each is cleared whole when full: simple, and memory stays bounded.
+# Bounded memos: words that are their own term, every other learnt word -> its term ("" when it
+# is not a content term), text -> statistics. Each is cleared whole when full (the two word
+# memos together): simple, and memory stays bounded.
 _MAX_WORDS = 200_000
 _MAX_TEXTS = 4_096
+_KEPT: set[str] = set()
 _TERM_OF: dict[str, str] = {}
 _TEXTS: dict[str, TextTerms] = {}
 
@@ -63,13 +69,18 @@ def fold_punctuation(text: str) -> str:
     return text
 
 
+def _ascii_words(text: str) -> str:
+    """ASCII `text` with every separator a space and capitals lowercase (same length)."""
+    return text.encode().translate(_ASCII_WORDS).decode()
+
+
 def words(text: str) -> list[str]:
     """Lowercase word tokens: maximal runs of letters and digits (underscore separates)."""
     if not text.isascii():
         text = fold_punctuation(text)
         if not text.isascii():
             return _WORD.findall(text.lower())
-    return text.translate(_ASCII_SEPARATORS).lower().split()
+    return _ascii_words(text).split()
 
 
 def span_terms(text: str, spans: Iterable[tuple[int, int]]) -> list[set[str]]:
@@ -78,17 +89,8 @@ def span_terms(text: str, spans: Iterable[tuple[int, int]]) -> list[set[str]]:
     folded = fold_punctuation(text)
     if not folded.isascii():
         return [text_terms(folded[start:end]) for start, end in spans]
-    prepared = folded.translate(_ASCII_SEPARATORS).lower()  # same length: offsets hold
-    get = _TERM_OF.get
-    found = []
-    for start, end in spans:
-        tokens = prepared[start:end].split()
-        terms = set(map(get, tokens))
-        if None in terms:
-            terms = terms_of(tokens)
-        terms.discard("")
-        found.append(terms)
-    return found
+    prepared = _ascii_words(folded)  # same length: offsets hold
+    return [_to_terms(set(prepared[start:end].split())) for start, end in spans]
 
 
 def stem(word: str) -> str:
@@ -107,32 +109,41 @@ def _term(word: str) -> str:
     return "" if len(word) < 2 or word in STOPWORDS else stem(word)
 
 
-def _learn(unique: AbstractSet[str]) -> None:
-    """Make sure every word of `unique` is in the term memo."""
-    missing = list(filterfalse(_TERM_OF.__contains__, unique))
-    if missing:
-        if len(_TERM_OF) + len(missing) > _MAX_WORDS:
-            _TERM_OF.clear()
-            missing = list(unique)
-        for word in missing:
-            _TERM_OF[word] = _term(word)
+def _learn(word: str) -> str:
+    """The term of a word not in the memos, which then remember it."""
+    if len(_KEPT) + len(_TERM_OF) >= _MAX_WORDS:
+        _KEPT.clear()
+        _TERM_OF.clear()
+    term = _term(word)
+    if term == word:
+        _KEPT.add(word)
+    else:
+        _TERM_OF[word] = term
+    return term
+
+
+def _to_terms(words: set[str]) -> set[str]:
+    """Distinct surface words turned into their content terms, in place."""
+    odd = words - _KEPT  # iterates `words` only, however large the memo
+    if odd:
+        words -= odd
+        words.update(map(_TERM_OF.get, odd))
+        if None in words:  # words never seen before
+            words.discard(None)  # type: ignore[arg-type]
+            words.update(map(_learn, filterfalse(_TERM_OF.__contains__, odd)))
+        words.discard("")
+    return words
 
 
 def terms_of(surface: Collection[str]) -> set[str]:
     """The content terms of some surface words: stopwords and 1-character words dropped,
     plurals folded."""
-    found = set(map(_TERM_OF.get, surface))
-    if None in found:
-        unique = set(surface)
-        _learn(unique)
-        found = set(map(_TERM_OF.__getitem__, unique))
-    found.discard("")
-    return found
+    return _to_terms(set(surface))
 
 
 def text_terms(text: str) -> set[str]:
     """The content terms of a text."""
-    return terms_of(words(text))
+    return _to_terms(set(words(text)))
 
 
 @dataclass(frozen=True, slots=True)
@@ -140,16 +151,8 @@ class TextTerms:
     """Statistics of one text: its token count and how often each content term occurs."""
 
     length: int
-    counts: Counter[str]  # treat as read-only: shared through the memo
+    counts: dict[str, int]  # treat as read-only: shared through the memo
     terms: frozenset[str]
-
-
-def _counts(items: Iterable[str | None]) -> Counter[str]:
-    """`Counter(items)` without `Counter.__init__`'s Python-level dispatch (the counting
-    itself is the same C helper)."""
-    counts: Counter[str] = Counter.__new__(Counter)
-    _count_elements(counts, items)
-    return counts
 
 
 def analyse(text: str) -> TextTerms:
@@ -158,11 +161,20 @@ def analyse(text: str) -> TextTerms:
     if cached is not None:
         return cached
     tokens = words(text)
-    counts = _counts(map(_TERM_OF.get, tokens))
-    if None in counts:  # words never seen before: learn them, count again
-        _learn(set(tokens))
-        counts = _counts(map(_TERM_OF.__getitem__, tokens))
-    counts.pop("", None)
+    counts: dict[str, int] = {}
+    _count_elements(counts, tokens)  # surface words first: C-level, no call per token
+    odd = counts.keys() - _KEPT
+    if odd:
+        # Every odd word is taken out before any term is added: a term may be spelt like
+        # another odd word ("ins" -> "in", itself a stopword).
+        moved = [(word, counts.pop(word)) for word in odd]
+        get = _TERM_OF.get
+        for word, count in moved:
+            term = get(word)
+            if term is None:
+                term = _learn(word)
+            if term:
+                counts[term] = counts.get(term, 0) + count
     stats = TextTerms(len(tokens), counts, frozenset(counts))
     if len(_TEXTS) >= _MAX_TEXTS:
         _TEXTS.clear()
@@ -175,6 +187,7 @@ def clear_memo(*, vocabulary: bool = True) -> None:
     (benchmarks use it to measure cold runs)."""
     _TEXTS.clear()
     if vocabulary:
+        _KEPT.clear()
         _TERM_OF.clear()
 
 

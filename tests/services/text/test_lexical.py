@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from collections import Counter
 
 import pytest
 from hypothesis import given
@@ -85,6 +86,39 @@ def test_analyse_counts_terms_and_is_memoised() -> None:
     assert again is not stats and again == stats
 
 
+def _reference_counts(text: str) -> Counter[str]:
+    """Term counts the plain way: every token's term, one by one."""
+    counts = Counter(lexical._term(word) for word in REFERENCE.findall(text.lower()))
+    del counts[""]
+    return counts
+
+
+TRICKY = ["in", "ins", "we", "wes", "case", "cases", "studies", "study", "the", "a", "glass", "é"]
+
+
+@given(st.lists(st.sampled_from(TRICKY), max_size=12), st.booleans())
+def test_analyse_and_span_terms_match_the_plain_reference(picked: list[str], forget: bool) -> None:
+    # Terms spelt like other surface words ("ins" -> "in", a stopword) must not mix counts.
+    if forget:
+        lexical.clear_memo()
+    text = " ".join(picked)
+    lexical._TEXTS.pop(text, None)
+    stats = analyse(text)
+    assert stats.counts == _reference_counts(text)
+    assert stats.terms == set(_reference_counts(text))
+    assert stats.length == len(picked)
+    assert span_terms(text, [(0, len(text))]) == [set(_reference_counts(text))]
+
+
+def test_terms_stay_right_when_the_word_memo_fills(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(lexical, "_MAX_WORDS", 3)
+    lexical.clear_memo()
+    text = "Cases of studies and more cases: the case of the glaciers, glass, ins and in."
+    assert analyse(text).counts == _reference_counts(text)
+    assert text_terms(text) == set(_reference_counts(text))
+    assert len(lexical._KEPT) + len(lexical._TERM_OF) <= 3
+
+
 def _doc(*texts: str) -> Document:
     return Document(tuple(analyse(t) for t in texts))
 
@@ -114,6 +148,6 @@ def test_bm25_edge_cases() -> None:
 def test_clear_memo_can_keep_the_vocabulary() -> None:
     analyse("glaciers carve valleys")
     lexical.clear_memo(vocabulary=False)
-    assert "glaciers" in lexical._TERM_OF and not lexical._TEXTS
+    assert "glaciers" in lexical._TERM_OF and "carve" in lexical._KEPT and not lexical._TEXTS
     lexical.clear_memo()
-    assert not lexical._TERM_OF
+    assert not lexical._TERM_OF and not lexical._KEPT
