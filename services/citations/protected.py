@@ -4,15 +4,29 @@ from __future__ import annotations
 
 import re
 
-# Quotations and brackets: innermost pairs on one line.
-_PAIRS = (("(", ")"), ("[", "]"), ("“", "”"))
+QUOTE_REACH = 400  # longest protected span
+# Quotations and brackets: innermost pairs on one line, at most `QUOTE_REACH` apart. The
+# innermost pair is an opener and the first closer after it with neither between them: one
+# regex scan per kind finds them (and then the next pair starts after the closer).
+_PAIRS = [
+    (
+        opener,
+        re.compile(
+            rf"{re.escape(opener)}[^{re.escape(opener + closer)}\n]{{0,{QUOTE_REACH - 1}}}"
+            rf"{re.escape(closer)}"
+        ),
+    )
+    for opener, closer in (("(", ")"), ("[", "]"), ("“", "”"))
+]
+# Straight double quotes pair up consecutively; a quote that cannot close the pending one
+# (too far, or on another line) opens the next pair.
+_PAIRS.append(('"', re.compile(rf'"[^"\n]{{0,{QUOTE_REACH - 1}}}"')))
 # Single quotations: the opening quote (after a blank or bracket) and what closes it, a quote
 # not followed by a letter (apostrophes inside words, `they'll`, are not closers).
 _SINGLE_QUOTES = (
     ("'", re.compile(r"'(?!\w)")),
     ("‘", re.compile(r"’(?!\w)")),
 )
-QUOTE_REACH = 400  # longest protected span
 _OPENS_QUOTE = " \t\n\r([\u00a0"
 
 
@@ -32,25 +46,12 @@ def protected_intervals(text: str) -> list[tuple[int, int]]:
     `QUOTE_REACH` long (`close` is the closing character): innermost pairs for brackets,
     consecutive pairs for straight double quotes, and single quotations that open after a
     space or bracket."""
-    intervals: list[tuple[int, int]] = []
-    for opener, closer in _PAIRS:
-        if opener not in text:
-            continue
-        events = sorted(positions(text, opener) + positions(text, closer))
-        pending = -1
-        for position in events:
-            if text[position] == opener:
-                pending = position
-            elif pending >= 0:
-                _add_interval(text, intervals, pending, position)
-                pending = -1
-    if '"' in text:
-        pending = -1
-        for position in positions(text, '"'):
-            if pending >= 0 and _add_interval(text, intervals, pending, position):
-                pending = -1
-            else:
-                pending = position
+    intervals = [
+        (match.start(), match.end() - 1)
+        for opener, pattern in _PAIRS
+        if opener in text  # cheaper than a scan that finds nothing
+        for match in pattern.finditer(text)
+    ]
     for quote, closing in _SINGLE_QUOTES:
         if quote not in text:
             continue

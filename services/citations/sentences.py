@@ -11,12 +11,11 @@ sentence they follow. Measured against the Pragmatic Segmenter Golden Rules (pyS
 from __future__ import annotations
 
 import re
-from bisect import bisect_left
 
 from services.citations import lexicon
 from services.citations.lists import list_breaks
 from services.citations.markdown import inside
-from services.citations.protected import QUOTE_REACH, protected_intervals
+from services.citations.protected import protected_intervals
 
 # A run of terminal punctuation with closing quotes/brackets after it
 # (`.`, `?!`, `...`, `. . .`, `."`, `.)`, `.).`).
@@ -57,7 +56,11 @@ class _Scan:
         self.code = code
         self.fenced = fenced
         self.protected = protected_intervals(text)
-        self.protected_opens = [open_ for open_, _ in self.protected]
+        # Sweep state of `is_protected`: the first interval not yet passed, the furthest
+        # close of those passed, and the last start asked about.
+        self.swept = 0
+        self.reach = -1
+        self.asked = 0
         self.start = 0
         self.spans: list[tuple[int, int]] = []
 
@@ -114,13 +117,20 @@ class _Scan:
         code = self.code
         if code and inside(code, start):
             return True
-        opens = self.protected_opens
-        i = bisect_left(opens, start) - 1
-        while i >= 0 and opens[i] >= start - QUOTE_REACH:
-            if end <= self.protected[i][1]:
-                return True
-            i -= 1
-        return False
+        # No interval is longer than `QUOTE_REACH`, so the run is inside one exactly when the
+        # furthest close among the intervals opening before `start` reaches `end`. The scan
+        # asks in text order: that furthest close is swept forward, not searched for.
+        if start < self.asked:
+            self.swept, self.reach = 0, -1
+        self.asked = start
+        protected, k, reach = self.protected, self.swept, self.reach
+        while k < len(protected) and protected[k][0] < start:
+            close = protected[k][1]
+            if close > reach:  # noqa: PLR1730 - max() parses keywords: costlier than this
+                reach = close
+            k += 1
+        self.swept, self.reach = k, reach
+        return end <= reach
 
     def token_before(self, position: int) -> str:
         """The whitespace-delimited token ending at `position`, without quotes and brackets."""
@@ -324,8 +334,11 @@ def _plain_full_stop(scan: _Scan, rs: int) -> bool:
     if rs not in scan.cluster_ends:
         if not text[rs - 1 : rs].islower():
             return False
-        low = max(scan.start, rs - _LONGEST_TOKEN)
-        token = text[max(low, text.rfind(" ", low, rs) + 1) : rs]
+        low = rs - _LONGEST_TOKEN
+        if low < scan.start:  # noqa: PLR1730 - max() parses keywords: costlier than this
+            low = scan.start
+        # rfind gives -1 or a blank at or after `low`: the token starts after it.
+        token = text[text.rfind(" ", low, rs) + 1 or low : rs]
         if len(token) < 2 or not token.isalpha() or token.lower() in lexicon.ABBREVIATIONS:
             return False
     return not scan.is_protected(rs, rs + 1)
