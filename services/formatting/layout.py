@@ -12,7 +12,8 @@ from __future__ import annotations
 from bisect import bisect_left
 from collections.abc import Sequence
 from dataclasses import dataclass
-from operator import itemgetter, le, lt
+from itertools import chain, repeat
+from operator import gt, itemgetter, le, lt
 from typing import TypeVar
 
 from schemas.citations import Citation, Cluster
@@ -139,12 +140,20 @@ def marker_ranges(
 def unit_ranges(length: int, units: Sequence[AnswerUnit], markers: Markers) -> Units:
     """Units placed on the text, never cutting through a marker (a unit starting inside
     one starts after it, a unit ending inside one takes it in) and never overlapping."""
+    fields = list(map(vars, units))
+    bounds = list(chain.from_iterable(zip(map(_START, fields), map(_END, fields))))
+    if (
+        None not in bounds
+        and _disjoint(bounds[0::2], bounds[1::2], length)
+        and not _inside_markers(bounds, markers)
+    ):
+        # The usual shape, units in order and clear of markers: every unit as it is.
+        return Units(bounds, list(units))
     starts = markers.starts
     ends = markers.ends
     placed: list[tuple[int, int, AnswerUnit]] = []
-    for unit in units:
-        fields = vars(unit)
-        start, end = fields["start"], fields["end"]
+    for unit, unit_fields in zip(units, fields):
+        start, end = unit_fields["start"], unit_fields["end"]
         if start is None or end is None:
             continue
         start = max(start, 0)
@@ -161,6 +170,22 @@ def unit_ranges(length: int, units: Sequence[AnswerUnit], markers: Markers) -> U
     placed.sort(key=_first)
     kept = _without_overlaps(placed)
     return Units([p for item in kept for p in item[:2]], [item[2] for item in kept])
+
+
+def _inside_markers(offsets: list[int], markers: Markers) -> bool:
+    """Whether any offset (none negative) falls strictly inside a marker."""
+    # the end of the marker before each insertion point; -1 before the first
+    ends_before = [-1, *markers.ends]
+    return any(
+        map(
+            gt,
+            map(
+                ends_before.__getitem__,
+                map(bisect_left, repeat(markers.starts), offsets),
+            ),
+            offsets,
+        )
+    )
 
 
 def _disjoint(starts: list[int], ends: list[int], length: int) -> bool:

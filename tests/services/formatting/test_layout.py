@@ -128,22 +128,33 @@ def _answer(seed: int) -> tuple[list[Citation], list[Cluster], list[AnswerUnit]]
     position = rng.randint(-3, 10)
     while position < LENGTH + 10:
         end = position + rng.randint(1 if tidy else -2, 40)
-        verbatim = rng.random() < 0.5
-        units.append(
-            AnswerUnit.model_validate(
-                {
-                    "id": f"U{len(units)}",
-                    "text": "",
-                    "kind": "verbatim" if verbatim else "derived",
-                    "start": None if rng.random() < 0.05 else position,
-                    "end": end,
-                }
-            )
-        )
+        start = None if rng.random() < 0.05 else position
+        units.append(_unit(f"U{len(units)}", start, end, verbatim=rng.random() < 0.5))
         position = end + rng.randint(0 if tidy else -5, 10)
     if not tidy and rng.random() < 0.3:
         rng.shuffle(units)
+    if seed % 4 == 0:  # units in order, each ending right after a marker
+        units = [
+            _unit(f"U{k}", start, end)
+            for k, (start, end) in enumerate(
+                zip([0, *(c.end for c in citations)], (c.end for c in citations))
+            )
+        ]
     return citations, clusters, units
+
+
+def _unit(
+    unit_id: str, start: int | None, end: int, *, verbatim: bool = False
+) -> AnswerUnit:
+    return AnswerUnit.model_validate(
+        {
+            "id": unit_id,
+            "text": "",
+            "kind": "verbatim" if verbatim else "derived",
+            "start": start,
+            "end": end,
+        }
+    )
 
 
 def _key(citation: Citation) -> tuple:
