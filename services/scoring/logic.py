@@ -13,12 +13,12 @@ from operator import attrgetter
 from typing import Protocol
 
 from schemas.answers import AnswerAccepted, AnswerSubmitted
-from schemas.construct import construct
+from schemas.construct import maker
 from schemas.scoring import AnswerScored, ScoreExplanation, SourceScore
 from services.citations.extract import Extracted, extract
-from services.scoring.combine import Combiner
+from services.scoring.combine import Plan, cited_phrase, plan
 from services.scoring.parts import lexical_relevance, retriever_norms, support
-from services.text.lexical import Document, analyse, span_terms
+from services.text.lexical import analyse, span_terms
 
 
 class _Citation(Protocol):
@@ -89,103 +89,111 @@ def citing_from(
     return Citing(counts, by_source, terms)
 
 
+_make_explanation = maker(ScoreExplanation)
+_make_row = maker(SourceScore)
+_make_scored = maker(AnswerScored)
+
+
 def score_sources(answer: AnswerSubmitted, citing: Citing) -> AnswerScored:
     """Score, rank and explain every source given what the citations say."""
     sources = answer.sources
     options = answer.effective_options()
+    threshold = options.min_citation_score
     chunks = [[analyse(chunk.text) for chunk in source.chunks] for source in sources]
-    documents = [
-        Document((*stats, analyse(source.title)) if source.title else tuple(stats))
-        for source, stats in zip(sources, chunks)
-    ]
     retriever = retriever_norms(sources)
-    lexical = lexical_relevance(answer.query, documents)
+    lexical = lexical_relevance(
+        answer.query,
+        [
+            (*stats, analyse(source.title)) if source.title else stats
+            for source, stats in zip(sources, chunks)
+        ],
+    )
     sentence_terms = citing.sentence_terms
     cited_sentences = citing.sentences
-    combiner = Combiner()
+    plans: dict[bool, Plan] = {}  # by whether the source has a retriever part
+    names = ("lexical", "support") if lexical is not None else ("support",)
 
-    combined: list[tuple[float, dict[str, float], dict[str, float]]] = []
+    combined: list[tuple[float, Plan, tuple[float, ...]]] = []
     for position, source in enumerate(sources):
-        parts: dict[str, float] = {}
-        norm = retriever[position]
-        if norm is not None:
-            parts["retriever"] = norm
-        if lexical is not None:
-            parts["lexical"] = lexical[position]
         cited_by = cited_sentences.get(source.index)
-        parts["support"] = (
+        values: tuple[float, ...] = (
             support(
-                [sentence_terms[i] for i in cited_by if i in sentence_terms],
-                chunks[position],
+                list(map(sentence_terms.get, cited_by)),
+                [stats.terms for stats in chunks[position]],
             )
             if cited_by
-            else 0.0
+            else 0.0,
         )
-        score, weights = combiner.combine(parts)
-        combined.append((score, parts, weights))
+        if lexical is not None:
+            values = (lexical[position], *values)
+        norm = retriever[position]
+        if norm is not None:
+            values = (norm, *values)
+        known = norm is not None
+        chosen = plans.get(known)
+        if chosen is None:
+            chosen = plans[known] = plan(("retriever", *names) if known else names, threshold)
+        combined.append((chosen.score(values), chosen, values))
 
-    order = sorted(
-        range(len(sources)), key=lambda p: (-combined[p][0], sources[p].index)
-    )
+    order = [
+        position
+        for _, _, position in sorted(
+            zip([-score for score, _, _ in combined], [s.index for s in sources], range(len(sources)))
+        )
+    ]
     ranks = [0] * len(sources)
     for rank, position in enumerate(order, start=1):
         ranks[position] = rank
-    threshold = options.min_citation_score
     counts = citing.counts
     of = len(sources)
     # Every value below is already of its field's type and within its bounds (scores in
     # [0, 1], ranks from 1), so the models are built without validation; a test checks that
     # validating the output changes nothing.
     rows: list[SourceScore] = []
-    passage_sources: list[int] = []
     for position, source in enumerate(sources):
-        score, parts, weights = combined[position]
+        score, chosen, values = combined[position]
         index = source.index
         count = counts.get(index, 0)
         eligible = score >= threshold
         rank = ranks[position]
-        text = combiner.explain(
+        parts = dict(zip(chosen.names, values))
+        text = chosen.template % (
             index,
+            rank,
+            of,
             score,
-            parts,
-            rank=rank,
-            of=of,
-            citation_count=count,
-            eligible=eligible,
-            threshold=threshold,
-        )
-        explanation = construct(
-            ScoreExplanation, {"parts": parts, "weights": dict(weights), "text": text}
+            *values,
+            cited_phrase(count),
+            "eligible" if eligible else "not eligible",
         )
         rows.append(
-            construct(
-                SourceScore,
+            _make_row(
                 {
                     "index": index,
                     "retriever_score": source.score,
                     "retriever_norm": retriever[position],
                     "lexical": parts.get("lexical", 0.0),
-                    "support": parts["support"],
+                    "support": values[-1],
                     "score": score,
                     "rank": rank,
                     "eligible": eligible,
                     "cited": count > 0,
                     "citation_count": count,
-                    "explanation": explanation,
-                },
+                    "explanation": _make_explanation(
+                        {"parts": parts, "weights": dict(chosen.weights), "text": text}
+                    ),
+                }
             )
         )
-    for position in order:
-        row = rows[position]
-        if row.eligible and row.cited:
-            passage_sources.append(row.index)
-    return construct(
-        AnswerScored,
+    passage_sources = [
+        row.index for row in map(rows.__getitem__, order) if row.eligible and row.cited
+    ]
+    return _make_scored(
         {
             "answer": answer,
             "scores": rows,
             "passage_sources": passage_sources[: options.max_citations],
-        },
+        }
     )
 
 

@@ -6,7 +6,7 @@ import math
 from collections.abc import Sequence
 
 from schemas.answers import Source
-from services.text.lexical import Document, TextTerms, bm25, text_terms
+from services.text.lexical import TextTerms, bm25_of_parts, text_terms
 
 
 def retriever_norms(sources: Sequence[Source]) -> list[float | None]:
@@ -31,31 +31,34 @@ def retriever_norms(sources: Sequence[Source]) -> list[float | None]:
     return [None if score is None else (score - low) / span for score in scores]
 
 
-def lexical_relevance(query: str | None, documents: Sequence[Document]) -> list[float] | None:
-    """BM25 of each source for the query, divided by the best source's BM25 (so 1.0 is the
-    best lexical match of this answer, 0.0 shares no query term). None when the query has no
-    content term (no query, or only stopwords): the part is then left out."""
+def lexical_relevance(
+    query: str | None, documents: Sequence[Sequence[TextTerms]]
+) -> list[float] | None:
+    """BM25 of each source (the statistics of its texts) for the query, divided by the best
+    source's BM25 (so 1.0 is the best lexical match of this answer, 0.0 shares no query term).
+    None when the query has no content term (no query, or only stopwords): the part is then
+    left out."""
     terms = text_terms(query) if query else set()
     if not terms:
         return None
-    scores = bm25(terms, documents)
+    scores = bm25_of_parts(terms, documents)
     best = max(scores, default=0.0)
     if best <= 0.0:
         return [0.0] * len(scores)
     return [score / best for score in scores]
 
 
-def support(sentences: Sequence[set[str]], chunks: Sequence[TextTerms]) -> float:
-    """How well a source's chunks cover the sentences that cite it: the mean, over citing
-    sentences with content terms, of the largest share of the sentence's terms that one chunk
-    contains. 0.0 when not cited (or without chunks)."""
-    chunk_terms = [chunk.terms for chunk in chunks]
+def support(sentences: Sequence[set[str] | None], chunks: Sequence[frozenset[str]]) -> float:
+    """How well a source's chunks (their content terms) cover the sentences that cite it: the
+    mean, over citing sentences with content terms, of the largest share of the sentence's
+    terms that one chunk contains. 0.0 when not cited (or without chunks); None and empty
+    sentences are skipped."""
     total = 0.0
     counted = 0
     for terms in sentences:
         if terms:
             shared = 0  # a plain loop: twice as fast as max(map(...), default=0) here
-            for other in chunk_terms:
+            for other in chunks:
                 common = len(terms & other)
                 if common > shared:  # noqa: PLR1730 (a call per chunk costs more)
                     shared = common

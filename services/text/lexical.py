@@ -1,12 +1,11 @@
 """Lexical similarity: a fast word tokenizer, content terms (stopwords dropped, a light plural
 stemmer) and Okapi BM25 over a handful of documents (one answer's sources or chunks).
 
-Hot-path notes: ASCII text is tokenized with one `str.translate` (separators to spaces, capitals
-to lowercase) and `str.split` (several times faster than a regex here; other text uses the
-regex). Learnt words live in two bounded memos: `_KEPT`, the words that are their own term (most
-content words), and `_TERM_OF`, every other word -> its term ("" when dropped). Most of a text's
-words are then handled by C-level set and dict operations (`words - _KEPT`, counting surface
-words), and Python code runs only for the few other distinct words (stopwords, plurals). A
+Hot-path notes: ASCII text is tokenized with one `bytes.translate` (separators to spaces,
+capitals to lowercase) and `str.split` (several times faster than a regex here; other text uses
+the regex); surface words are mapped to terms through a bounded memo dict with C-level `map`, so
+no Python code runs per token once a word has been seen, and every term is the memo's own string
+object, so later set and dict lookups between terms match by identity (no string compare); a
 text's statistics are memoised by content (bounded), so chunks an answer shares with earlier
 answers, or with the next stage in the same process, are tokenized once.
 """
@@ -17,6 +16,7 @@ import math
 import re
 from collections import _count_elements  # C counting helper of Counter
 from collections.abc import Collection, Iterable, Sequence
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
 from itertools import filterfalse
 from operator import add
@@ -47,12 +47,10 @@ _COMMON_SEPARATORS = (
     "\u201c\u201d\u2018\u2019\u201e\u00ab\u00bb\u2014\u2013\u2026\u2022\u00b7\u00a0\u2009"
 )
 
-# Bounded memos: words that are their own term, every other learnt word -> its term ("" when it
-# is not a content term), text -> statistics. Each is cleared whole when full (the two word
-# memos together): simple, and memory stays bounded.
+# Bounded memos: surface word -> term ("" when it is not a content term), text -> statistics.
+# Each is cleared whole when full: simple, and memory stays bounded.
 _MAX_WORDS = 200_000
 _MAX_TEXTS = 4_096
-_KEPT: set[str] = set()
 _TERM_OF: dict[str, str] = {}
 _TEXTS: dict[str, TextTerms] = {}
 
@@ -90,7 +88,16 @@ def span_terms(text: str, spans: Iterable[tuple[int, int]]) -> list[set[str]]:
     if not folded.isascii():
         return [text_terms(folded[start:end]) for start, end in spans]
     prepared = _ascii_words(folded)  # same length: offsets hold
-    return [_to_terms(set(prepared[start:end].split())) for start, end in spans]
+    get = _TERM_OF.get
+    found = []
+    for start, end in spans:
+        tokens = prepared[start:end].split()
+        terms = set(map(get, tokens))
+        if None in terms:
+            terms = terms_of(tokens)
+        terms.discard("")
+        found.append(terms)
+    return found
 
 
 def stem(word: str) -> str:
@@ -109,41 +116,32 @@ def _term(word: str) -> str:
     return "" if len(word) < 2 or word in STOPWORDS else stem(word)
 
 
-def _learn(word: str) -> str:
-    """The term of a word not in the memos, which then remember it."""
-    if len(_KEPT) + len(_TERM_OF) >= _MAX_WORDS:
-        _KEPT.clear()
-        _TERM_OF.clear()
-    term = _term(word)
-    if term == word:
-        _KEPT.add(word)
-    else:
-        _TERM_OF[word] = term
-    return term
-
-
-def _to_terms(words: set[str]) -> set[str]:
-    """Distinct surface words turned into their content terms, in place."""
-    odd = words - _KEPT  # iterates `words` only, however large the memo
-    if odd:
-        words -= odd
-        words.update(map(_TERM_OF.get, odd))
-        if None in words:  # words never seen before
-            words.discard(None)  # type: ignore[arg-type]
-            words.update(map(_learn, filterfalse(_TERM_OF.__contains__, odd)))
-        words.discard("")
-    return words
+def _learn(unique: AbstractSet[str]) -> None:
+    """Make sure every word of `unique` is in the term memo."""
+    missing = list(filterfalse(_TERM_OF.__contains__, unique))
+    if missing:
+        if len(_TERM_OF) + len(missing) > _MAX_WORDS:
+            _TERM_OF.clear()
+            missing = list(unique)
+        for word in missing:
+            _TERM_OF[word] = _term(word)
 
 
 def terms_of(surface: Collection[str]) -> set[str]:
     """The content terms of some surface words: stopwords and 1-character words dropped,
     plurals folded."""
-    return _to_terms(set(surface))
+    found = set(map(_TERM_OF.get, surface))
+    if None in found:
+        unique = set(surface)
+        _learn(unique)
+        found = set(map(_TERM_OF.__getitem__, unique))
+    found.discard("")
+    return found
 
 
 def text_terms(text: str) -> set[str]:
     """The content terms of a text."""
-    return _to_terms(set(words(text)))
+    return terms_of(words(text))
 
 
 @dataclass(frozen=True, slots=True)
@@ -155,26 +153,25 @@ class TextTerms:
     terms: frozenset[str]
 
 
+def _counts(items: Iterable[str | None]) -> dict[str, int]:
+    """How often each item occurs (`Counter`'s C counting helper into a plain dict, whose
+    lookups are cheaper than a `Counter`'s)."""
+    counts: dict[str, int] = {}
+    _count_elements(counts, items)
+    return counts
+
+
 def analyse(text: str) -> TextTerms:
     """The statistics of a text, memoised by content (bounded)."""
     cached = _TEXTS.get(text)
     if cached is not None:
         return cached
     tokens = words(text)
-    counts: dict[str, int] = {}
-    _count_elements(counts, tokens)  # surface words first: C-level, no call per token
-    odd = counts.keys() - _KEPT
-    if odd:
-        # Every odd word is taken out before any term is added: a term may be spelt like
-        # another odd word ("ins" -> "in", itself a stopword).
-        moved = [(word, counts.pop(word)) for word in odd]
-        get = _TERM_OF.get
-        for word, count in moved:
-            term = get(word)
-            if term is None:
-                term = _learn(word)
-            if term:
-                counts[term] = counts.get(term, 0) + count
+    counts = _counts(map(_TERM_OF.get, tokens))
+    if None in counts:  # words never seen before: learn them, count again
+        _learn(set(tokens))
+        counts = _counts(map(_TERM_OF.__getitem__, tokens))
+    counts.pop("", None)
     stats = TextTerms(len(tokens), counts, frozenset(counts))
     if len(_TEXTS) >= _MAX_TEXTS:
         _TEXTS.clear()
@@ -187,7 +184,6 @@ def clear_memo(*, vocabulary: bool = True) -> None:
     (benchmarks use it to measure cold runs)."""
     _TEXTS.clear()
     if vocabulary:
-        _KEPT.clear()
         _TERM_OF.clear()
 
 
@@ -212,18 +208,26 @@ def bm25(
 ) -> list[float]:
     """Okapi BM25 of each document for the query (Lucene's non-negative idf
     `ln(1 + (N - df + 0.5) / (df + 0.5))`). Deterministic; 0 for a document with no query term."""
+    return bm25_of_parts(query_terms, [doc.parts for doc in documents], k1=k1, b=b)
+
+
+def bm25_of_parts(
+    query_terms: Iterable[str],
+    documents: Sequence[Sequence[TextTerms]],
+    *,
+    k1: float = BM25_K1,
+    b: float = BM25_B,
+) -> list[float]:
+    """`bm25` of documents given as the statistics of their parts (no `Document` needed)."""
     n = len(documents)
-    scores = [0.0] * n
-    if n == 0:
-        return scores
-    lengths = [sum([part.length for part in doc.parts]) for doc in documents]
-    average = sum(lengths) / n or 1.0
-    norms = [k1 * (1.0 - b + b * length / average) for length in lengths]
     terms = sorted(set(query_terms))
+    if n == 0 or not terms:
+        return [0.0] * n
+    lengths = [sum([part.length for part in parts]) for parts in documents]
+    average = sum(lengths) / n or 1.0
     zeros = [0] * len(terms)
     rows = []  # per document, the frequency of each query term (summed over its parts)
-    for doc in documents:
-        parts = doc.parts
+    for parts in documents:
         if not parts:
             rows.append(zeros)
             continue
@@ -231,13 +235,17 @@ def bm25(
         for part in parts[1:]:
             row = list(map(add, row, map(part.counts.get, terms, zeros)))
         rows.append(row)
-    boost = k1 + 1.0
-    for column in zip(*rows) if rows else ():  # each query term's frequency per document
+    idfs = []
+    for column in zip(*rows):  # each query term's frequency per document
         df = n - column.count(0)
-        if df == 0:
-            continue
-        idf = math.log(1.0 + (n - df + 0.5) / (df + 0.5))
-        for i, tf in enumerate(column):
+        idfs.append(math.log(1.0 + (n - df + 0.5) / (df + 0.5)) if df else 0.0)
+    boost = k1 + 1.0
+    scores = []
+    for row, length in zip(rows, lengths):
+        norm = k1 * (1.0 - b + b * length / average)
+        score = 0.0
+        for idf, tf in zip(idfs, row):  # in term order: the float sum is deterministic
             if tf:
-                scores[i] += idf * tf * boost / (tf + norms[i])
+                score += idf * tf * boost / (tf + norm)
+        scores.append(score)
     return scores

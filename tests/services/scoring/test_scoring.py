@@ -226,3 +226,27 @@ def test_bench_answer_survives_validation() -> None:
     answer = AnswerSubmitted.model_validate(bench_answer())
     scored = score_answer(AnswerAccepted(answer=answer, submitted_event_id="e", size_bytes=1))
     assert AnswerScored.model_validate(scored.model_dump()) == scored
+
+
+def _reference_text(s: SourceScore, of: int, threshold: float) -> str:
+    """The explanation composed the plain way, part by part."""
+    weights, parts = s.explanation.weights, s.explanation.parts
+    terms = " + ".join(f"{weights[name]:.2f}×{name} {parts[name]:.2f}" for name in parts)
+    count = s.citation_count
+    cited = "not cited" if count == 0 else "cited once" if count == 1 else f"cited {count} times"
+    verdict = "eligible" if s.eligible else "not eligible"
+    return (
+        f"Source {s.index} ranks {s.rank} of {of} with {s.score:.3f} = {terms}; {cited}; "
+        f"{verdict} (min_citation_score {threshold:g})."
+    )
+
+
+@pytest.mark.parametrize("query", [None, "volcano magma"])
+@pytest.mark.parametrize("threshold", [0.0, 0.25, 1.0])
+def test_explanation_text_matches_the_plain_composition(
+    query: str | None, threshold: float
+) -> None:
+    sources = [SOURCES[0], dict(SOURCES[1], score=None), SOURCES[2]]
+    scored = _score(TEXT, sources, query=query, min_citation_score=threshold)
+    for s in scored.scores:
+        assert s.explanation.text == _reference_text(s, len(scored.scores), threshold)
