@@ -580,10 +580,12 @@ def dlq_drain(topic: str, group_id: str | None, **flags: Any) -> None:
 @click.option("--stage", "specs", multiple=True, metavar="STAGE",
               help="Benchmark these stages (name or module:attr, in flow order) instead of "
                    "the five pipeline stages")
-@click.option("--stages", "preset", type=click.Choice(["pipeline", "toy"]), default="pipeline",
-              show_default=True,
+@click.option("--stages", "preset", type=click.Choice(["pipeline", "toy", "codec"]),
+              default="pipeline", show_default=True,
               help="pipeline: the five real stages; toy: five hops that only decode, validate "
-                   "and re-encode (services.bench.toy), measuring the runtime's own cost")
+                   "and re-encode the input (the runtime's own cost); codec: five hops that "
+                   "decode each hop's real input event and publish its real output event, no "
+                   "logic (runtime plus codec at the real sizes); see services.bench.toy")
 @click.option("--raw-sizes", type=click.Choice(["pipeline", "input"]), default="pipeline",
               show_default=True,
               help="pipeline: each raw hop pads its output to the size of the pipeline's event "
@@ -597,11 +599,11 @@ def bench_e2e(count: int, latency_answers: int, partitions: int, bootstrap: str 
     from services.bench.e2e import run_benchmark
 
     if specs and preset != "pipeline":
-        raise click.UsageError("--stage and --stages toy are exclusive")
-    if preset == "toy":
-        from services.bench.toy import SPECS
+        raise click.UsageError(f"--stage and --stages {preset} are exclusive")
+    if preset != "pipeline":
+        from services.bench.toy import CODEC_SPECS, SPECS
 
-        specs = tuple(SPECS)
+        specs = tuple(SPECS if preset == "toy" else CODEC_SPECS)
     run_benchmark(count=count, latency_count=latency_answers, partitions=partitions,
                   bootstrap=bootstrap, console=err, out=click.echo,
                   stage_specs=list(specs) or None, raw_sizes=raw_sizes)
