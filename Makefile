@@ -10,6 +10,8 @@ STAMP  := $(VENV)/.installed-stamp
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
+	@# Older virtualenvs hold the full pymupdf, whose files pymupdf-lite shares: remove it first.
+	$(BIN)/python -m pip uninstall --quiet --yes pymupdf pymupdf-layout pymupdf4llm 2>/dev/null || true
 	$(BIN)/python -m pip install --quiet -e ".[test]"
 	touch $(STAMP)
 

@@ -169,7 +169,9 @@ def test_tracemonkey_hyphenation_and_ligatures() -> None:
     assert len(re.findall(r"[a-z]-\n[a-z]", text)) <= 2
     view = page_view(corpus_path("pdf", "tracemonkey.pdf").read_bytes(), 1,
                      "are more difficult to compile than statically typed")
-    assert view["found"] and len(view["rects"]) == 2
+    # The quote runs over a line end: its highlight covers exactly two lines (a line may be
+    # cut into several rectangles where the text changes span, depending on the MuPDF build).
+    assert view["found"] and len({top for _, top, _, _ in view["rects"]}) == 2
 
 
 def test_arabic_and_japanese_pdfs_keep_their_text() -> None:
