@@ -14,17 +14,21 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from itertools import repeat
+from operator import and_, lshift
 from typing import Any
 
 from schemas.answers import Chunk, Source
 from services.citations.extract import Extracted
+from services.citations.protected import positions
 from services.text.lexical import span_terms
 
 MAX_PASSAGE_CHARS = 600
-# A chunk sentence ends after terminal punctuation (with closing quotes and brackets) followed
-# by whitespace or the end, or at a line break. Written to start with one character set, so
-# that `re` scans for that set instead of trying the pattern at every position.
-_CHUNK_END = re.compile(r"[\n.!?](?:(?<=\n)|[.!?]*[\"'”’)\]]*(?=\s|\Z))")
+# A chunk sentence ends after a run of terminal punctuation (then closing quotes and brackets)
+# that whitespace or the end follows, or at a line break. Candidate ends are the positions of
+# `_CHUNK_ENDS`; `_RUN` finds where a run goes on to (past `_RUN_GOES_ON` characters).
+_CHUNK_ENDS = "\n.!?"
+_RUN_GOES_ON = ".!?\"'”’)]"
+_RUN = re.compile(r"[.!?]*[\"'”’)\]]*")
 _NON_BLANK = re.compile(r"\S")
 _MEMO_LIMIT = 4_096
 MAX_COLUMN_TERMS = 255  # a sentence with more terms could overflow a column byte
@@ -33,7 +37,7 @@ MAX_COLUMN_WINDOWS = (
 )
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class SourceIndex:
     """A source's chunk sentences as windows, each with its content terms as a bitmask over
     the source's own vocabulary (set overlap becomes integer `&` and `bit_count`)."""
@@ -45,11 +49,25 @@ class SourceIndex:
     # (from bit `8 * len(windows)` up) the term's bit: summing the columns of a sentence's
     # terms counts every window's overlap at once (byte i = window i) and builds the
     # sentence's mask in the same sum, while no count exceeds a byte (`MAX_COLUMN_TERMS`).
-    columns: dict[str, int]
+    # Built when the index is used again (`source_index`): until then `window_terms` keeps
+    # what they are built from, and the overlaps are counted mask by mask.
+    columns: dict[str, int] | None = None
+    window_terms: list[set[str]] | None = None
 
     def mask(self, terms: set[str]) -> int:
         """The bitmask of `terms` in this source's vocabulary (unknown terms dropped)."""
         return sum(map(self.bits.get, terms, repeat(0)))
+
+    def build_columns(self) -> None:
+        """Fill `columns` from `window_terms` (then dropped)."""
+        shift = 8 * len(self.windows)
+        columns = {term: bit << shift for term, bit in self.bits.items()}
+        byte = 1
+        for terms in self.window_terms or ():
+            for term in terms:
+                columns[term] += byte
+            byte <<= 8
+        self.columns, self.window_terms = columns, None
 
 
 _INDEXES: dict[tuple[str, ...], SourceIndex] = {}
@@ -61,50 +79,66 @@ _ROUNDED: dict[float, float] = {}
 def chunk_sentences(text: str) -> list[tuple[int, int]]:
     """`(start, end)` of each sentence of a chunk: from a non-blank character to the first
     terminal punctuation run after it that whitespace or the end follows (closing quotes and
-    brackets included), or to the next line break, or to the end (trailing blanks left out)."""
-    spans = []
-    search_end, search_start = _CHUNK_END.search, _NON_BLANK.search
-    begin = search_start(text)
-    while begin is not None:
+    brackets included), or to the next line break, or to the end (trailing blanks left out).
+
+    The common `word. Next` is decided without a regex call (each costs more than the rest of
+    the step)."""
+    spans: list[tuple[int, int]] = []
+    start = 0
+    if not text[:1] or text[0].isspace():
+        begin = _NON_BLANK.search(text)
+        if begin is None:
+            return spans
         start = begin.start()
-        end = search_end(text, start + 1)  # the sentence's first character never ends it
-        if end is None:
-            spans.append((start, start + len(text[start:].rstrip())))
-            break
-        stop = end.end()
-        if text[stop - 1] == "\n":
-            spans.append((start, start + len(text[start : stop - 1].rstrip())))
+    size = len(text)
+    for end in positions(text, _CHUNK_ENDS):
+        if end <= start:
+            continue  # inside the last run, or the sentence's first character
+        if text[end] == "\n":
+            spans.append((start, start + len(text[start:end].rstrip())))
+            stop = end + 1
         else:
+            stop = end + 1
+            after = text[stop : stop + 1]
+            if after and after in _RUN_GOES_ON:
+                stop = _RUN.match(text, stop).end()
+                after = text[stop : stop + 1]
+            if after and not after.isspace():
+                continue  # `e.g.x`, `3.5`: no blank after the run
             spans.append((start, stop))
-        begin = search_start(text, stop)
+        if stop + 1 < size and text[stop] == " " and not text[stop + 1].isspace():
+            start = stop + 1
+        else:
+            begin = _NON_BLANK.search(text, stop)
+            if begin is None:
+                return spans
+            start = begin.start()
+    spans.append((start, start + len(text[start:].rstrip())))
     return spans
 
 
 def source_index(chunks: Sequence[Chunk]) -> SourceIndex:
-    """The window index of a source's chunks (memoised by their texts, bounded)."""
+    """The window index of a source's chunks (memoised by their texts, bounded; the columns
+    are added when it is used again)."""
     key = tuple([chunk.text for chunk in chunks])
     cached = _INDEXES.get(key)
     if cached is not None:
+        if cached.window_terms is not None:
+            cached.build_columns()
         return cached
     windows: list[tuple[int, int, int]] = []
     window_terms: list[set[str]] = []
     for position, text in enumerate(key):
         spans = chunk_sentences(text)
-        windows.extend((position, start, end) for start, end in spans)
-        window_terms.extend(span_terms(text, spans))
+        windows += zip(repeat(position), *zip(*spans)) if spans else ()
+        window_terms += span_terms(text, spans)
     # Bit order is free: only overlaps and their sizes are ever read.
-    bits = {term: 1 << i for i, term in enumerate(set().union(*window_terms))}
+    vocabulary = set().union(*window_terms)
+    bits = dict(zip(vocabulary, map(lshift, repeat(1), range(len(vocabulary)))))
     masks = [sum(map(bits.__getitem__, terms)) for terms in window_terms]
-    columns: dict[str, int] = {}
+    cached = SourceIndex(windows, masks, bits)
     if len(windows) <= MAX_COLUMN_WINDOWS:
-        shift = 8 * len(windows)
-        columns = {term: bit << shift for term, bit in bits.items()}
-        byte = 1
-        for terms in window_terms:
-            for term in terms:
-                columns[term] += byte
-            byte <<= 8
-    cached = SourceIndex(windows, masks, bits, columns)
+        cached.window_terms = window_terms
     if len(_INDEXES) >= _MEMO_LIMIT:
         _INDEXES.clear()
     _INDEXES[key] = cached
@@ -172,19 +206,21 @@ def passage_values(
         count = len(masks)
         shift = 8 * count
         below = (1 << shift) - 1
-        column, get = columns.get, index.bits.get
+        column = columns.get if columns is not None else None
+        get = index.bits.get
         last = count - 1
         chunks = source.chunks
         for sentence in citing[cited]:
             sentence_terms = terms[sentence]
-            if columns and len(sentence_terms) <= MAX_COLUMN_TERMS:
-                total = sum(map(column, sentence_terms, repeat(0)))
+            if column is not None and len(sentence_terms) <= MAX_COLUMN_TERMS:
+                total = sum(filter(None, map(column, sentence_terms)))
                 want = total >> shift
                 overlaps = (total & below).to_bytes(count, "little")
+                best = overlaps.index(max(overlaps))
             else:
-                want = sum(map(get, sentence_terms, repeat(0)))
-                overlaps = [(want & mask).bit_count() for mask in masks]  # type: ignore[assignment]
-            best = overlaps.index(max(overlaps))
+                want = sum(filter(None, map(get, sentence_terms)))
+                counts = list(map(bit_count, map(and_, repeat(want), masks)))
+                best = counts.index(max(counts))
             position, start, end = windows[best]
             covered = want & masks[best]
             # Widen by the next chunk sentence, then the previous one (windows of a chunk

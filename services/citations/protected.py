@@ -30,14 +30,19 @@ _SINGLE_QUOTES = (
 _OPENS_QUOTE = " \t\n\r([\u00a0"
 
 
-def positions(text: str, char: str) -> list[int]:
-    """Every position of `char` in `text`."""
+def positions(text: str, chars: str) -> list[int]:
+    """Sorted positions of every character of `chars` in `text`."""
     found: list[int] = []
+    append = found.append
     find = text.find
-    i = find(char)
-    while i != -1:
-        found.append(i)
-        i = find(char, i + 1)
+    for char in chars:
+        if char in text:  # cheaper than a `find` call that finds nothing
+            i = find(char)
+            while i != -1:
+                append(i)
+                i = find(char, i + 1)
+    if len(chars) > 1:
+        found.sort()
     return found
 
 

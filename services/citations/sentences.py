@@ -15,12 +15,12 @@ import re
 from services.citations import lexicon
 from services.citations.lists import list_breaks
 from services.citations.markdown import inside
-from services.citations.protected import protected_intervals
+from services.citations.protected import positions, protected_intervals
 
 # A run of terminal punctuation with closing quotes/brackets after it
 # (`.`, `?!`, `...`, `. . .`, `."`, `.)`, `.).`).
 _RUN = re.compile(r"(?:[.!?…]+(?: \.(?!\.))*[)\]\"'”’»*_]*)+")
-_CANDIDATE_CHARS = ".!?…\n\r"
+_CANDIDATE_CHARS = ".!?…\n\r"  # every terminal punctuation mark and line break
 _LINE_BREAKS = "\n\r"
 _CLOSERS = ")]\"'”’»*_"
 _TOKEN_STRIP = "()[]{}\"'“”‘’«»*_"
@@ -300,7 +300,7 @@ def split_sentences(
     forced.sort()
     f = 0
     consumed = 0
-    for rs in _candidates(text):
+    for rs in positions(text, _CANDIDATE_CHARS):
         if rs < consumed:
             continue
         while f < len(forced) and forced[f] <= rs:
@@ -342,20 +342,6 @@ def _plain_full_stop(scan: _Scan, rs: int) -> bool:
         if len(token) < 2 or not token.isalpha() or token.lower() in lexicon.ABBREVIATIONS:
             return False
     return not scan.is_protected(rs, rs + 1)
-
-
-def _candidates(text: str) -> list[int]:
-    """Sorted positions of every terminal punctuation mark and line break."""
-    positions: list[int] = []
-    append = positions.append
-    find = text.find
-    for char in _CANDIDATE_CHARS:
-        i = find(char)
-        while i != -1:
-            append(i)
-            i = find(char, i + 1)
-    positions.sort()
-    return positions
 
 
 def _trim(text: str, spans: list[tuple[int, int]]) -> list[tuple[int, int]]:

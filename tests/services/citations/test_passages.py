@@ -1,6 +1,7 @@
-"""Supporting passages: the inlined search (window overlaps counted per column byte) picks the
-same windows as the plain reference `best_window` below, including the fallbacks for sentences with more
-than `MAX_COLUMN_TERMS` terms and sources with more than `MAX_COLUMN_WINDOWS` windows."""
+"""Supporting passages: the inlined search (window overlaps counted per column byte, or mask by
+mask while an index is new) picks the same windows as the plain reference `best_window` below,
+including the fallbacks for sentences with more than `MAX_COLUMN_TERMS` terms and sources with
+more than `MAX_COLUMN_WINDOWS` windows."""
 
 from __future__ import annotations
 
@@ -95,8 +96,20 @@ def test_passages_match_reference_search(
         _corpus(rng, words, 1, answer_words)[:-1] + f" [{rng.randint(1, 3)}]."
         for _ in range(6)
     )
-    found = passage_values(text, extract(text, source_list), source_list, [1, 2, 3])
-    got = [
+    passages._INDEXES.clear()
+    first = _rows(passage_values(text, extract(text, source_list), source_list, [1, 2, 3]))
+    expected = _reference(text, source_list)  # reuses the indexes: their columns are built
+    second = _rows(passage_values(text, extract(text, source_list), source_list, [1, 2, 3]))
+    assert first == expected  # the new indexes: overlaps counted mask by mask
+    assert second == expected  # the columns, unless the source has too many windows
+    small = chunk_sentences * 2 <= passages.MAX_COLUMN_WINDOWS
+    assert all(
+        (source_index(source.chunks).columns is not None) == small for source in source_list
+    )
+
+
+def _rows(found: list[dict]) -> list[tuple[int, int, int, int, int]]:
+    return [
         (
             row["sentence_index"],
             row["source_index"],
@@ -106,7 +119,6 @@ def test_passages_match_reference_search(
         )
         for row in found
     ]
-    assert got == _reference(text, source_list)
 
 
 def test_column_limits_are_exercised() -> None:
@@ -152,7 +164,7 @@ def test_chunk_sentences_match_the_reference_regex(text: str) -> None:
 def test_chunk_sentences_match_the_reference_regex_on_random_text() -> None:
     rng = random.Random(7)
     alphabet = ["a", "B", " ", "  ", ".", "!", "?", "\n", '"', "'", ")", "]", "\u201d", "\u2019",
-                "\t", "\u00a0", "word", "..."]
+                "\t", "\u00a0", "word", "...", "\r", "\x1c", "\u2028", "\u3000", "?!", ".)"]
     for _ in range(3000):
         text = "".join(rng.choice(alphabet) for _ in range(rng.randint(0, 30)))
         assert chunk_sentences(text) == _reference_chunk_sentences(text), text

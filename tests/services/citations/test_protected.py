@@ -50,3 +50,10 @@ def test_pairs_match_the_event_walk(seed: int) -> None:
 def test_single_quotations_open_after_a_blank() -> None:
     text = "He said 'fine.' and they'll go (see 'x.')."
     assert protected_intervals(text) == [(8, 14), (31, 40), (36, 39)]
+
+
+def test_positions_of_several_characters_are_sorted() -> None:
+    rng = random.Random(3)
+    for _ in range(500):
+        text = "".join(rng.choice("ab.!?\n\r…") for _ in range(rng.randint(0, 40)))
+        assert positions(text, ".!?…\n\r") == [i for i, c in enumerate(text) if c in ".!?…\n\r"]
