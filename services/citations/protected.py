@@ -3,24 +3,29 @@
 from __future__ import annotations
 
 import re
+from re import Match
 
 QUOTE_REACH = 400  # longest protected span
+TERMINAL = ".!?…"  # only a pair holding one of these can protect a sentence end
 # Quotations and brackets: innermost pairs on one line, at most `QUOTE_REACH` apart. The
 # innermost pair is an opener and the first closer after it with neither between them: one
-# regex scan per kind finds them (and then the next pair starts after the closer).
+# regex scan per kind finds them (and then the next pair starts after the closer, as it would
+# after an opener without a pair), their length is checked after the scan. Pairs without
+# terminal punctuation are rejected inside the scan (every citation marker `[1]` is one).
 _PAIRS = [
     (
         opener,
         re.compile(
-            rf"{re.escape(opener)}[^{re.escape(opener + closer)}\n]{{0,{QUOTE_REACH - 1}}}"
+            rf"{re.escape(opener)}[^{escaped}\n{TERMINAL}]*+[{TERMINAL}][^{escaped}\n]*"
             rf"{re.escape(closer)}"
         ),
     )
     for opener, closer in (("(", ")"), ("[", "]"), ("“", "”"))
+    for escaped in [re.escape(opener + closer)]
 ]
 # Straight double quotes pair up consecutively; a quote that cannot close the pending one
 # (too far, or on another line) opens the next pair.
-_PAIRS.append(('"', re.compile(rf'"[^"\n]{{0,{QUOTE_REACH - 1}}}"')))
+_QUOTES = re.compile(rf'"[^"\n]{{0,{QUOTE_REACH - 1}}}"')
 # Single quotations: the opening quote (after a blank or bracket) and what closes it, a quote
 # not followed by a letter (apostrophes inside words, `they'll`, are not closers).
 _SINGLE_QUOTES = (
@@ -48,15 +53,18 @@ def positions(text: str, chars: str) -> list[int]:
 
 def protected_intervals(text: str) -> list[tuple[int, int]]:
     """Sorted `(open, close)` of quotations, parentheses and brackets on one line and at most
-    `QUOTE_REACH` long (`close` is the closing character): innermost pairs for brackets,
-    consecutive pairs for straight double quotes, and single quotations that open after a
-    space or bracket."""
+    `QUOTE_REACH` long (`close` is the closing character): innermost pairs for brackets (only
+    those holding `TERMINAL` punctuation), consecutive pairs for straight double quotes, and
+    single quotations that open after a space or bracket."""
     intervals = [
-        (match.start(), match.end() - 1)
+        (start, end - 1)
         for opener, pattern in _PAIRS
         if opener in text  # cheaper than a scan that finds nothing
-        for match in pattern.finditer(text)
+        for start, end in map(Match.span, pattern.finditer(text))
+        if end - start <= QUOTE_REACH + 1
     ]
+    if '"' in text:
+        intervals += [(match.start(), match.end() - 1) for match in _QUOTES.finditer(text)]
     for quote, closing in _SINGLE_QUOTES:
         if quote not in text:
             continue

@@ -6,7 +6,12 @@ import random
 
 import pytest
 
-from services.citations.protected import QUOTE_REACH, positions, protected_intervals
+from services.citations.protected import (
+    QUOTE_REACH,
+    TERMINAL,
+    positions,
+    protected_intervals,
+)
 
 
 def _short_on_one_line(text: str, open_: int, close: int) -> bool:
@@ -15,9 +20,9 @@ def _short_on_one_line(text: str, open_: int, close: int) -> bool:
 
 def _reference_pairs(text: str) -> list[tuple[int, int]]:
     """Brackets: each closer pairs with the latest opener not paired yet, if no closer came
-    between; straight double quotes: consecutive pairs, a quote that cannot close opening the
-    next. Pairs too long or across lines are dropped (single quotes are left out: the module
-    still walks them the plain way)."""
+    between, kept when terminal punctuation is inside; straight double quotes: consecutive
+    pairs, a quote that cannot close opening the next. Pairs too long or across lines are
+    dropped (single quotes are left out: the module still walks them the plain way)."""
     intervals = []
     for opener, closer in (("(", ")"), ("[", "]"), ("“", "”")):
         pending = -1
@@ -25,7 +30,10 @@ def _reference_pairs(text: str) -> list[tuple[int, int]]:
             if text[position] == opener:
                 pending = position
             elif pending >= 0:
-                if _short_on_one_line(text, pending, position):
+                inner = text[pending + 1 : position]
+                if _short_on_one_line(text, pending, position) and any(
+                    mark in inner for mark in TERMINAL
+                ):
                     intervals.append((pending, position))
                 pending = -1
     pending = -1
@@ -41,7 +49,7 @@ def _reference_pairs(text: str) -> list[tuple[int, int]]:
 @pytest.mark.parametrize("seed", range(4))
 def test_pairs_match_the_event_walk(seed: int) -> None:
     rng = random.Random(seed)
-    pieces = ["(", ")", "[", "]", "“", "”", '"', "\n", "a", " b ", "x" * 150]
+    pieces = ["(", ")", "[", "]", "“", "”", '"', "\n", "a", " b ", "x" * 150, ".", "?", "…"]
     for _ in range(2000):
         text = "".join(rng.choice(pieces) for _ in range(rng.randint(0, 20)))
         assert protected_intervals(text) == _reference_pairs(text), text
