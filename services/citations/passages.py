@@ -216,7 +216,13 @@ def passage_values(
                 total = sum(filter(None, map(column, sentence_terms)))
                 want = total >> shift
                 overlaps = (total & below).to_bytes(count, "little")
-                best = overlaps.index(max(overlaps))
+                # The first window with the most overlap: none holds more than the sentence's
+                # known terms, so count down from there (`in` on bytes is a memchr, `max` a
+                # comparison per window).
+                most = want.bit_count()
+                while most not in overlaps:
+                    most -= 1
+                best = overlaps.index(most)
             else:
                 want = sum(filter(None, map(get, sentence_terms)))
                 counts = list(map(bit_count, map(and_, repeat(want), masks)))
