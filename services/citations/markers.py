@@ -171,46 +171,45 @@ def find_markers(
             continue  # `[text][1]`: a reference-style markdown link; `\[1]`: escaped
         if text[end : end + 1] == ":" and _is_definition(text, start, end):
             continue
-        marker = match.group()
-        first = len(citations)
-        number, web, url, doc, foot, body, _ = match.groups()
-        if number is not None:
-            cited = int(number)
-            if (
-                cited in by_index
-            ):  # the common case, inline: `[n]` citing an existing source
-                citations.append(
-                    CitationHit(cited, marker, start, end, cited, True, None)
-                )
-            else:
-                resolver.numbered(cited, marker, start, end)
-        elif body is not None:
-            resolver.number_list(body, marker, start, end)
-        elif foot is not None:
-            resolver.numbered(int(foot), marker, start, end)
-        elif doc is not None:
-            source = resolver.nth("document", int(doc), marker, start, end)
-            if source is not None:
-                resolver.add(source.index, marker, start, end, source, None)
-        else:
-            resolver.web(int(web), url, marker, start, end)
-        if previous_end >= 0 and (
+        # Whether this marker extends the last cluster (adjacent, or one gap away).
+        joins = previous_end >= 0 and (
             previous_end == start
             or (
                 text[previous_end] in _GAP_CHARS
-                and _CLUSTER_GAP.fullmatch(text, previous_end, start)
+                and _CLUSTER_GAP.fullmatch(text, previous_end, start) is not None
             )
-        ):
+        )
+        cluster_index = len(clusters) - joins
+        marker = match.group()
+        first = len(citations)
+        number, web, url, doc, foot, body, _ = match.groups()
+        if number is not None and (cited := int(number)) in by_index:
+            # The common case, inline: `[n]` citing an existing source.
+            citations.append(
+                CitationHit(cited, marker, start, end, cited, True, None, cluster_index)
+            )
+        else:
+            if number is not None:
+                resolver.numbered(cited, marker, start, end)
+            elif body is not None:
+                resolver.number_list(body, marker, start, end)
+            elif foot is not None:
+                resolver.numbered(int(foot), marker, start, end)
+            elif doc is not None:
+                source = resolver.nth("document", int(doc), marker, start, end)
+                if source is not None:
+                    resolver.add(source.index, marker, start, end, source, None)
+            else:
+                resolver.web(int(web), url, marker, start, end)
+            for citation in citations[first:]:
+                citation.cluster_index = cluster_index
+        added = [first] if len(citations) == first + 1 else list(range(first, len(citations)))
+        if joins:
             cluster = clusters[-1]
             cluster.end = end
-            cluster.citations.extend(range(first, len(citations)))
+            cluster.marker = text[cluster.start : end]
+            cluster.citations += added
         else:
-            clusters.append(
-                ClusterHit(start, end, "", list(range(first, len(citations))))
-            )
+            clusters.append(ClusterHit(start, end, marker, added))
         previous_end = end
-    for number, cluster in enumerate(clusters):
-        cluster.marker = text[cluster.start : cluster.end]
-        for i in cluster.citations:
-            citations[i].cluster_index = number
     return citations, clusters, resolver.problems
