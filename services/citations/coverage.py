@@ -45,7 +45,8 @@ def coverage(extracted: Extracted, sources: Sequence[Source]) -> CoverageCounts:
     wordish = _WORDISH.search
     sentences_total = sentences_cited = chars_total = chars_cited = 0
     for sentence in extracted.sentences:
-        if not wordish(sentence.text):
+        # A sentence starting with a letter or digit needs no search (`isalnum` is `[^\W_]`).
+        if not (sentence.text[:1].isalnum() or wordish(sentence.text)):
             continue
         sentences_total += 1
         inside = sentence.citations
