@@ -14,7 +14,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from itertools import repeat
-from operator import and_, lshift
+from operator import lshift
 from typing import Any
 
 from schemas.answers import Chunk, Source
@@ -225,7 +225,7 @@ def passage_values(
                 best = overlaps.index(most)
             else:
                 want = sum(filter(None, map(get, sentence_terms)))
-                counts = list(map(bit_count, map(and_, repeat(want), masks)))
+                counts = [(want & mask).bit_count() for mask in masks]
                 best = counts.index(max(counts))
             position, start, end = windows[best]
             covered = want & masks[best]
