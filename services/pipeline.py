@@ -35,7 +35,8 @@ def process_answer(raw: bytes, *, event_id: str, position: str | None = None) ->
     stage = "scoring"
     try:
         # In one process the citation extraction both scoring and citations need is run
-        # once and handed to both; over Kafka each stage process runs its own.
+        # once and handed to both, with the citing sentences' terms it remembers; over Kafka
+        # each stage process runs its own.
         answer = admitted.answer
         found = extract(answer.text, answer.sources)
         scored = score_answer(admitted, found)

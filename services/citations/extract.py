@@ -7,14 +7,15 @@ which sources are cited and by which sentences; the citations stage builds its e
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from dataclasses import dataclass
+from collections.abc import Collection, Sequence
+from dataclasses import dataclass, field
 
 from schemas.answers import Source
 from services.citations.markdown import code_regions, fenced_blocks
 from services.citations.markers import find_markers
 from services.citations.sentences import split_sentences
 from services.citations.types import CitationHit, ClusterHit, ProblemHit, SentenceHit
+from services.text.lexical import span_terms
 
 
 @dataclass(slots=True)
@@ -24,10 +25,39 @@ class Extracted:
     `cluster.citations` and `sentence.citations` hold positions in `citations`.
     """
 
+    text: str
     citations: list[CitationHit]
     clusters: list[ClusterHit]
     sentences: list[SentenceHit]
     problems: list[ProblemHit]
+    # Content terms by sentence index, filled on demand by `sentence_terms`.
+    _terms: dict[int, set[str]] = field(default_factory=dict, init=False, repr=False)
+
+    def sentence_terms(self, wanted: Collection[int]) -> dict[int, set[str]]:
+        """The content terms of each sentence in `wanted` (indexes), citation markers left
+        out; treat the sets as read-only. The result may hold other sentences too.
+
+        Remembered on this extraction: in one process scoring and citations share it (see
+        services/pipeline.py) and tokenize the citing sentences once."""
+        known = self._terms
+        missing = [index for index in wanted if index not in known]
+        if missing:
+            sentences = self.sentences
+            spans = [(sentences[i].start, sentences[i].end) for i in missing]
+            known.update(zip(missing, span_terms(self._without_markers(), spans), strict=True))
+        return known
+
+    def _without_markers(self) -> str:
+        """The text with every citation marker blanked out (offsets unchanged)."""
+        text = self.text
+        pieces = []
+        done = 0
+        for cluster in self.clusters:
+            pieces.append(text[done : cluster.start])
+            pieces.append(" " * (cluster.end - cluster.start))
+            done = cluster.end
+        pieces.append(text[done:])
+        return "".join(pieces)
 
     def sentence_citation_ids(self, sentence: SentenceHit) -> list[int]:
         """Sorted unique ids of every citation (valid or not) inside `sentence`."""
@@ -59,7 +89,7 @@ def extract(text: str, sources: Sequence[Source]) -> Extracted:
         SentenceHit(i, start, end, text[start:end]) for i, (start, end) in enumerate(spans)
     ]
     _assign(citations, sentences)
-    return Extracted(citations, clusters, sentences, problems)
+    return Extracted(text, citations, clusters, sentences, problems)
 
 
 def _assign(citations: list[CitationHit], sentences: list[SentenceHit]) -> None:

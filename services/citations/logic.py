@@ -277,5 +277,5 @@ def _passages(
 ) -> list[SupportingPassage]:
     """Supporting passages of the eligible cited sources (score order, capped)."""
     return list(
-        map(_passage, passage_values(answer.text, extracted, answer.sources, passage_sources))
+        map(_passage, passage_values(extracted, answer.sources, passage_sources))
     )

@@ -153,27 +153,7 @@ def _rounded(ratio: float) -> float:
     return score
 
 
-def citing_sentence_terms(
-    text: str, extracted: Extracted, wanted: set[int]
-) -> dict[int, set[str]]:
-    """Content terms of the sentences in `wanted`, citation markers left out."""
-    pieces = []
-    done = 0
-    for cluster in extracted.clusters:
-        pieces.append(text[done : cluster.start])
-        pieces.append(" " * (cluster.end - cluster.start))
-        done = cluster.end
-    pieces.append(text[done:])
-    clean = "".join(pieces)
-    chosen = [s for s in extracted.sentences if s.index in wanted]
-    terms = span_terms(clean, [(s.start, s.end) for s in chosen])
-    return {
-        sentence.index: found for sentence, found in zip(chosen, terms, strict=True)
-    }
-
-
 def passage_values(
-    text: str,
     extracted: Extracted,
     sources: Sequence[Source],
     passage_sources: Sequence[int],
@@ -191,7 +171,7 @@ def passage_values(
     by_index = {source.index: source for source in sources}
     citing = extracted.sentences_by_source()
     wanted = {i for index in passage_sources for i in citing.get(index, ())}
-    terms = citing_sentence_terms(text, extracted, wanted) if wanted else {}
+    terms = extracted.sentence_terms(wanted)
     found: list[dict[str, Any]] = []
     append = found.append
     bit_count = int.bit_count

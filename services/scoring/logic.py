@@ -7,10 +7,7 @@ uncited source would only take a slot from a cited one.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
 from dataclasses import dataclass, field
-from operator import attrgetter
-from typing import Protocol
 
 from schemas.answers import AnswerAccepted, AnswerSubmitted
 from schemas.construct import maker
@@ -18,75 +15,29 @@ from schemas.scoring import AnswerScored, ScoreExplanation, SourceScore
 from services.citations.extract import Extracted, extract
 from services.scoring.combine import Plan, cited_phrase, plan
 from services.scoring.parts import lexical_relevance, retriever_norms, support
-from services.text.lexical import analyse, span_terms
-
-
-class _Citation(Protocol):
-    source_index: int | None
-    valid: bool
-    sentence_index: int
-
-
-class _Span(Protocol):
-    start: int
-    end: int
-
-
-class _Sentence(_Span, Protocol):
-    index: int
+from services.text.lexical import analyse
 
 
 @dataclass(frozen=True)
 class Citing:
     """What the answer's valid citations say about its sources."""
 
-    counts: dict[int, int] = field(
-        default_factory=dict
-    )  # source index -> valid citations
-    sentences: dict[int, list[int]] = field(
-        default_factory=dict
-    )  # source -> citing sentences
-    sentence_terms: dict[int, set[str]] = field(
-        default_factory=dict
-    )  # content terms, no markers
+    counts: dict[int, int] = field(default_factory=dict)  # source index -> valid citations
+    sentences: dict[int, list[int]] = field(default_factory=dict)  # source -> citing sentences
+    sentence_terms: dict[int, set[str]] = field(default_factory=dict)  # markers left out
 
 
-def without_markers(text: str, markers: Iterable[_Span]) -> str:
-    """The text with every citation marker blanked out (offsets unchanged)."""
-    pieces: list[str] = []
-    done = 0
-    for marker in sorted(markers, key=attrgetter("start")):
-        if marker.start >= done:
-            pieces.append(text[done : marker.start])
-            pieces.append(" " * (marker.end - marker.start))
-            done = marker.end
-    pieces.append(text[done:])
-    return "".join(pieces)
-
-
-def citing_from(
-    text: str,
-    citations: Iterable[_Citation],
-    sentences: Iterable[_Sentence],
-    markers: Iterable[_Span],
-) -> Citing:
+def citing_from(found: Extracted) -> Citing:
     """Group the valid citations by source: how many, and which sentences, with the content
-    terms of each citing sentence (markers removed)."""
+    terms of each citing sentence."""
     counts: dict[int, int] = {}
-    by_source: dict[int, list[int]] = {}
-    for citation in citations:
+    for citation in found.citations:
         index = citation.source_index
-        if not citation.valid or index is None:
-            continue
-        counts[index] = counts.get(index, 0) + 1
-        cited_by = by_source.setdefault(index, [])
-        if citation.sentence_index not in cited_by:
-            cited_by.append(citation.sentence_index)
+        if citation.valid and index is not None:
+            counts[index] = counts.get(index, 0) + 1
+    by_source = found.sentences_by_source()
     wanted = {i for indexes in by_source.values() for i in indexes}
-    spans = {s.index: (s.start, s.end) for s in sentences if s.index in wanted}
-    clean = without_markers(text, markers) if spans else text
-    terms = dict(zip(spans, span_terms(clean, spans.values())))
-    return Citing(counts, by_source, terms)
+    return Citing(counts, by_source, found.sentence_terms(wanted) if wanted else {})
 
 
 _make_explanation = maker(ScoreExplanation)
@@ -203,5 +154,4 @@ def score_answer(accepted: AnswerAccepted, found: Extracted | None = None) -> An
     answer = accepted.answer
     if found is None:
         found = extract(answer.text, answer.sources)
-    citing = citing_from(answer.text, found.citations, found.sentences, found.clusters)
-    return score_sources(answer, citing)
+    return score_sources(answer, citing_from(found))

@@ -15,10 +15,10 @@ from services.citations import passages
 from services.citations.extract import extract
 from services.citations.passages import (
     chunk_sentences,
-    citing_sentence_terms,
     passage_values,
     source_index,
 )
+from services.text.lexical import text_terms
 
 
 def best_window(want: int, index: passages.SourceIndex) -> tuple[int, int, int, int]:
@@ -49,7 +49,7 @@ def _reference(
     citing = extracted.sentences_by_source()
     order = [s.index for s in source_list]
     wanted = {i for index in order for i in citing.get(index, ())}
-    terms = citing_sentence_terms(text, extracted, wanted)
+    terms = extracted.sentence_terms(wanted)
     rows = []
     for source in source_list:
         index = source_index(source.chunks)
@@ -97,9 +97,9 @@ def test_passages_match_reference_search(
         for _ in range(6)
     )
     passages._INDEXES.clear()
-    first = _rows(passage_values(text, extract(text, source_list), source_list, [1, 2, 3]))
+    first = _rows(passage_values(extract(text, source_list), source_list, [1, 2, 3]))
     expected = _reference(text, source_list)  # reuses the indexes: their columns are built
-    second = _rows(passage_values(text, extract(text, source_list), source_list, [1, 2, 3]))
+    second = _rows(passage_values(extract(text, source_list), source_list, [1, 2, 3]))
     assert first == expected  # the new indexes: overlaps counted mask by mask
     assert second == expected  # the columns, unless the source has too many windows
     small = chunk_sentences * 2 <= passages.MAX_COLUMN_WINDOWS
@@ -168,3 +168,18 @@ def test_chunk_sentences_match_the_reference_regex_on_random_text() -> None:
     for _ in range(3000):
         text = "".join(rng.choice(alphabet) for _ in range(rng.randint(0, 30)))
         assert chunk_sentences(text) == _reference_chunk_sentences(text), text
+
+
+def test_sentence_terms_leave_markers_out_and_are_remembered() -> None:
+    text = "Cats purr loudly [1]. Dogs bark at 2 cats [2][3]. Birds sing."
+    source_list = [Source(index=i, doc_id=f"d{i}", title="t") for i in (1, 2, 3)]
+    extracted = extract(text, source_list)
+    first = extracted.sentence_terms({0})
+    assert first[0] == {"cat", "purr", "loudly"}
+    both = extracted.sentence_terms([0, 1])
+    assert both[1] == {"dog", "bark", "cat"}
+    assert both[0] is first[0]  # remembered, not tokenized again
+    # The same terms as the sentence text with its markers removed.
+    for sentence in extracted.sentences[:2]:
+        plain = re.sub(r"\[\d+\]", " ", sentence.text)
+        assert both[sentence.index] == text_terms(plain)
