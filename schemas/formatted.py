@@ -7,7 +7,14 @@ from typing import Any, Literal
 from pydantic import Field
 
 from schemas.base import Model, Problem
-from schemas.citations import Citation, Cluster, Coverage, Segment, Sentence, SentenceRef
+from schemas.citations import (
+    Citation,
+    Cluster,
+    Coverage,
+    Segment,
+    Sentence,
+    SentenceRef,
+)
 from schemas.spans import AnswerUnit, Link
 
 

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from schemas.spans import Link, Locator, TextQuoteSelector
 from schemas.construct import construct
+from schemas.spans import Locator, TextQuoteSelector
 
 
 def test_construct_matches_model_construct() -> None:
