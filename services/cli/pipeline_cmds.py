@@ -28,6 +28,7 @@ def process(source: IO[bytes]) -> None:
     was not processed. Good lines are printed either way.
     """
     from schemas.answers import AnswerRejected
+    from schemas.envelope import payload_json
     from services.pipeline import StageFailure, process_answer
     from services.runtime.gc_tuning import tune_gc
 
@@ -53,7 +54,7 @@ def process(source: IO[bytes]) -> None:
                 "stage": result.stage, "message": result.error,
             })
         else:
-            out.write(result.model_dump_json() + "\n")
+            out.write(payload_json(result).decode() + "\n")
     out.flush()
     if failed:
         raise SystemExit(1)
