@@ -61,6 +61,10 @@ def _escape_markup(text: str) -> str:
 
 def escape_html(text: str) -> str:
     """Text for an HTML text node or a quoted attribute value."""
+    # A printable text (one C call; most attribute values are) holds no control or NUL:
+    # the 31 substring searches cost far more on a short text.
+    if text.isprintable():
+        return _escape_markup(text)
     return _escape_markup(_without_controls(text).replace("\x00", ""))
 
 
@@ -74,7 +78,8 @@ def escape_html_many(
     hold a NUL themselves are escaped one by one."""
     joined = "\x00".join(pieces)
     escaped = joined
-    if not clean:
+    # printable pieces (most short ones are) hold no NUL or control
+    if not clean and not all(map(str.isprintable, pieces)):
         if joined.count("\x00") != len(pieces) - 1:
             escaped_pieces = [escape_html(piece) for piece in pieces]
             if line_break is None:

@@ -1,6 +1,8 @@
 """Where the renderers put things: the citation markers (with the citations each holds),
 the answer units and the text between the markers, computed once per answer and shared
-by every rendering.
+by every rendering. The layout classes are plain slotted dataclasses, not frozen ones
+(a frozen one's `__init__` sets each field through `object.__setattr__`, a costly call
+here); nothing changes them after construction.
 
 Fields are read through each model's `__dict__` (`vars`) and gathered with `map` and
 `itemgetter`: attribute access on a pydantic model is a slow lookup (its class defines
@@ -29,7 +31,7 @@ _KEY = itemgetter("id", "source_index", "valid", "problem")
 _first = itemgetter(0)
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class Markers:
     """The citation markers in text order, as parallel lists: where each starts and
     ends, and the keys of the citations it holds (a cluster's, or one lone citation)."""
@@ -39,7 +41,7 @@ class Markers:
     groups: list[tuple[CitationKey, ...]]
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class Units:
     """The answer units placed on the text, in order: `bounds` holds the start and the
     end of each (two entries per unit)."""
@@ -48,7 +50,7 @@ class Units:
     units: list[AnswerUnit]
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class AnswerLayout:
     """Everything a renderer needs: `pieces` is the text around the markers (one more
     than the markers), `clean` tells that the text holds no NUL or control character

@@ -3,7 +3,6 @@ the AMA reference and a short excerpt per source."""
 
 from __future__ import annotations
 
-from collections import Counter
 from collections.abc import Sequence
 from operator import itemgetter
 
@@ -13,6 +12,7 @@ from schemas.construct import maker
 from schemas.formatted import FormattedSource
 from schemas.scoring import SourceScore
 from services.formatting.escaping import safe_url
+from services.spans.links import single_spaced
 
 EXCERPT_CHARS = 200
 # An excerpt is cut at the last space before EXCERPT_CHARS unless that loses more than this.
@@ -23,7 +23,9 @@ def excerpt(text: str) -> str:
     """About the first EXCERPT_CHARS characters of `text`, whitespace collapsed, cut at a
     word boundary, with an ellipsis when shortened."""
     window = EXCERPT_CHARS + _EXCERPT_SLACK
-    collapsed = " ".join(text[:window].split())
+    head = text[:window]
+    # a single-spaced head (the usual case) is what splitting and joining would give
+    collapsed = head if single_spaced(head) else " ".join(head.split())
     while len(collapsed) <= EXCERPT_CHARS and window < len(text):
         window *= 2  # whitespace runs collapsed: read further
         collapsed = " ".join(text[:window].split())
@@ -50,9 +52,7 @@ def format_sources(
     """One FormattedSource per source, in the order upstream sent them."""
     by_index = {score.index: score for score in scores}
     # fields read through `__dict__` and counted in C loops (see `layout`)
-    counts = Counter(
-        map(_SOURCE_INDEX, filter(_VALID, map(vars, extraction.citations)))
-    )
+    cited = list(map(_SOURCE_INDEX, filter(_VALID, map(vars, extraction.citations))))
     references = extraction.references
     formatted: list[FormattedSource] = []
     for source in sources:
@@ -61,7 +61,7 @@ def format_sources(
         url = fields["url"]
         chunks = fields["chunks"]
         score = by_index.get(index)
-        count = counts.get(index, 0)
+        count = cited.count(index)
         formatted.append(
             _formatted_source(
                 {

@@ -27,7 +27,7 @@ _link = maker(Link)
 _ASCII_BREAKS = bytes.maketrans(b"\t\n\x0b\x0c\r\x1c\x1d\x1e\x1f", bytes(9))
 
 
-def _collapsed(text: str) -> bool:
+def single_spaced(text: str) -> bool:
     """Whether `text` has no whitespace but single spaces between words (`" ".join(
     text.split())` would give it back)."""
     if text.isascii():
@@ -42,7 +42,7 @@ def _collapsed(text: str) -> bool:
 def excerpt(text: str, limit: int = EXCERPT_CHARS) -> str:
     """The first ~`limit` characters of `text`, whitespace collapsed, cut at a word boundary
     with an ellipsis when longer."""
-    if _collapsed(text):
+    if single_spaced(text):
         # What splitting and joining would give, without doing it.
         if len(text) <= limit:
             return text
