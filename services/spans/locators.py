@@ -67,21 +67,6 @@ def locator(piece: Piece, place: ChunkPlace, quote: TextQuoteSelector) -> Locato
     )
 
 
-def located(piece: Piece, place: ChunkPlace, start: int, end: int) -> Locator:
-    """The locator of `piece.text[start:end]`, in the chunk at `place`, with its context."""
-    text = piece.text
-    before = start - CONTEXT_CHARS if start > CONTEXT_CHARS else 0
-    selector = _selector(
-        {
-            "type": "TextQuoteSelector",
-            "exact": text[start:end],
-            "prefix": text[before:start],
-            "suffix": text[end : end + CONTEXT_CHARS],
-        }
-    )
-    return locator(piece, place, selector)
-
-
 class Locators:
     """The locators of one answer: one per distinct place, shared by the spans and links
     there."""
@@ -93,10 +78,32 @@ class Locators:
 
     def at(self, piece: Piece, place: ChunkPlace, start: int, end: int) -> Locator:
         """The locator of `piece.text[start:end]` in the chunk at `place` (one of the
-        piece's)."""
+        piece's), with (up to) `CONTEXT_CHARS` of context each side."""
         # A place belongs to one piece, so it stands for the piece in the key.
         key = (id(place), start, end)
         found = self._cache.get(key)
         if found is None:
-            found = self._cache[key] = located(piece, place, start, end)
+            # `locator` and the selector inlined: this runs for every span and link.
+            text = piece.text
+            before = start - CONTEXT_CHARS if start > CONTEXT_CHARS else 0
+            kind, href, page, section_id, url = place.container or _container(
+                piece, place
+            )
+            found = self._cache[key] = _locator(
+                {
+                    "type": kind,
+                    "href": href,
+                    "page": page,
+                    "section_id": section_id,
+                    "url": url,
+                    "selector": _selector(
+                        {
+                            "type": "TextQuoteSelector",
+                            "exact": text[start:end],
+                            "prefix": text[before:start],
+                            "suffix": text[end : end + CONTEXT_CHARS],
+                        }
+                    ),
+                }
+            )
         return found

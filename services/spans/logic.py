@@ -32,12 +32,16 @@ def resolve_answer(cited: AnswerCited) -> AnswerResolved:
         else sentence_units(ctx)
     )
     links = build_links(cited, index, finder, locators)
-    return AnswerResolved(
-        answer=answer,
-        scores=cited.scores,
-        passage_sources=cited.passage_sources,
-        extraction=cited.extraction,
-        resolution=construct(
-            SpanResolution, {"units": units, "links": links, "problems": problems}
-        ),
+    # Upstream fields are validated models already: passed through, not revalidated.
+    return construct(
+        AnswerResolved,
+        {
+            "answer": answer,
+            "scores": cited.scores,
+            "passage_sources": cited.passage_sources,
+            "extraction": cited.extraction,
+            "resolution": construct(
+                SpanResolution, {"units": units, "links": links, "problems": problems}
+            ),
+        },
     )
