@@ -1,0 +1,42 @@
+"""`bench e2e` over a real broker: both sides run, alternate when repeated, and every
+latency run is paced at the rate it reports (a side's own half load; the pipeline's also at
+half the raw throughput)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from rich.console import Console
+
+from services.bench.e2e import run_benchmark
+from services.bench.toy import SPECS
+
+pytestmark = pytest.mark.integration
+
+
+def test_repeated_runs_report_both_latencies_and_medians(
+    bootstrap: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("CITEFLOW_BENCH_LOGS", str(tmp_path))
+    lines: list[str] = []
+    with open(tmp_path / "console.txt", "w") as console:
+        runs = run_benchmark(count=40, latency_count=10, partitions=1, bootstrap=bootstrap,
+                             console=Console(file=console), out=lines.append,
+                             stage_specs=list(SPECS), repeat=2)
+
+    assert len(runs) == 2
+    for run in runs:
+        raw, pipe = run.raw, run.pipeline
+        assert raw.throughput > 0 and pipe.throughput > 0
+        assert raw.half_load.rate == pytest.approx(raw.throughput / 2)
+        assert pipe.half_load.rate == pytest.approx(pipe.throughput / 2)
+        assert raw.at_rate is None
+        assert pipe.at_rate is not None and pipe.at_rate.rate == pytest.approx(raw.throughput / 2)
+        for latency in (raw.half_load, pipe.half_load, pipe.at_rate):
+            assert 0 < latency.p50_ms <= latency.p99_ms
+        assert raw.hop_cpu_ms > 0 and pipe.hop_cpu_ms > 0
+    assert [line.split(":")[0] for line in lines[:2]] == ["run 1", "run 2"]
+    assert lines[-1].startswith("median of 2: throughput ratio=")
+    # Five raw hops and five toy stages per run, each with its own log.
+    assert {p.name for p in tmp_path.glob("*.log")} >= {f"raw-hop{i}.log" for i in range(5)}
