@@ -43,7 +43,7 @@ def _config_options(*, run: bool = False) -> Callable[[Callable[..., Any]], Call
                 click.option("--batch-size", type=int, help="Max records per fetch "
                                                             "[env CITEFLOW_BATCH_SIZE; 100]"),
                 click.option("--fetch-max-wait-ms", type=int,
-                             help="Fetch long-poll wait [env CITEFLOW_FETCH_MAX_WAIT_MS; 20]"),
+                             help="Fetch long-poll wait [env CITEFLOW_FETCH_MAX_WAIT_MS; 50]"),
                 click.option("--retry-max-attempts", type=int,
                              help="Attempts before a dead letter "
                                   "[env CITEFLOW_RETRY_MAX_ATTEMPTS; 5]"),
@@ -612,3 +612,40 @@ def bench_e2e(count: int, latency_answers: int, repeat: int, partitions: int,
     run_benchmark(count=count, latency_count=latency_answers, partitions=partitions,
                   bootstrap=bootstrap, console=err, out=click.echo,
                   stage_specs=list(specs) or None, raw_sizes=raw_sizes, repeat=repeat)
+
+
+@bench.command("idle")
+@click.option("--fetch-max-wait", "waits", type=click.IntRange(min=1), multiple=True,
+              metavar="MS", help="Fetch long-poll bounds to compare [default: 20, the "
+                                 "configured one, 100]")
+@click.option("--idle-seconds", type=float, default=10.0, show_default=True,
+              help="Length of the window with no traffic")
+@click.option("--rate", type=float, default=10.0, show_default=True,
+              help="Answers per second of the low-rate latency run")
+@click.option("--answers", "count", type=int, default=60, show_default=True,
+              help="Answers in the low-rate latency run")
+@click.option("--partitions", type=int, default=2, show_default=True)
+def bench_idle(waits: tuple[int, ...], idle_seconds: float, rate: float, count: int,
+               partitions: int) -> None:
+    """The five stages and the embedded broker with no traffic: CPU they burn idle, and
+    single-answer latency at a low rate, for each fetch long-poll bound (the trade-off
+    behind CITEFLOW_FETCH_MAX_WAIT_MS)."""
+    from services.bench.idle import run_idle_benchmark
+
+    configured = RuntimeConfig.from_env().fetch_max_wait_ms
+    chosen = list(waits) or sorted({20, configured, 100})
+    results = run_idle_benchmark(chosen, idle_s=idle_seconds, rate=rate, count=count,
+                                 partitions=partitions, progress=err.print)
+    table = Table(title=f"idle for {idle_seconds:g} s, then {count} answers at {rate:g}/s")
+    for column in ("fetch wait ms", "5 stages, cores idle", "broker, cores idle",
+                   "latency p50 ms", "latency p90 ms"):
+        table.add_column(column)
+    for r in results:
+        mark = " (configured)" if r.fetch_max_wait_ms == configured else ""
+        table.add_row(f"{r.fetch_max_wait_ms}{mark}", f"{r.stages_cores:.3f}",
+                      f"{r.broker_cores:.3f}", f"{r.latency_p50_ms:.1f}",
+                      f"{r.latency_p90_ms:.1f}")
+        click.echo(f"fetch_max_wait_ms={r.fetch_max_wait_ms} idle_cores_stages="
+                   f"{r.stages_cores:.3f} idle_cores_broker={r.broker_cores:.3f} "
+                   f"latency_p50={r.latency_p50_ms:.1f}ms latency_p90={r.latency_p90_ms:.1f}ms")
+    err.print(table)
