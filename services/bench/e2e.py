@@ -201,8 +201,8 @@ class Collector:
             await asyncio.sleep(0.01)
 
 
-async def _send_all(config: RuntimeConfig, topic: str, records: list[Record],
-                    rate: float | None) -> dict[bytes, float]:
+async def send_all(config: RuntimeConfig, topic: str, records: list[Record],
+                   rate: float | None) -> dict[bytes, float]:
     """Send records (at `rate` per second, or as fast as possible); returns send times."""
     producer = make_producer(config)
     await producer.start()
@@ -225,6 +225,20 @@ async def _send_all(config: RuntimeConfig, topic: str, records: list[Record],
     return sent
 
 
+async def paced_latencies(config: RuntimeConfig, first: str, collector: Collector,
+                          records: list[Record], rate: float) -> list[float]:
+    """Send `records` to `first` at `rate` per second; each one's latency until the collector
+    saw it, in ms, sorted."""
+    sent = await send_all(config, first, records, rate)
+    await collector.wait_for(set(sent))
+    return sorted((collector.arrived[key] - sent[key]) * 1000 for key in sent)
+
+
+def percentile(ordered: list[float], q: float) -> float:
+    """The `q` quantile of sorted values (the nearest rank at or below)."""
+    return ordered[min(len(ordered) - 1, int(len(ordered) * q))]
+
+
 async def measure(config: RuntimeConfig, first: str, last: str, tag: str, count: int,
                   latency_count: int, rate: float | None,
                   progress: Callable[[str], None],
@@ -234,12 +248,12 @@ async def measure(config: RuntimeConfig, first: str, last: str, tag: str, count:
     throughput and, when `rate` is given, at `rate` too."""
     async with Collector(config, last) as collector:
         warm = answers(f"{tag}-warm", WARMUP)
-        await _send_all(config, first, warm, None)
+        await send_all(config, first, warm, None)
         await collector.wait_for({r.key for r in warm if r.key})
         progress(f"{tag}: warmed up; throughput run of {count} answers")
         batch = answers(f"{tag}-tp", count)
         cpu_before, broker_before = cpu(), broker_cpu()
-        sent = await _send_all(config, first, batch, None)
+        sent = await send_all(config, first, batch, None)
         keys = {r.key for r in batch if r.key}
         await collector.wait_for(keys)
         hop_cpu_ms = (cpu() - cpu_before) * 1000 / count
@@ -250,12 +264,8 @@ async def measure(config: RuntimeConfig, first: str, last: str, tag: str, count:
         async def latency_at(paced_rate: float, name: str) -> Latency:
             progress(f"{tag}: latency run at {paced_rate:.1f}/s ({name})")
             paced = answers(f"{tag}-lat-{name}", latency_count)
-            sent = await _send_all(config, first, paced, paced_rate)
-            keys = {r.key for r in paced if r.key}
-            await collector.wait_for(keys)
-            latencies = sorted((collector.arrived[k] - sent[k]) * 1000 for k in keys)
-            p99 = latencies[min(len(latencies) - 1, int(len(latencies) * 0.99))]
-            return Latency(paced_rate, statistics.median(latencies), p99)
+            latencies = await paced_latencies(config, first, collector, paced, paced_rate)
+            return Latency(paced_rate, statistics.median(latencies), percentile(latencies, 0.99))
 
         progress(f"{tag}: {throughput:.1f} answers/s")
         half_load = await latency_at(throughput / 2, "half-load")

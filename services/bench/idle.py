@@ -19,7 +19,15 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from services.bench.e2e import Collector, Processes, _send_all, answers, cpu_seconds
+from services.bench.e2e import (
+    Collector,
+    Processes,
+    answers,
+    cpu_seconds,
+    paced_latencies,
+    percentile,
+    send_all,
+)
 from services.broker import create_topics, free_port, pipeline_topics, start_broker
 from services.runtime.config import RuntimeConfig
 from services.runtime.registry import load_stage, pipeline_stage_names
@@ -71,20 +79,16 @@ def measure_setting(fetch_max_wait_ms: int, *, idle_s: float, rate: float, count
         processes.stop()
         broker.stop()
     return IdleResult(fetch_max_wait_ms, idle_s, stages_cpu / idle_s, broker_cpu / idle_s,
-                      statistics.median(latencies),
-                      latencies[min(len(latencies) - 1, int(len(latencies) * 0.9))])
+                      statistics.median(latencies), percentile(latencies, 0.9))
 
 
 async def _latencies(config: RuntimeConfig, first: str, last: str, rate: float,
                      count: int) -> list[float]:
     async with Collector(config, last) as collector:
         warm = answers("idle-warm", 5)
-        await _send_all(config, first, warm, None)
+        await send_all(config, first, warm, None)
         await collector.wait_for({r.key for r in warm if r.key})
-        paced = answers("idle-lat", count)
-        sent = await _send_all(config, first, paced, rate)
-        await collector.wait_for({r.key for r in paced if r.key})
-    return sorted((collector.arrived[key] - sent[key]) * 1000 for key in sent)
+        return await paced_latencies(config, first, collector, answers("idle-lat", count), rate)
 
 
 def run_idle_benchmark(waits: list[int], *, idle_s: float, rate: float, count: int,
