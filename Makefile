@@ -33,6 +33,7 @@ bench: install
 	$(BIN)/citeflow bench process
 	$(BIN)/citeflow bench ingest
 	$(BIN)/citeflow bench e2e
+	$(BIN)/citeflow bench idle
 	$(BIN)/citeflow bench memory
 
 schemas: install

@@ -30,7 +30,7 @@ _CHUNK_ENDS = "\n.!?"
 _RUN_GOES_ON = ".!?\"'”’)]"
 _RUN = re.compile(r"[.!?]*[\"'”’)\]]*")
 _NON_BLANK = re.compile(r"\S")
-_MEMO_LIMIT = 4_096
+_MEMO_LIMIT = 1_024
 MAX_COLUMN_TERMS = 255  # a sentence with more terms could overflow a column byte
 MAX_COLUMN_WINDOWS = (
     256  # larger sources keep only their masks (columns cost 8x the memory)

@@ -122,7 +122,9 @@ def bench_memory(events: int) -> None:
     with Progress(transient=True) as bar:
         task = bar.add_task("answers", total=events)
         result = run(events, progress=lambda done: bar.update(task, completed=done))
-    click.echo(f"RSS after {result['series_mib'][0][0]} answers: {result['baseline_mib']} MiB; "
+    click.echo(f"RSS after 100 answers: {result['start_mib']} MiB (the memos filling: "
+               f"{result['baseline_mib'] - result['start_mib']:+.1f} MiB by the first sample); "
+               f"after {result['series_mib'][0][0]} answers: {result['baseline_mib']} MiB; "
                f"after {events}: {result['final_mib']} MiB; growth "
                f"{result['growth'] * 100:+.1f}% (target within 10%)")
     click.echo(orjson.dumps(result).decode())

@@ -49,8 +49,8 @@ _COMMON_SEPARATORS = (
 
 # Bounded memos: surface word -> term ("" when it is not a content term), text -> statistics.
 # Each is cleared whole when full: simple, and memory stays bounded.
-_MAX_WORDS = 200_000
-_MAX_TEXTS = 4_096
+_MAX_WORDS = 50_000
+_MAX_TEXTS = 1_024
 _TERM_OF: dict[str, str] = {}
 _TEXTS: dict[str, TextTerms] = {}
 
