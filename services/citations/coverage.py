@@ -65,9 +65,9 @@ def coverage(extracted: Extracted, sources: Sequence[Source]) -> CoverageCounts:
                 marker_chars += clusters[k].end - clusters[k].start
             chars = sentence.end - sentence.start - marker_chars
             cited = {
-                citations[i].source_index
+                index
                 for i in inside
-                if citations[i].valid and citations[i].source_index is not None
+                if citations[i].valid and (index := citations[i].source_index) is not None
             }
         chars_total += chars
         if cited:

@@ -16,7 +16,7 @@ _SPACE = " \t\r\n\f\v\u00a0\u2028\u2029"
 
 def list_breaks(text: str) -> list[int]:
     """Positions before inline list items (a run `1) ... 2) ...`) and inline bullets."""
-    breaks = []
+    breaks: list[int] = []
     if any(bullet in text for bullet in _BULLETS):
         breaks.extend(m.start() for m in _BULLET.finditer(text))
     items = _paren_items(text) if ")" in text else []

@@ -195,8 +195,10 @@ def _segments(
     cluster's citation models are made as its piece is found)."""
     text = answer.text
     size = len(text)
-    about = {source.index: (source.kind, source_ref_id(source)) for source in answer.sources}
-    unknown = (None, None)
+    about: dict[int | None, tuple[str | None, str | None]] = {
+        source.index: (source.kind, source_ref_id(source)) for source in answer.sources
+    }
+    unknown: tuple[str | None, str | None] = (None, None)
     hits = extracted.citations
     cuts: dict[int, tuple[list[SegmentCitation], list[str]]] = {}
     for cluster in extracted.clusters:

@@ -101,7 +101,7 @@ def chunk_sentences(text: str) -> list[tuple[int, int]]:
             stop = end + 1
             after = text[stop : stop + 1]
             if after and after in _RUN_GOES_ON:
-                stop = _RUN.match(text, stop).end()
+                stop = _RUN.match(text, stop).end()  # type: ignore[union-attr]  # matches ""
                 after = text[stop : stop + 1]
             if after and not after.isspace():
                 continue  # `e.g.x`, `3.5`: no blank after the run

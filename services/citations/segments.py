@@ -54,8 +54,9 @@ def piece_source_ids(piece: SegmentPiece, ref_ids: Mapping[int, str]) -> list[st
     appearance first."""
     ids: list[str] = []
     for citation in piece.citations:
-        if citation.valid and citation.source_index in ref_ids:
-            ref = ref_ids[citation.source_index]
+        index = citation.source_index
+        if citation.valid and index is not None and index in ref_ids:
+            ref = ref_ids[index]
             if ref not in ids:
                 ids.append(ref)
     return ids

@@ -314,7 +314,7 @@ def split_sentences(
             end = rs + 1
             scan.cut(end)
         else:
-            end = _RUN.match(text, rs).end()
+            end = _RUN.match(text, rs).end()  # type: ignore[union-attr]  # matches "" too
             _run(scan, rs, end)
         consumed = end
     for position in forced[f:]:

@@ -76,7 +76,7 @@ def _renderings(rendered: dict[str, str]) -> Renderings:
         return _all_renderings(
             {name: rendered[name] for name in Renderings.model_fields}
         )
-    return Renderings.model_construct(**rendered)
+    return Renderings.model_construct(None, **rendered)
 
 
 def build_layout(
@@ -90,8 +90,7 @@ def build_layout(
     markers = marker_ranges(len(text), extraction.citations, extraction.clusters)
     # the sources linkable citations cite (see `is_linkable`)
     cited = sorted(
-        {key[1] for group in set(markers.groups) for key in group if key[2]}
-        & by_index.keys()
+        by_index.keys() & {key[1] for group in set(markers.groups) for key in group if key[2]}
     )
     return AnswerLayout(
         answer_id=resolved.answer.answer_id,

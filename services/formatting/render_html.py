@@ -179,7 +179,7 @@ def _unit_tags(units: list[AnswerUnit]) -> list[str]:
             values.append(unit["kind"])
     escaped = iter(escape_html_many(values))
     tags: list[str] = []
-    for unit, span in zip(units, spans):
+    for model, span in zip(units, spans):
         if span is not None:
             tags.append(
                 _VERBATIM_UNIT
@@ -191,7 +191,7 @@ def _unit_tags(units: list[AnswerUnit]) -> list[str]:
                     next(escaped),
                     span["start_char"],
                     span["end_char"],
-                    len(unit.source_spans),
+                    len(model.source_spans),
                 )
             )
         else:
@@ -206,10 +206,8 @@ def _marker_chips(
     """The chips of every marker, each distinct citation's built once.
 
     `titles`: the escaped chip title of each source a valid citation may link to."""
-    distinct = dict.fromkeys(groups)
-    chip = {key: _chip(key, titles, anchor) for key in {k for g in distinct for k in g}}
-    for group in distinct:
-        distinct[group] = "".join(map(chip.__getitem__, group))
+    chip = {key: _chip(key, titles, anchor) for key in {k for g in groups for k in g}}
+    distinct = {group: "".join(map(chip.__getitem__, group)) for group in set(groups)}
     return list(map(distinct.__getitem__, groups))
 
 

@@ -40,6 +40,8 @@ def closest_match(
     if best is None:
         return None
     region = fuzz.partial_ratio_alignment(quote, best.text)
+    if region is None:
+        return None
     low = max(0, region.dest_start - len(quote))
     window = best.text[low : region.dest_end + len(quote)]
     match = match_quote(window, quote)

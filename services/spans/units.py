@@ -157,7 +157,7 @@ def _upstream_unit(
     if start != -1:
         end: int | None = start + len(unit_text)
         positions = ctx.positions(start, end)
-        after = end
+        after = start + len(unit_text)
     else:
         end = None
         ctx.problems.append(

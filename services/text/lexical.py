@@ -14,12 +14,13 @@ from __future__ import annotations
 
 import math
 import re
-from collections import _count_elements  # C counting helper of Counter
+from collections import _count_elements  # type: ignore[attr-defined]  # Counter's C helper
 from collections.abc import Collection, Iterable, Sequence
 from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
 from itertools import filterfalse
 from operator import add
+from typing import cast
 
 STOPWORDS: frozenset[str] = frozenset(
     """a about above after again against all also am an and any are as at be because been
@@ -92,9 +93,9 @@ def span_terms(text: str, spans: Iterable[tuple[int, int]]) -> list[set[str]]:
     found = []
     for start, end in spans:
         tokens = prepared[start:end].split()
-        terms = set(map(get, tokens))
-        if None in terms:
-            terms = terms_of(tokens)
+        seen = set(map(get, tokens))
+        # Without None every word was known, so `seen` holds only terms.
+        terms = terms_of(tokens) if None in seen else cast("set[str]", seen)
         terms.discard("")
         found.append(terms)
     return found
@@ -130,11 +131,13 @@ def _learn(unique: AbstractSet[str]) -> None:
 def terms_of(surface: Collection[str]) -> set[str]:
     """The content terms of some surface words: stopwords and 1-character words dropped,
     plurals folded."""
-    found = set(map(_TERM_OF.get, surface))
-    if None in found:
+    seen = set(map(_TERM_OF.get, surface))
+    if None in seen:
         unique = set(surface)
         _learn(unique)
         found = set(map(_TERM_OF.__getitem__, unique))
+    else:
+        found = cast("set[str]", seen)  # every word was known: only terms
     found.discard("")
     return found
 
