@@ -1,21 +1,28 @@
 # Fresh-machine entry points: `make run` (the pipeline on the embedded broker, with a demo
-# answer) and `make test` (the whole suite). Both create the virtualenv on first use.
+# answer) and `make test` (the whole suite). Both create the virtualenv on first use and
+# compile the stage logic with mypyc (`make native`; CITEFLOW_NATIVE=0 skips it and runs
+# plain Python, which gives the same outputs).
 PYTHON ?= python3
 VENV   ?= .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed-stamp
 
-.PHONY: install run test test-unit test-integration bench schemas clean
+.PHONY: install native run test test-unit test-integration bench schemas clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
 	@# Older virtualenvs hold the full pymupdf, whose files pymupdf-lite shares: remove it first.
 	$(BIN)/python -m pip uninstall --quiet --yes pymupdf pymupdf-layout pymupdf4llm 2>/dev/null || true
-	$(BIN)/python -m pip install --quiet -e ".[test]"
+	$(BIN)/python -m pip install --quiet -e ".[test,native]"
 	touch $(STAMP)
 
 install: $(STAMP)
+	@if [ "$$CITEFLOW_NATIVE" = "0" ]; then echo "CITEFLOW_NATIVE=0: no native build"; \
+	else CITEFLOW_NATIVE=0 $(BIN)/python -m services.native.build --if-stale; fi
+
+native: $(STAMP)
+	CITEFLOW_NATIVE=0 $(BIN)/python -m services.native.build
 
 run: install
 	$(BIN)/citeflow up --demo services/examples/demo_answer.json
@@ -40,4 +47,4 @@ schemas: install
 	$(BIN)/citeflow schemas export
 
 clean:
-	rm -rf $(VENV) .pytest_cache .hypothesis
+	rm -rf $(VENV) .pytest_cache .hypothesis .native .native.new

@@ -90,7 +90,10 @@ def bench_process(runs: int) -> None:
     spans = bench_spans(runs)
     scoring = bench_scoring(runs)
     formatting = bench_formatting(runs)
-    table = Table(title="citeflow bench process (per answer, median of %d runs)" % runs)
+    from services import native
+
+    logic = "compiled stage logic (mypyc)" if native.is_active() else "plain Python stage logic"
+    table = Table(title=f"citeflow bench process (per answer, median of {runs} runs; {logic})")
     for column in ("measurement", "ours", "reference (same run)", "ratio", "target"):
         table.add_column(column)
     table.add_row("whole pipeline, 5 stages", f"{pipeline['pipeline_ms']:.3f} ms",
@@ -106,7 +109,7 @@ def bench_process(runs: int) -> None:
     table.add_row("formatting stage (3 renderings)", f"{formatting['format_answer_ms']:.3f} ms",
                   "-", "-", "-")
     Console(stderr=True).print(table)
-    click.echo(orjson.dumps({"pipeline": pipeline, "extraction": extraction, "spans": spans,
+    click.echo(orjson.dumps({"native": native.is_active(), "pipeline": pipeline, "extraction": extraction, "spans": spans,
                              "scoring": scoring, "formatting": formatting}).decode())
 
 

@@ -69,7 +69,7 @@ def _match_ends(text: str, pattern: str, max_errors: float) -> list[tuple[int, i
             if score < max_errors:
                 best.clear()
             best.append((j + 1, score))
-            max_errors = score
+            max_errors = float(score)  # the bound only tightens
     return best
 
 

@@ -35,7 +35,8 @@ def test_repeated_runs_report_both_latencies_and_medians(
         assert pipe.at_rate is not None and pipe.at_rate.rate == pytest.approx(raw.throughput / 2)
         for latency in (raw.half_load, pipe.half_load, pipe.at_rate):
             assert 0 < latency.p50_ms <= latency.p99_ms
-        assert raw.hop_cpu_ms > 0 and pipe.hop_cpu_ms > 0
+        # CPU is read in clock ticks (10 ms): a 40-answer run may show none.
+        assert raw.hop_cpu_ms >= 0 and pipe.hop_cpu_ms >= 0
     assert [line.split(":")[0] for line in lines[:2]] == ["run 1", "run 2"]
     assert lines[-1].startswith("median of 2: throughput ratio=")
     # Five raw hops and five toy stages per run, each with its own log.

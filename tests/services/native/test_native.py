@@ -1,0 +1,84 @@
+"""The native (mypyc) build: used only when it matches the source, and indistinguishable from
+plain Python in what it produces."""
+
+from __future__ import annotations
+
+import hashlib
+import importlib
+import importlib.machinery
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import orjson
+import pytest
+
+from services import native
+from services.bench.e2e import ANSWER_SHAPE
+from services.bench.workload import bench_answer
+
+REPO = Path(__file__).resolve().parents[3]
+
+
+def _write(path: Path, text: str) -> str:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text)
+    return hashlib.sha256(text.encode()).hexdigest()
+
+
+def test_compiled_sources_are_the_pure_logic_modules() -> None:
+    names = {native.module_name(p) for p in native.compiled_sources()}
+    assert {"services.spans.logic", "services.text.lexical", "services.citations.sentences",
+            "services.formatting.render_html", "services.scoring.logic"} <= names
+    assert not {n for n in names if n.rsplit(".", 1)[1] in {"__init__", "stage", "bench"}}
+    assert not {n for n in names if n.split(".")[1] in {"runtime", "cli", "ingest", "native"}}
+
+
+def test_stale_sources_name_changed_added_and_removed_modules(tmp_path: Path) -> None:
+    kept = _write(tmp_path / "services/text/kept.py", "A = 1\n")
+    _write(tmp_path / "services/spans/added.py", "B = 2\n")
+    _write(tmp_path / "services/spans/stage.py", "not compiled\n")
+    suffix = importlib.machinery.EXTENSION_SUFFIXES[0]
+    manifest = {"ext_suffix": suffix, "sources": {"services.text.kept": kept,
+                                                  "services.citations.removed": "0" * 64}}
+    assert native.stale_sources(manifest, tmp_path) == [
+        "services.citations.removed", "services.spans.added"]
+
+    manifest["sources"]["services.spans.added"] = hashlib.sha256(b"B = 2\n").hexdigest()
+    del manifest["sources"]["services.citations.removed"]
+    assert native.stale_sources(manifest, tmp_path) == []
+    _write(tmp_path / "services/text/kept.py", "A = 2\n")
+    assert native.stale_sources(manifest, tmp_path) == ["services.text.kept"]
+    assert native.stale_sources({**manifest, "ext_suffix": ".other.so"}, tmp_path)[0] == (
+        "built for .other.so")
+
+
+def test_when_built_every_compiled_module_is_the_extension() -> None:
+    if not native.is_active():
+        pytest.skip("no current native build (make native) or CITEFLOW_NATIVE=0")
+    for path in native.compiled_sources():
+        module = importlib.import_module(native.module_name(path))
+        assert module.__file__ is not None
+        assert Path(module.__file__).is_relative_to(native.NATIVE_DIR), module.__file__
+
+
+def test_native_and_plain_python_give_the_same_results(tmp_path: Path) -> None:
+    if not native.is_active():
+        pytest.skip("no current native build (make native) or CITEFLOW_NATIVE=0")
+    answers = [orjson.loads((REPO / "services/examples/demo_answer.json").read_bytes())]
+    answers += [bench_answer(f"n{seed}", seed=seed) for seed in range(3)]
+    answers += [bench_answer(f"e{seed}", seed=seed, **ANSWER_SHAPE) for seed in range(20)]
+    source = tmp_path / "answers.jsonl"
+    source.write_bytes(b"\n".join(orjson.dumps(a) for a in answers) + b"\n")
+
+    def process(native_flag: str) -> bytes:
+        env = {**os.environ, "CITEFLOW_NATIVE": native_flag}
+        command = [sys.executable, "-c", "from services.cli import main; main()"]
+        done = subprocess.run([*command, "process", str(source)], cwd=REPO, env=env,
+                              capture_output=True, check=True)
+        return done.stdout
+
+    compiled, plain = process("1"), process("0")
+    assert compiled.count(b"\n") == len(answers)
+    assert compiled == plain
