@@ -41,7 +41,7 @@ _WORD = re.compile(r"[^\W_]+")
 # A bytes.translate table: every ASCII character that is not a letter or digit becomes a space,
 # and capitals become lowercase (as `str.lower`). Going through bytes costs two copies but is
 # far cheaper than `str.translate`, which looks each distinct character up in its table.
-_ASCII_WORDS = bytes(ord(ch.lower()) if ch.isalnum() else 32 for ch in map(chr, range(128)))
+_ASCII_WORDS = bytes([ord(ch.lower()) if ch.isalnum() else 32 for ch in map(chr, range(128))])
 _ASCII_WORDS += bytes(range(128, 256))  # unused: only ASCII text is translated
 # Quotes, guillemets, dashes, ellipsis, bullets, no-break and thin space.
 _COMMON_SEPARATORS = (
