@@ -74,10 +74,15 @@ class RunResult:
     half_load: Latency
     # At an offered rate named by the caller (the pipeline: half the raw throughput).
     at_rate: Latency | None = None
-    # CPU time of all hop processes together per answer during the throughput run.
-    hop_cpu_ms: float = 0.0
+    # CPU time of each hop process per answer during the throughput run, in flow order.
+    hop_cpu_each_ms: tuple[float, ...] = ()
     # CPU time of the embedded broker per answer during the throughput run (0: external).
     broker_cpu_ms: float = 0.0
+
+    @property
+    def hop_cpu_ms(self) -> float:
+        """CPU time of all hop processes together per answer."""
+        return sum(self.hop_cpu_each_ms)
 
 
 @dataclass(frozen=True)
@@ -242,7 +247,7 @@ def percentile(ordered: list[float], q: float) -> float:
 async def measure(config: RuntimeConfig, first: str, last: str, tag: str, count: int,
                   latency_count: int, rate: float | None,
                   progress: Callable[[str], None],
-                  cpu: Callable[[], float] = lambda: 0.0,
+                  cpu: Callable[[], list[float]] = list,
                   broker_cpu: Callable[[], float] = lambda: 0.0) -> RunResult:
     """Throughput of `count` answers sent at once, then latency at half the measured
     throughput and, when `rate` is given, at `rate` too."""
@@ -256,7 +261,8 @@ async def measure(config: RuntimeConfig, first: str, last: str, tag: str, count:
         sent = await send_all(config, first, batch, None)
         keys = {r.key for r in batch if r.key}
         await collector.wait_for(keys)
-        hop_cpu_ms = (cpu() - cpu_before) * 1000 / count
+        hop_cpu_each_ms = tuple((after - before) * 1000 / count
+                                for before, after in zip(cpu_before, cpu(), strict=True))
         broker_cpu_ms = (broker_cpu() - broker_before) * 1000 / count
         elapsed = max(collector.arrived[k] for k in keys) - min(sent.values())
         throughput = count / elapsed
@@ -270,7 +276,7 @@ async def measure(config: RuntimeConfig, first: str, last: str, tag: str, count:
         progress(f"{tag}: {throughput:.1f} answers/s")
         half_load = await latency_at(throughput / 2, "half-load")
         at_rate = await latency_at(rate, "given-rate") if rate else None
-    return RunResult(throughput, half_load, at_rate, hop_cpu_ms, broker_cpu_ms)
+    return RunResult(throughput, half_load, at_rate, hop_cpu_each_ms, broker_cpu_ms)
 
 
 def cpu_seconds(pids: list[int]) -> float:
@@ -301,9 +307,9 @@ class Processes:
                 start_new_session=True, preexec_fn=die_with_parent,
             ))
 
-    def cpu_seconds(self) -> float:
-        """User plus system CPU time the running hop processes used so far."""
-        return cpu_seconds([p.pid for p in self.started])
+    def cpu_seconds(self) -> list[float]:
+        """User plus system CPU time each hop process (in start order) used so far."""
+        return [cpu_seconds([p.pid]) for p in self.started]
 
     def stop(self) -> None:
         for process in self.started:
@@ -349,13 +355,13 @@ def run_benchmark(*, count: int, latency_count: int, partitions: int, bootstrap:
     finally:
         if broker is not None:
             broker.stop()
-    _report(runs, len(stages), count, console, out)
+    _report(runs, [stage.name for stage in stages], count, console, out)
     return runs
 
 
-def _report(runs: list[Comparison], hops: int, count: int, console: Console,
+def _report(runs: list[Comparison], names: list[str], count: int, console: Console,
             out: Callable[[str], None]) -> None:
-    table = Table(title=f"end to end, {hops} hops, {count} answers per throughput run")
+    table = Table(title=f"end to end, {len(names)} hops, {count} answers per throughput run")
     for column in ("run", "answers/s", "p50 / p99 ms at own half load",
                    "p50 / p99 ms at half raw rate", "hop CPU ms/answer",
                    "broker CPU ms/answer"):
@@ -379,6 +385,12 @@ def _report(runs: list[Comparison], hops: int, count: int, console: Console,
             f"pipeline={pipe.hop_cpu_ms:.2f}ms; broker CPU raw={raw.broker_cpu_ms:.2f}ms "
             f"pipeline={pipe.broker_cpu_ms:.2f}ms per answer")
     median = statistics.median
+    # Where the pipeline's CPU goes: each stage process beside the raw hop it replaces.
+    for i, name in enumerate(names):
+        raw_ms = median(r.raw.hop_cpu_each_ms[i] for r in runs)
+        pipe_ms = median(r.pipeline.hop_cpu_each_ms[i] for r in runs)
+        out(f"hop {i + 1} {name}: CPU ms/answer raw={raw_ms:.3f} pipeline={pipe_ms:.3f} "
+            f"(median of {len(runs)})")
     out(f"median of {len(runs)}: throughput ratio="
         f"{median(r.throughput_ratio for r in runs):.2f} (target >= 0.5); "
         f"p50 ratio at each side's half load="

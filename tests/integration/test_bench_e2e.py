@@ -37,7 +37,13 @@ def test_repeated_runs_report_both_latencies_and_medians(
             assert 0 < latency.p50_ms <= latency.p99_ms
         # CPU is read in clock ticks (10 ms): a 40-answer run may show none.
         assert raw.hop_cpu_ms >= 0 and pipe.hop_cpu_ms >= 0
+        assert len(raw.hop_cpu_each_ms) == len(pipe.hop_cpu_each_ms) == 5
+        assert pipe.hop_cpu_ms == pytest.approx(sum(pipe.hop_cpu_each_ms))
     assert [line.split(":")[0] for line in lines[:2]] == ["run 1", "run 2"]
+    # One CPU line per hop, named by its stage, before the medians.
+    assert [line.split(":")[0] for line in lines[2:7]] == [
+        f"hop {i} toy-{stage.split(':')[-1]}" for i, stage in enumerate(SPECS, 1)
+    ]
     assert lines[-1].startswith("median of 2: throughput ratio=")
     # Five raw hops and five toy stages per run, each with its own log.
     assert {p.name for p in tmp_path.glob("*.log")} >= {f"raw-hop{i}.log" for i in range(5)}
