@@ -307,7 +307,11 @@ class Processes:
                 start_new_session=True, preexec_fn=die_with_parent,
             ))
 
-    def cpu_seconds(self) -> list[float]:
+    def cpu_seconds(self) -> float:
+        """User plus system CPU time the running hop processes used so far."""
+        return sum(self.cpu_seconds_each())
+
+    def cpu_seconds_each(self) -> list[float]:
         """User plus system CPU time each hop process (in start order) used so far."""
         return [cpu_seconds([p.pid]) for p in self.started]
 
@@ -429,7 +433,7 @@ def _raw_side(bootstrap: str, run_id: str, sizes: list[int], count: int, latency
                              topics[i + 1], f"{config.topic_prefix}hop{i}", str(sizes[i])],
                             f"raw-hop{i}")
         return asyncio.run(measure(config, topics[0], topics[-1], "raw", count, latency_count,
-                                   None, console.print, processes.cpu_seconds,
+                                   None, console.print, processes.cpu_seconds_each,
                                    lambda: cpu_seconds(broker_pids)))
     finally:
         processes.stop()
@@ -449,7 +453,7 @@ def _pipeline_side(bootstrap: str, run_id: str, specs: list[str], stages: list[A
         first = config.physical(stages[0].input_topics[0])
         last = config.physical(stages[-1].output_topics[0])
         return asyncio.run(measure(config, first, last, "pipeline", count, latency_count,
-                                   rate, console.print, processes.cpu_seconds,
+                                   rate, console.print, processes.cpu_seconds_each,
                                    lambda: cpu_seconds(broker_pids)))
     finally:
         processes.stop()
