@@ -314,13 +314,14 @@ def decode(value: bytes, expected: type[BaseModel] | None = None) -> Event:
         model = etype.model.model_validate(data)
     except ValidationError as exc:
         raise validation_error(exc, subject) from None
+    time, traceparent = body.get("time"), body.get("traceparent")
     return Event(
         id=body["id"],
         source=body["source"],
         type=type_string(etype.name, etype.version),
         subject=subject,
-        time=body.get("time") if isinstance(body.get("time"), str) else "",
+        time=time if isinstance(time, str) else "",
         data=model,
-        traceparent=body.get("traceparent") if isinstance(body.get("traceparent"), str) else None,
+        traceparent=traceparent if isinstance(traceparent, str) else None,
         upcast_from=version if version != etype.version else None,
     )

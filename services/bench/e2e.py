@@ -52,8 +52,8 @@ from services.runtime.topic_io import partitions_of
 
 WARMUP = 20
 # About 5-8 KB per encoded answer.submitted event.
-ANSWER_SHAPE = dict(words=200, citations=10, verbatim_units=4, sources=3, chunks_per_source=1,
-                    chunk_chars=600)
+ANSWER_SHAPE: dict[str, Any] = {"words": 200, "citations": 10, "verbatim_units": 4, "sources": 3, "chunks_per_source": 1,
+                    "chunk_chars": 600}
 
 
 @dataclass(frozen=True)
@@ -461,4 +461,5 @@ def _pipeline_side(bootstrap: str, run_id: str, specs: list[str], stages: list[A
 
 if __name__ == "__main__":
     # A raw hop process: python -m services.bench.e2e SOURCE TARGET GROUP SIZE
-    asyncio.run(passthrough(RuntimeConfig.from_env(), *sys.argv[1:4], size=int(sys.argv[4])))
+    source, target, group, size = sys.argv[1:5]
+    asyncio.run(passthrough(RuntimeConfig.from_env(), source, target, group, size=int(size)))

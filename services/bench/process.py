@@ -9,6 +9,7 @@ from typing import Any
 
 import orjson
 
+from schemas.formatted import AnswerFormatted
 from services.bench.workload import bench_answer
 from services.pipeline import process_answer
 from services.runtime.gc_tuning import tune_gc
@@ -40,7 +41,7 @@ def bench_pipeline(runs: int) -> dict[str, Any]:
     answer = bench_answer()
     raw = orjson.dumps(answer)
     result = process_answer(raw, event_id="bench")
-    if not hasattr(result, "renderings"):
+    if not isinstance(result, AnswerFormatted):
         raise RuntimeError(f"benchmark answer did not format: {result}")
     pipeline = median_ms(lambda: process_answer(raw, event_id="bench"), runs)
     reference = pysbd_ms(answer["text"], max(5, runs // 20))

@@ -6,7 +6,7 @@ import os
 import re
 import sys
 from pathlib import Path
-from typing import Any, NoReturn
+from typing import Any, Literal, NoReturn
 
 import click
 import orjson
@@ -48,7 +48,7 @@ def _refuse(exc: DocumentRejection, **context: Any) -> NoReturn:
 @click.option("--chunk-text/--no-chunk-text", default=False, show_default=True,
               help="Repeat each chunk's text (by default chunks carry offsets only).")
 def ingest_cmd(
-    file: Path, doc_id: str | None, fmt: str | None, chunk_size: int, chunk_overlap: int,
+    file: Path, doc_id: str | None, fmt: Literal["pdf", "epub"] | None, chunk_size: int, chunk_overlap: int,
     chunk_text: bool,
 ) -> None:
     """Ingest one EPUB or PDF and print its documents.ingested data as JSON.

@@ -12,12 +12,18 @@ from __future__ import annotations
 import base64
 import math
 import os
-from typing import Any
+from typing import Any, cast
 
 import orjson
 from pydantic import ValidationError
+from pydantic_core import ErrorDetails
 
-from schemas.answers import AnswerAccepted, AnswerRejected, AnswerSubmitted
+from schemas.answers import (
+    AnswerAccepted,
+    AnswerRejected,
+    AnswerSubmitted,
+    RejectionError,
+)
 from schemas.envelope import (
     EventDecodeError,
     decode_current,
@@ -74,7 +80,7 @@ def readable_answer_id(data: object) -> str | None:
     return None
 
 
-def _error_code(error: dict[str, Any]) -> str:
+def _error_code(error: ErrorDetails) -> str:
     """The stable code of one pydantic error."""
     kind: str = error["type"]
     if kind == "missing":
@@ -90,7 +96,7 @@ def _error_code(error: dict[str, Any]) -> str:
     return "invalid_value"
 
 
-def _error_message(error: dict[str, Any]) -> str:
+def _error_message(error: ErrorDetails) -> str:
     if _error_code(error) == "invalid_answer_id":
         return "answer_id must be 1..200 characters of A-Z a-z 0-9 . _ : -"
     return str(error["msg"]).removeprefix("Value error, ")
@@ -214,7 +220,7 @@ def _rejected(
         code=exc.code,
         message=exc.message,
         path=exc.path,
-        errors=exc.errors,
+        errors=[RejectionError(**error) for error in exc.errors],
         original_base64=base64.b64encode(raw).decode("ascii"),
         original_topic=message.topic if message else None,
         original_partition=message.partition if message else None,
@@ -318,7 +324,8 @@ def _fast_decode(value: bytes) -> tuple[dict[str, Any], AnswerSubmitted, int | N
         return None
     body = {"id": event.id, "subject": event.subject, "traceparent": event.traceparent}
     try:
-        return body, _check_numbers_and_nesting(event.data, "$.data"), None
+        answer = cast(AnswerSubmitted, event.data)  # decode_current checked its type
+        return body, _check_numbers_and_nesting(answer, "$.data"), None
     except Rejection as exc:
         exc.envelope = body
         raise

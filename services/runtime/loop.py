@@ -438,7 +438,7 @@ class StageRunner:
         if not offsets:
             return
         try:
-            await self._consumer.commit(offsets)  # type: ignore[arg-type]
+            await self._consumer.commit(offsets)
         except CommitFailedError as exc:
             # The group rebalanced: the partitions may belong to another member now, which
             # resumes from the last successful commit (duplicates, never losses).
@@ -448,7 +448,7 @@ class StageRunner:
             # Still committable next time: the tracker only forgets what the broker took.
             self.log.warning("commit failed", error=str(exc))
             return
-        self.tracker.committed(offsets)  # type: ignore[arg-type]
+        self.tracker.committed(offsets)
 
     def _report_lag(self, batches: dict[TopicPartition, list[ConsumerRecord]]) -> None:
         assert self._consumer is not None
@@ -458,7 +458,7 @@ class StageRunner:
                 self.metrics.lag(tp.topic, tp.partition, max(0, high - records[-1].offset - 1))
 
 
-class _Rebalance(ConsumerRebalanceListener):  # type: ignore[misc]
+class _Rebalance(ConsumerRebalanceListener):
     """Commit what is finished before partitions move; never half-done work."""
 
     def __init__(self, runner: StageRunner) -> None:

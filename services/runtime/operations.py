@@ -18,7 +18,13 @@ from schemas.topics import ANSWERS_SUBMITTED
 from services.runtime.config import RuntimeConfig
 from services.runtime.dead_letters import DeadLetterInfo, Record, read_dead_letter
 from services.runtime.kafka import make_consumer
-from services.runtime.topic_io import Range, caught_up, partitions_of, publish, read_range
+from services.runtime.topic_io import (
+    Range,
+    caught_up,
+    partitions_of,
+    publish,
+    read_range,
+)
 
 
 @dataclass(frozen=True)
@@ -204,7 +210,7 @@ async def drain(config: RuntimeConfig, topic: str, group_id: str) -> dict[str, i
             if records:
                 await publish(config, records)
                 # Committed only after the broker acknowledged every copy: a crash re-drains.
-                await consumer.commit(offsets)  # type: ignore[arg-type]
+                await consumer.commit(offsets)
             for tp in list(todo):
                 if await caught_up(consumer, tp, None):
                     todo.discard(tp)

@@ -32,11 +32,11 @@ async def serve(stage: Stage, config: RuntimeConfig) -> int:
     try:
         # Finish the in-flight batch, flush, commit and leave the group within the deadline.
         await asyncio.wait_for(asyncio.shield(task), timeout=config.shutdown_timeout_s)
-    except asyncio.TimeoutError:
+    except TimeoutError:
         log.error("shutdown deadline exceeded; unfinished records will be re-delivered")
         task.cancel()
         return 1
-    except Exception as exc:  # noqa: BLE001 - reported, the supervisor restarts us
+    except Exception as exc:
         log.exception("stage failed", error=str(exc))
         return 1
     return 0

@@ -9,11 +9,13 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import NamedTuple
+from typing import NamedTuple, TypeVar, cast
 
 from pydantic import BaseModel
 
 from schemas.envelope import Event, EventDecodeError, decode
+
+In = TypeVar("In", bound=BaseModel)
 
 
 class Message(NamedTuple):
@@ -84,9 +86,9 @@ def decode_input(message: Message, model: type[BaseModel]) -> Event:
 def typed_stage(
     name: str,
     input_topic: str,
-    input_model: type[BaseModel],
+    input_model: type[In],
     output_topic: str,
-    logic: Callable[[BaseModel], BaseModel],
+    logic: Callable[[In], BaseModel],
     description: str = "",
 ) -> Stage:
     """A stage whose logic maps one validated event payload to one output payload."""
@@ -96,7 +98,7 @@ def typed_stage(
         return [
             Output(
                 topic=output_topic,
-                data=logic(event.data),
+                data=logic(cast(In, event.data)),
                 subject=event.subject,
                 cause_id=event.id,
                 traceparent=event.traceparent,

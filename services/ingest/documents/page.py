@@ -39,9 +39,13 @@ def quote_variants(quote: str) -> list[tuple[str, str]]:
                 ("dehyphenated", _INNER_HYPHEN.sub("", normalised))]
     if len(normalised) > PREFIX_CHARS:
         variants.append(("prefix", normalised[:PREFIX_CHARS].rsplit(" ", 1)[0]))
+    unique: list[tuple[str, str]] = []
     seen: set[str] = set()
-    return [(kind, text) for kind, text in variants
-            if text and not (text in seen or seen.add(text))]
+    for kind, text in variants:
+        if text and text not in seen:
+            seen.add(text)
+            unique.append((kind, text))
+    return unique
 
 
 def find_quote(page: pymupdf.Page, quote: str) -> tuple[str | None, list[pymupdf.Quad]]:

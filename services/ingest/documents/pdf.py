@@ -40,7 +40,8 @@ def open_pdf(data: bytes, limits: IngestLimits) -> tuple[pymupdf.Document, list[
     problems: list[str] = []
     encryption = (document.metadata or {}).get("encryption")
     if encryption:
-        if not document.permissions & pymupdf.PDF_PERM_COPY:
+        # PDF_PERM_COPY is missing from PyMuPDF's type information, not from the module.
+        if not document.permissions & pymupdf.PDF_PERM_COPY:  # type: ignore[attr-defined]
             raise DocumentRejection(
                 "pdf_encrypted",
                 f"the PDF is encrypted ({encryption}) and does not permit text extraction",

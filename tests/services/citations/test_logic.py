@@ -7,8 +7,8 @@ import pytest
 
 from schemas import topics
 from schemas.citations import AnswerCited, Citation, Sentence
-from schemas.envelope import encode, make_event
 from schemas.construct import construct
+from schemas.envelope import encode, make_event
 from services.citations.extract import extract
 from services.citations.logic import cite_answer
 from services.citations.maps import citation_map, sentence_map

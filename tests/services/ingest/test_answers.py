@@ -13,7 +13,12 @@ import pytest
 from schemas.answers import AnswerAccepted, AnswerRejected
 from schemas.topics import ANSWERS_ACCEPTED, ANSWERS_REJECTED
 from services.bench.workload import bench_answer
-from services.ingest.answers import MAX_BYTES_ENV, admit_data, handle_submitted, max_answer_bytes
+from services.ingest.answers import (
+    MAX_BYTES_ENV,
+    admit_data,
+    handle_submitted,
+    max_answer_bytes,
+)
 from services.runtime.stage import Message
 
 

@@ -15,7 +15,13 @@ from schemas.envelope import decode, encode, headers_for, make_event
 from services.bench.workload import bench_answer
 from services.runtime.config import RuntimeConfig
 from services.runtime.loop import StageRunner, _Pending, output_record
-from services.runtime.stage import Message, Output, PermanentError, Stage, TransientError
+from services.runtime.stage import (
+    Message,
+    Output,
+    PermanentError,
+    Stage,
+    TransientError,
+)
 
 TP = TopicPartition("in", 0)
 
