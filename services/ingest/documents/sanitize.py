@@ -49,9 +49,16 @@ def local_name(element: etree._Element) -> str:
 
 def _strip_namespaces(root: etree._Element) -> None:
     """Plain HTML names: `{xhtml}p` -> `p`, `xml:lang` -> `lang`, other namespaced
-    attributes (epub:type, xmlns ...) removed."""
-    for element in root.iter(etree.Element):
-        element.tag = local_name(element)
+    attributes (epub:type, xmlns ...) removed. An element whose local name lxml refuses as
+    an HTML tag (hostile markup such as `<script&x>`) is dropped with its content."""
+    for element in list(root.iter(etree.Element)):
+        tag = local_name(element)
+        if tag != element.tag:
+            try:
+                element.tag = tag
+            except ValueError:
+                _drop(element)
+                continue
         for name in [name for name in element.attrib if name.startswith("{") or ":" in name
                      or name == "xmlns"]:
             value = element.attrib.pop(name)

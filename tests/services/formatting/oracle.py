@@ -3,9 +3,7 @@ browser-style html5lib parse that looks for anything executable."""
 
 from __future__ import annotations
 
-import json
 import re
-from pathlib import Path
 from urllib.parse import unquote
 
 import bleach
@@ -13,7 +11,6 @@ import html5lib
 from markdown_it import MarkdownIt
 
 from services.formatting.allowlist import ATTRIBUTES, PROTOCOLS, TAGS
-from tests.conftest import corpus_path
 
 FORBIDDEN_ELEMENTS = frozenset(
     {
@@ -91,17 +88,6 @@ def _attribute_name(name: str) -> str:
         namespace, local = name[1:].split("}", 1)
         return ("xlink:" if namespace.endswith("xlink") else "") + local.lower()
     return name.lower()
-
-
-def xss_payloads() -> list[str]:
-    """Every payload of corpus/xss: payloads.json and the DOMPurify cases' inputs."""
-    payloads = json.loads(Path(corpus_path("xss", "payloads.json")).read_text("utf-8"))
-    dompurify = json.loads(
-        Path(corpus_path("xss", "dompurify_expect.json")).read_text("utf-8")
-    )
-    found = [entry["payload"] for entry in payloads["payloads"]]
-    found += [case["payload"] for case in dompurify["cases"]]
-    return list(dict.fromkeys(found))
 
 
 def _markdown_oracle() -> MarkdownIt:

@@ -24,8 +24,8 @@ from tests.services.formatting.oracle import (
     bleach_clean,
     executable_findings,
     markdown_findings,
-    xss_payloads,
 )
+from tests.xss_corpus import xss_payloads
 
 
 def _through_chain(data: dict[str, Any]) -> AnswerFormatted:

@@ -18,8 +18,8 @@ from tests.services.formatting.oracle import (
     bleach_clean,
     executable_findings,
     markdown_findings,
-    xss_payloads,
 )
+from tests.xss_corpus import xss_payloads
 
 pytestmark = pytest.mark.corpus
 
