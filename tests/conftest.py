@@ -1,8 +1,11 @@
-"""Shared fixtures: the corpus directory (skipped cleanly when absent)."""
+"""Shared fixtures: the corpus directory (skipped cleanly when absent) and a headless
+browser (skipped where there is none)."""
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -22,3 +25,16 @@ def corpus_path(*parts: str) -> Path:
 def corpus() -> Path:
     """The corpus directory; skips the test when it is absent."""
     return corpus_path()
+
+
+@pytest.fixture(scope="session")
+def browser() -> Iterator[Any]:
+    """One headless Chromium for the session (`tests.browser`); skips the test where there
+    is none."""
+    from tests.browser import start_browser
+
+    driver = start_browser()
+    try:
+        yield driver
+    finally:
+        driver.quit()

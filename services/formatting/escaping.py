@@ -8,7 +8,8 @@ order of magnitude slower here.
 from __future__ import annotations
 
 import re
-from urllib.parse import quote, urlsplit
+from ipaddress import IPv6Address
+from urllib.parse import quote, unquote, urlsplit
 
 from services.formatting.allowlist import PROTOCOLS
 
@@ -22,6 +23,9 @@ _CONTROLS_AND_NUL = ("\x00", *_CONTROLS)
 _URL_STRIP = "".join(chr(code) for code in range(0x21))
 # RFC 3986 reserved and unreserved characters plus `%`; everything else is percent-encoded.
 _URL_SAFE = "!#$%&'()*+,-./:;=?@[]~_"
+# What a browser refuses in a host name once it is percent-decoded (the WHATWG URL
+# standard's forbidden domain code points): such a link would go nowhere.
+_FORBIDDEN_HOST = re.compile(r"[\x00-\x20\x7f-\x9f#%/:<>?@\[\\\]^|]")
 
 
 def _html_control(match: re.Match[str]) -> str:
@@ -161,4 +165,15 @@ def safe_url(url: str | None) -> str | None:
         return None
     if parts.scheme == "mailto":
         return candidate if parts.path else None
-    return candidate if host else None
+    return candidate if host and _valid_host(host, parts.netloc) else None
+
+
+def _valid_host(host: str, netloc: str) -> bool:
+    """Whether a browser accepts `host` (as `urlsplit` gives it) as a host."""
+    if "[" in netloc:
+        try:
+            IPv6Address(host)
+        except ValueError:
+            return False
+        return True
+    return not _FORBIDDEN_HOST.search(unquote(host))

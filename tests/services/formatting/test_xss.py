@@ -1,11 +1,13 @@
 """Every XSS payload of corpus/xss, pushed through every untrusted field, comes out inert:
 bleach with the renderer's allow-list leaves the HTML unchanged, a browser-style parse
-finds nothing executable, and the markdown, rendered, links nowhere unsafe."""
+finds nothing executable, the markdown, rendered, links nowhere unsafe, and headless Chromium
+runs nothing (SPEC §8)."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from functools import cache
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -13,6 +15,7 @@ import pytest
 from schemas.formatted import AnswerFormatted
 from services.formatting.allowlist import TAGS
 from services.formatting.logic import format_answer
+from tests.browser import describe, inert_findings
 from tests.services.formatting.builders import Mark, Part, Unit, build_resolved, source
 from tests.services.formatting.oracle import (
     bleach_clean,
@@ -129,3 +132,12 @@ def test_every_payload_is_inert_in_every_rendering(field: str) -> None:
     assert not failures, f"{len(failures)} of {len(payloads)} payloads: " + "\n".join(
         failures[:5]
     )
+
+
+@pytest.mark.parametrize("field", sorted(FIELDS))
+def test_every_payload_is_inert_in_a_real_browser(field: str, browser: Any, tmp_path: Path) -> None:
+    # Every payload's HTML rendering on one page of headless Chromium (tests/browser.py).
+    payloads = xss_payloads()
+    renderings = [format_answer(FIELDS[field](payload)).renderings.html for payload in payloads]
+    findings = inert_findings(browser, renderings, TAGS, tmp_path / "page.html")
+    assert not findings, describe(findings, payloads)

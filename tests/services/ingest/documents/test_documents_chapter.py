@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+from typing import Any
+
 import bleach
 import html5lib
 import pytest
@@ -13,6 +16,7 @@ from services.ingest.documents.sanitize import (
     ALLOWED_PROTOCOLS,
     ALLOWED_TAGS,
 )
+from tests.browser import describe, inert_findings
 from tests.services.ingest.documents.builders import (
     Chapter,
     EpubSpec,
@@ -137,3 +141,15 @@ def test_xss_corpus_payloads_in_a_chapter() -> None:
     assert _executable(html) == []
     assert bleach.clean(html, tags=ALLOWED_TAGS, attributes=ALLOWED_ATTRIBUTES,
                         protocols=ALLOWED_PROTOCOLS, strip=True) == html
+
+
+def test_xss_corpus_payloads_in_a_chapter_run_nothing_in_a_real_browser(
+    browser: Any, tmp_path: Path
+) -> None:
+    # The chapter as a reader gets it, on a page of headless Chromium (tests/browser.py).
+    payloads = xss_payloads()
+    body = "".join(f"<div>{payload}</div>" for payload in payloads)
+    data = build_epub(EpubSpec([Chapter("x.xhtml", f"<html><body>{body}</body></html>", "X")]))
+    html = epub_chapter(data, "OEBPS/x.xhtml", "d")["html"]
+    findings = inert_findings(browser, [html], ALLOWED_TAGS, tmp_path / "page.html")
+    assert not findings, describe(findings, ["chapter"])
