@@ -103,6 +103,50 @@ def test_bad_messages_land_on_rejected_with_reasons(
     assert harness.processes[0].poll() is None  # bad input never crashes a stage
 
 
+def test_bad_input_on_every_internal_topic_is_dead_lettered_with_its_reason(
+    harness: Harness, pipeline_specs: list[str]
+) -> None:
+    # SPEC §8: on every topic a stage reads after ingest, unreadable bytes, a non-event, an
+    # event of another type and an unknown version each become a dead letter that keeps the
+    # original bytes and names the reason; every stage keeps running and good answers pass.
+    harness.create_topics(pipeline_specs)
+    for spec in pipeline_specs:
+        harness.start(spec)
+    good = small_answers(1, "good")[0]
+    other_type = encode(make_event(AnswerSubmitted.model_validate(good), subject="x",
+                                   source="test"))
+    expected: dict[str, dict[bytes, str]] = {}
+    records = []
+    for spec in pipeline_specs[1:]:
+        logical = load_stage(spec).input_topics[0]
+        unknown = orjson.loads(other_type)
+        unknown["type"] = f"citeflow.answer.{logical.removeprefix('answers.')}.v99"
+        bad = {
+            b"invalid_utf8": b'{"data": "\xff\xfe"}',
+            b"not_an_envelope": b'{"hello": "world"}',
+            b"unexpected_type": other_type,
+            b"unknown_version": orjson.dumps(unknown),
+        }  # keyed by the error code each must get
+        expected[logical] = bad
+        records += [Record(logical, value, key, []) for key, value in bad.items()]
+    harness.publish(records)
+    harness.submit([good])
+    harness.wait_for_keys("answers.formatted", {"good-0"})
+    for topic, bad in expected.items():
+        count = len(bad)
+        harness.wait_for(lambda t=topic, n=count: len(harness.read(f"{t}.dlq")) >= n,
+                         f"the dead letters of {topic}")
+        letters = {r.key: r for r in harness.read(f"{topic}.dlq")}
+        assert set(letters) == set(bad), topic
+        for key, value in bad.items():
+            assert letters[key].value == value
+            info = read_dead_letter(letters[key].headers)
+            assert info is not None and info.original_topic == topic
+            assert info.error_type == "PermanentError" and info.error_message
+            assert info.error_code == key.decode(), (topic, info.error_message)
+    assert all(p.poll() is None for p in harness.processes)
+
+
 def test_sigkill_any_stage_mid_stream_repeatedly_loses_nothing(
     harness: Harness, pipeline_specs: list[str]
 ) -> None:
