@@ -2,29 +2,15 @@
 
 from __future__ import annotations
 
-import statistics
-import time
-from collections.abc import Callable
 from typing import Any
 
 import orjson
 
 from schemas.formatted import AnswerFormatted
+from services.bench.timing import median_ms
 from services.bench.workload import bench_answer
 from services.pipeline import process_answer
 from services.runtime.gc_tuning import tune_gc
-
-
-def median_ms(fn: Callable[[], object], runs: int, warmup: int = 5) -> float:
-    """Median wall time of `fn` in milliseconds over `runs` calls."""
-    for _ in range(warmup):
-        fn()
-    samples = []
-    for _ in range(runs):
-        start = time.perf_counter()
-        fn()
-        samples.append(time.perf_counter() - start)
-    return statistics.median(samples) * 1000
 
 
 def pysbd_ms(text: str, runs: int) -> float:
@@ -43,7 +29,7 @@ def bench_pipeline(runs: int) -> dict[str, Any]:
     result = process_answer(raw, event_id="bench")
     if not isinstance(result, AnswerFormatted):
         raise RuntimeError(f"benchmark answer did not format: {result}")
-    pipeline = median_ms(lambda: process_answer(raw, event_id="bench"), runs)
+    pipeline = median_ms(lambda: process_answer(raw, event_id="bench"), runs, warmup=5)
     reference = pysbd_ms(answer["text"], max(5, runs // 20))
     return {
         "words": len(answer["text"].split()),

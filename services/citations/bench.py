@@ -5,27 +5,16 @@ from __future__ import annotations
 
 import gc
 import statistics
-import time
-from collections.abc import Callable
 from typing import Any
 
 from schemas.answers import AnswerAccepted, AnswerSubmitted
+from services.bench.timing import samples_ms
 from services.bench.workload import bench_answer
 from services.citations.extract import extract
 from services.citations.logic import cite_answer
 from services.citations.maps import citation_map, sentence_map
 
 BUDGET_MS = 0.5
-
-
-def _samples_ms(fn: Callable[[], object], runs: int) -> list[float]:
-    """Wall times of `runs` calls of `fn`, in milliseconds."""
-    samples = []
-    for _ in range(runs):
-        start = time.perf_counter()
-        fn()
-        samples.append((time.perf_counter() - start) * 1000)
-    return samples
 
 
 def bench_extraction(runs: int) -> dict[str, Any]:
@@ -57,9 +46,9 @@ def bench_extraction(runs: int) -> dict[str, Any]:
     stage_ms: list[float] = []
     pysbd_ms: list[float] = []
     for _ in range(rounds):
-        pysbd_ms += _samples_ms(lambda: segmenter.segment(text), 1)
-        extraction_ms += _samples_ms(extraction, per_round)
-        stage_ms += _samples_ms(lambda: cite_answer(scored), max(1, per_round // 4))
+        pysbd_ms += samples_ms(lambda: segmenter.segment(text), 1)
+        extraction_ms += samples_ms(extraction, per_round)
+        stage_ms += samples_ms(lambda: cite_answer(scored), max(1, per_round // 4))
     extraction_median = statistics.median(extraction_ms)
     pysbd_median = statistics.median(pysbd_ms)
     return {

@@ -21,6 +21,7 @@ import orjson
 
 from schemas.answers import AnswerAccepted
 from schemas.spans import AnswerResolved
+from services.bench.timing import median_ms
 from services.bench.workload import bench_answer
 from services.citations.logic import cite_answer
 from services.formatting.logic import RENDERERS, build_layout, format_answer
@@ -38,18 +39,6 @@ def resolved_bench_answer() -> AnswerResolved:
     if not isinstance(admitted, AnswerAccepted):
         raise TypeError(f"benchmark answer rejected: {admitted}")
     return resolve_answer(cite_answer(score_answer(admitted)))
-
-
-def median_ms(fn: Callable[[], object], runs: int, warmup: int = 20) -> float:
-    """Median wall time of `fn` in milliseconds over `runs` calls."""
-    for _ in range(warmup):
-        fn()
-    samples = []
-    for _ in range(max(1, runs)):
-        start = time.perf_counter()
-        fn()
-        samples.append(time.perf_counter() - start)
-    return statistics.median(samples) * 1000
 
 
 def paired_ms(
@@ -109,11 +98,12 @@ def bench_formatting(runs: int) -> dict[str, Any]:
                 answer.sources, resolved.scores, resolved.extraction
             ),
             runs,
+            warmup=20,
         ),
-        "layout_ms": median_ms(lambda: build_layout(resolved, sources), runs),
+        "layout_ms": median_ms(lambda: build_layout(resolved, sources), runs, warmup=20),
     }
     for name, render in RENDERERS.items():
-        result[f"{name}_ms"] = median_ms(partial(render, layout), runs)
+        result[f"{name}_ms"] = median_ms(partial(render, layout), runs, warmup=20)
     result["budget_ms"] = BUDGET_MS
     result["within_budget"] = total <= BUDGET_MS
     return result

@@ -3,30 +3,15 @@ citation extraction, and with the lexical memo warm (chunks seen before) or cold
 
 from __future__ import annotations
 
-import statistics
-import time
-from collections.abc import Callable
 from dataclasses import replace
 from typing import Any
 
 from schemas.answers import AnswerAccepted, AnswerSubmitted
+from services.bench.timing import median_ms
 from services.bench.workload import bench_answer
 from services.citations.extract import extract
 from services.scoring.logic import citing_from, score_answer, score_sources
 from services.text import lexical
-
-
-def _median_ms(
-    fn: Callable[[], object], runs: int, before: Callable[[], object] | None = None
-) -> float:
-    samples = []
-    for _ in range(runs):
-        if before is not None:
-            before()
-        start = time.perf_counter()
-        fn()
-        samples.append(time.perf_counter() - start)
-    return statistics.median(samples) * 1000
 
 
 def bench_scoring(runs: int) -> dict[str, Any]:
@@ -47,11 +32,11 @@ def bench_scoring(runs: int) -> dict[str, Any]:
     return {
         "sources": len(answer.sources),
         "citations": len(found.citations),
-        "scoring_ms": _median_ms(scoring, runs),
-        "scoring_new_chunks_ms": _median_ms(
+        "scoring_ms": median_ms(scoring, runs),
+        "scoring_new_chunks_ms": median_ms(
             scoring, max(5, runs // 5), before=lambda: lexical.clear_memo(vocabulary=False)
         ),
-        "scoring_first_ms": _median_ms(scoring, max(5, runs // 5), before=lexical.clear_memo),
-        "extract_ms": _median_ms(lambda: extract(answer.text, answer.sources), runs),
-        "score_answer_ms": _median_ms(lambda: score_answer(accepted), runs),
+        "scoring_first_ms": median_ms(scoring, max(5, runs // 5), before=lexical.clear_memo),
+        "extract_ms": median_ms(lambda: extract(answer.text, answer.sources), runs),
+        "score_answer_ms": median_ms(lambda: score_answer(accepted), runs),
     }
