@@ -3,5 +3,6 @@ coverage, AMA references and supporting passages.
 
 Public entry points: `services.citations.extract.extract` (shared with the scoring stage),
 `services.citations.logic.cite_answer` (the stage logic), `services.citations.stage.STAGE`,
-`services.citations.sentences.split_sentences` and `services.citations.bench.bench_extraction`.
+and `services.citations.sentences.split_sentences`. Its benchmark is
+`services.bench.extraction` (benchmarks live in services/bench, which no stage imports).
 """

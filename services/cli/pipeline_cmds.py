@@ -80,10 +80,10 @@ def bench_process(runs: int) -> None:
     from rich.table import Table
 
     from services.bench.process import bench_pipeline
-    from services.citations.bench import bench_extraction
-    from services.formatting.bench import bench_formatting
-    from services.scoring.bench import bench_scoring
-    from services.spans.bench import bench_spans
+    from services.bench.extraction import bench_extraction
+    from services.bench.formatting import bench_formatting
+    from services.bench.scoring import bench_scoring
+    from services.bench.spans import bench_spans
 
     pipeline = bench_pipeline(runs)
     extraction = bench_extraction(runs)

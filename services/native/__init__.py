@@ -26,9 +26,9 @@ ROOT = Path(__file__).resolve().parents[2]
 NATIVE_DIR = ROOT / ".native"
 MANIFEST = NATIVE_DIR / "manifest.json"
 # The packages of pure stage logic (event in, event out; no I/O). Their `stage.py` (the
-# runtime seam) and `bench.py` stay Python.
+# runtime seam) stays Python; benchmarks live in services/bench, outside them.
 COMPILED_PACKAGES = ("text", "scoring", "citations", "spans", "formatting")
-_SKIPPED = {"__init__.py", "stage.py", "bench.py"}
+_SKIPPED = {"__init__.py", "stage.py"}
 
 
 def compiled_sources(root: Path = ROOT) -> list[Path]:

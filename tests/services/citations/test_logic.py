@@ -291,7 +291,7 @@ def test_passage_widens_to_neighbouring_sentences_that_add_terms() -> None:
 def test_bench_extraction_reports_both_sides() -> None:
     """The benchmark's shape (no timing threshold: timings are for the benchmark report)."""
     pytest.importorskip("pysbd")
-    from services.citations.bench import bench_extraction
+    from services.bench.extraction import bench_extraction
 
     report = bench_extraction(6)
     assert (report["citations"], report["sentences"]) == (50, report["pysbd_sentences"])
