@@ -30,12 +30,14 @@ def stage_command(spec: str) -> list[str]:
 
 @dataclass
 class Child:
-    """One supervised stage replica."""
+    """One supervised process: a stage replica, or another command (`argv`, e.g. the
+    gateway) supervised the same way."""
 
     spec: str
     replica: int
     env: dict[str, str]
     log_path: Path | None = None
+    argv: list[str] | None = None
     process: subprocess.Popen[bytes] | None = None
     restarts: int = 0
     started_at: float = 0.0
@@ -58,7 +60,7 @@ class Child:
         out = open(self.log_path, "ab") if self.log_path else None  # noqa: SIM115
         try:
             self.process = subprocess.Popen(
-                stage_command(self.spec),
+                self.argv or stage_command(self.spec),
                 env={**os.environ, **self.env},
                 stdout=out or subprocess.DEVNULL,
                 stderr=out,
