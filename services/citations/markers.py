@@ -1,19 +1,29 @@
-"""Citation markers (SPEC §4.3): find them, resolve them to sources, group them into clusters.
+"""Citation markers (SPEC §4.3, §10): find them, resolve them to sources, group them into clusters.
 
 Syntaxes: `[1]`, `[1][2]`, `[1] [2]`, `[1], [2]`, `[1, 2]`, `[1,2,3]`, `[1; 2]`, ranges
 `[1-3]` / `[1–3]`, `[Document N]` (the Nth document source), `[Web Source N](url)` (the Nth web
-source, URL cross-checked) and footnotes `[^1]`. Code spans, fenced code, markdown links to
-text, reference-style links, escaped brackets (`\\[1]`), footnote and link-reference
-definitions, `[abc]` and `[]` are not citations.
+source, URL cross-checked), footnotes `[^1]` and `[^1^]`, `[citation:1]`, `[Source 1]` /
+`[Sources 2, 3]`, `[[1]](url)` (source 1, URL cross-checked), pinpoints `[1, p. 12]` (the page
+kept as a hint), and the rarer styles of `services.citations.styles` (full-width `［1］`,
+`<sup>1</sup>`, superscript digits, OpenAI file-search markers `【4:0†source】`). Code spans,
+fenced code, markdown links to text, reference-style links, escaped brackets (`\\[1]`),
+footnote and link-reference definitions, `[abc]` and `[]` are not citations.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from heapq import merge
 from urllib.parse import urlsplit
 
 from schemas.answers import Source
+from services.citations.styles import (
+    RARE_MARKER,
+    RARE_START,
+    SUPERSCRIPT_TABLE,
+    is_exponent,
+)
 from services.citations.types import CitationHit, ClusterHit, ProblemHit
 
 MAX_RANGE = 50  # a range citing more sources than this is flagged, not expanded
@@ -28,7 +38,10 @@ _MARKER = re.compile(
     rf"(?P<num>\d+)\](?!\()"
     rf"|(?i:web[ ]source)[ ]+(?P<web>\d+)\]\((?P<url>{_URL})\)"
     r"|(?i:document)[ ]+(?P<doc>\d+)\]"
-    r"|\^(?P<foot>\d+)\]"
+    r"|\^(?P<foot>\d+)\^?\]"
+    rf"|(?i:sources?[ ]+|citation[ ]*:)(?P<named>{_NUMBER_LIST})\]"
+    rf"|\[(?P<linked>\d+)\]\]\((?P<lurl>{_URL})\)"
+    r"|(?P<pin>\d+)[ ]*,?[ ]*(?i:pp?\.|pages?)[ ]*(?P<page>\d+)(?:[ ]*[-–][ ]*\d+)?\]"
     rf"|(?P<list>{_NUMBER_LIST})\](?P<link>\({_URL}\))?"
     r")"
 )
@@ -138,30 +151,61 @@ class _Resolver:
     def web(self, nth: int, url: str, marker: str, start: int, end: int) -> None:
         """`[Web Source N](url)`: the Nth web source, its URL cross-checked."""
         source = self.nth("web", nth, marker, start, end)
-        if source is None:
-            return
+        if source is not None:
+            self.linked(source, url, f"web source {nth}", marker, start, end)
+
+    def linked(
+        self, source: Source, url: str, label: str, marker: str, start: int, end: int
+    ) -> None:
+        """A citation of `source` whose marker links `url`: the URL must be the source's."""
         problem = None
         if source.url and _url_key(url) != _url_key(source.url):
-            problem = (
-                "url_mismatch",
-                f"{marker} links {url}, but web source {nth} is {source.url}",
-            )
+            problem = ("url_mismatch", f"{marker} links {url}, but {label} is {source.url}")
         self.add(source.index, marker, start, end, source, problem)
+
+    def rare(self, match: re.Match[str], text: str) -> bool:
+        """A marker of `services.citations.styles`; False when it is not a citation (an
+        exponent)."""
+        oai, wide, sup, superscript = match.groups()
+        marker, (start, end) = match.group(), match.span()
+        if oai is not None:
+            # Which source an OpenAI file-search marker cites is only in the provider's
+            # annotations (`services.providers`); alone it stays unresolved.
+            message = (
+                f"{marker} is a file-search marker without the provider's annotations: "
+                "the source it cites is unknown"
+            )
+            self.add(int(oai), marker, start, end, None, ("unresolved_marker", message))
+        elif wide is not None:
+            self.number_list(wide, marker, start, end)
+        elif is_exponent(text, start, end):
+            return False
+        else:
+            body = sup if sup is not None else superscript.translate(SUPERSCRIPT_TABLE)
+            self.number_list(body, marker, start, end)
+        return True
 
 
 def find_markers(
     text: str, sources: Sequence[Source], code: list[tuple[int, int]]
 ) -> tuple[list[CitationHit], list[ClusterHit], list[ProblemHit]]:
     """Every citation in `text` (outside `code` regions), its clusters and its problems."""
-    if "[" not in text:
+    # The rarer styles are scanned for only when a character of theirs is there.
+    rare = RARE_START.search(text) is not None
+    if not rare and "[" not in text:
         return [], [], []
+    matches: Iterator[re.Match[str]] = _MARKER.finditer(text)
+    if rare:
+        matches = merge(matches, RARE_MARKER.finditer(text), key=re.Match.start)
     resolver = _Resolver(sources)
     by_index, citations = resolver.by_index, resolver.citations
     clusters: list[ClusterHit] = []
     region = 0
     previous_end = -1
-    for match in _MARKER.finditer(text):
+    for match in matches:
         start, end = match.span()
+        if start < previous_end:
+            continue  # `[1]` inside `<sup>[1]</sup>`: part of the marker before
         if code:
             while region < len(code) and code[region][1] <= start:
                 region += 1
@@ -182,28 +226,44 @@ def find_markers(
         cluster_index = len(clusters) - joins
         marker = match.group()
         first = len(citations)
-        number, web, url, doc, foot, body, _ = match.groups()
-        if number is not None and (cited := int(number)) in by_index:
-            # The common case, inline: `[n]` citing an existing source.
-            citations.append(
-                CitationHit(cited, marker, start, end, cited, True, None, cluster_index)
-            )
+        if match.re is RARE_MARKER:
+            if not resolver.rare(match, text):
+                continue
         else:
-            if number is not None:
+            number, web, url, doc, foot, named, linked, lurl, pin, page, body, _ = (
+                match.groups()
+            )
+            if number is not None and (cited := int(number)) in by_index:
+                # The common case, inline: `[n]` citing an existing source.
+                citations.append(
+                    CitationHit(cited, marker, start, end, cited, True, None, cluster_index)
+                )
+                first = -1  # its cluster index is set
+            elif number is not None:
                 resolver.numbered(cited, marker, start, end)
-            elif body is not None:
-                resolver.number_list(body, marker, start, end)
+            elif body is not None or named is not None:
+                resolver.number_list(body if named is None else named, marker, start, end)
             elif foot is not None:
                 resolver.numbered(int(foot), marker, start, end)
             elif doc is not None:
                 source = resolver.nth("document", int(doc), marker, start, end)
                 if source is not None:
                     resolver.add(source.index, marker, start, end, source, None)
-            else:
+            elif web is not None:
                 resolver.web(int(web), url, marker, start, end)
+            elif pin is not None:
+                resolver.numbered(int(pin), marker, start, end)
+                citations[-1].page = int(page)  # the pinpoint: a hint for the passage
+            elif (cited := int(linked)) in by_index:
+                resolver.linked(by_index[cited], lurl, f"source {cited}", marker, start, end)
+            else:
+                resolver.numbered(cited, marker, start, end)
+        if first == -1:
+            added = [len(citations) - 1]
+        else:
             for citation in citations[first:]:
                 citation.cluster_index = cluster_index
-        added = [first] if len(citations) == first + 1 else list(range(first, len(citations)))
+            added = list(range(first, len(citations)))
         if joins:
             cluster = clusters[-1]
             cluster.end = end

@@ -6,6 +6,10 @@ decimals, URLs and e-mail addresses (no space after the period), ellipses, quota
 parentheses (punctuation inside them is protected), list items and bullets. Citation markers
 right after the final punctuation (`capital.[1] Next`, `capital. [1] Next`) stay with the
 sentence they follow. Measured against the Pragmatic Segmenter Golden Rules (pySBD's tests).
+
+Chinese and Japanese (SPEC §10): `。！？` and their relatives (`｡`, full-width `．`) end a
+sentence with no space after them, with the closing quotes and brackets that follow (`。」`)
+and the markers right after (`。[1]`); a marker before them (`首都[1]。`) is inside.
 """
 
 from __future__ import annotations
@@ -20,7 +24,10 @@ from services.citations.protected import positions, protected_intervals
 # A run of terminal punctuation with closing quotes/brackets after it
 # (`.`, `?!`, `...`, `. . .`, `."`, `.)`, `.).`).
 _RUN = re.compile(r"(?:[.!?…]+(?: \.(?!\.))*[)\]\"'”’»*_]*)+")
-_CANDIDATE_CHARS = ".!?…\n\r"  # every terminal punctuation mark and line break
+# Chinese and Japanese sentence ends, with the closers that may follow them.
+_CJK_STOPS = "。｡！？．"
+_CJK_RUN = re.compile(r"[。｡！？．!?]+[」』）】〕》〉\"”’)]*")
+_CANDIDATE_CHARS = ".!?…\n\r" + _CJK_STOPS  # every terminal punctuation mark and line break
 _LINE_BREAKS = "\n\r"
 _CLOSERS = ")]\"'”’»*_"
 _TOKEN_STRIP = "()[]{}\"'“”‘’«»*_"
@@ -268,6 +275,21 @@ def _run(scan: _Scan, rs: int, re_: int) -> None:
         scan.cut(re_)
 
 
+def _cjk_run(scan: _Scan, rs: int, re_: int) -> None:
+    """A Chinese or Japanese sentence end: cut after it and the markers right after it,
+    unless it is quoted or bracketed, a quotation the sentence goes on after (`。」と言った`:
+    a hiragana particle follows), or a full-width decimal point (`１．５`)."""
+    text = scan.text
+    after = text[re_ : re_ + 1]
+    if text[rs] == "．" and text[rs - 1 : rs].isdigit() and after.isdigit():
+        return
+    if re_ - rs > 1 and text[re_ - 1] in "」』”" and "\u3040" <= after <= "\u309f":
+        return
+    if scan.is_protected(rs, re_):
+        return
+    scan.cut(scan.skip_markers(re_)[0])
+
+
 def _line_break(scan: _Scan, start: int, end: int, wrapped: bool) -> None:
     """A line break ends a sentence (hard-wrapped text: only before a blank or list line)."""
     if scan.fenced and inside(scan.fenced, start):
@@ -313,6 +335,9 @@ def split_sentences(
         elif text[rs] == "." and _plain_full_stop(scan, rs):
             end = rs + 1
             scan.cut(end)
+        elif text[rs] in _CJK_STOPS:
+            end = _CJK_RUN.match(text, rs).end()  # type: ignore[union-attr]  # at a stop
+            _cjk_run(scan, rs, end)
         else:
             end = _RUN.match(text, rs).end()  # type: ignore[union-attr]  # matches "" too
             _run(scan, rs, end)

@@ -22,6 +22,7 @@ class CitationHit:
     problem: str | None
     cluster_index: int = 0
     sentence_index: int = 0
+    page: int | None = None  # a pinpoint's page (`[1, p. 12]`)
 
 
 @dataclass(slots=True)

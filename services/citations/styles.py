@@ -1,0 +1,57 @@
+"""The rarer marker styles (SPEC §10), kept off the common `[N]` path: full-width `［1］`,
+HTML `<sup>1</sup>` / `<sup>[1]</sup>`, Unicode superscript digits (`level.¹`, `¹˒²`, `¹⁻³`)
+and OpenAI file-search markers (`【4:0†source】`, `【1†source】`).
+
+`RARE_START` is the cheap test: only a text holding one of its characters is scanned with
+`RARE_MARKER`. Superscripts and `<sup>` are markers only where they cannot be exponents
+(`x²`, `10³`, `mc²`, `(a+b)²` stay text): see `is_exponent`.
+"""
+
+from __future__ import annotations
+
+import re
+
+SUPERSCRIPTS = "\u2070\u00b9\u00b2\u00b3\u2074\u2075\u2076\u2077\u2078\u2079"  # ⁰¹²³⁴⁵⁶⁷⁸⁹
+_SUP = f"[{SUPERSCRIPTS}]"
+# Superscript digits to ASCII, and the superscript separators to `,` (list) or `-` (range).
+SUPERSCRIPT_TABLE = str.maketrans(
+    {**{c: str(d) for d, c in enumerate(SUPERSCRIPTS)}, "\u02d2": ",", "\u2e34": ",",
+     "\u207b": "-"}
+)
+_WIDE_BLANK = "[ \u3000]*"
+_WIDE_ITEM = rf"\d+(?:{_WIDE_BLANK}[-–]{_WIDE_BLANK}\d+)?"
+RARE_START = re.compile(f"[【［<{SUPERSCRIPTS}]")
+RARE_MARKER = re.compile(
+    # `【4:0†source】`: message and search-result numbers, then the file's label.
+    r"【(?P<oai>\d+)(?::\d+)?†[^】\n]{0,200}】"
+    rf"|［{_WIDE_BLANK}(?P<wide>{_WIDE_ITEM}(?:{_WIDE_BLANK}[,，;；、]{_WIDE_BLANK}{_WIDE_ITEM})*)"
+    rf"{_WIDE_BLANK}］"
+    r"|(?i:<sup>)[ ]*(?P<sup>\[?[ ]*\d+(?:[ ]*[-–][ ]*\d+)?"
+    r"(?:[ ]*(?:\]?[ ]*[,;][ ]*\[?|\]\[)[ ]*\d+(?:[ ]*[-–][ ]*\d+)?)*[ ]*\]?)[ ]*(?i:</sup>)"
+    rf"|(?P<super>{_SUP}+(?:[\u02d2\u2e34,\u207b]{_SUP}+)*)"
+)
+_OPERATORS = "=+-*/^<>±×÷"
+_SHORTEST_WORD = 3  # a superscript after a shorter word (`x²`, `m²`, `mc²`) is an exponent
+
+
+def is_exponent(text: str, start: int, end: int) -> bool:
+    """Whether the superscript at `[start, end)` reads as an exponent, not a citation: it
+    follows a digit, a short word or a formula, or a letter or digit follows it."""
+    if start == 0 or text[end : end + 1].isalnum():
+        return start != 0
+    before = text[start - 1]
+    if before.isdigit():
+        return True
+    if before == ")":
+        opening = text.rfind("(", max(0, start - 40), start)
+        inner = text[opening + 1 : start - 1] if opening != -1 else ""
+        return len(inner) <= 2 or any(c in _OPERATORS for c in inner)
+    if not before.isalpha():
+        return False  # after punctuation or a quote: `level.¹`, `“…”²`
+    word_start = start - 1
+    while word_start > 0 and text[word_start - 1].isalpha():
+        word_start -= 1
+    if start - word_start < _SHORTEST_WORD:
+        return True
+    # A formula just before the word: `area = length²`.
+    return any(c in _OPERATORS for c in text[max(0, word_start - 12) : word_start])

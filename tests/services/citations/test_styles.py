@@ -1,0 +1,121 @@
+"""Marker styles beyond `[N]` (SPEC §10): each style, exponents left alone, mixed styles, and
+renderings without marker residue."""
+
+from __future__ import annotations
+
+import re
+
+import orjson
+import pytest
+
+from schemas.formatted import AnswerFormatted
+from services.citations.extract import extract
+from services.pipeline import process_answer
+from tests.services.citations.helpers import source
+
+
+def _sources():
+    return [source(i, url=f"https://example.org/{i}") for i in range(1, 6)]
+
+
+def found(text: str) -> list[tuple[int, str, bool]]:
+    return [(c.id, c.marker, c.valid) for c in extract(text, _sources()).citations]
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("Fact [^2^] more.", [(2, "[^2^]", True)]),
+        ("Fact [citation:1][citation:3].", [(1, "[citation:1]", True), (3, "[citation:3]", True)]),
+        ("Fact<sup>1</sup>.", [(1, "<sup>1</sup>", True)]),
+        ("Fact<SUP>[2]</SUP>.", [(2, "<SUP>[2]</SUP>", True)]),
+        ("Fact<sup>[1][3]</sup>.", [(1, "<sup>[1][3]</sup>", True), (3, "<sup>[1][3]</sup>", True)]),
+        ("The level rose.¹ Next.", [(1, "¹", True)]),
+        ("Both agree¹˒² here.", [(1, "¹˒²", True), (2, "¹˒²", True)]),
+        ("All three¹⁻³ here.", [(1, "¹⁻³", True), (2, "¹⁻³", True), (3, "¹⁻³", True)]),
+        ("Claim [Source 4].", [(4, "[Source 4]", True)]),
+        ("Claim [Sources 2, 3].", [(2, "[Sources 2, 3]", True), (3, "[Sources 2, 3]", True)]),
+        ("Claim [[1]](https://example.org/1).", [(1, "[[1]](https://example.org/1)", True)]),
+        ("Claim ［1］.", [(1, "［1］", True)]),
+        ("主张［２，３］。", [(2, "［２，３］", True), (3, "［２，３］", True)]),
+        ("Claim [9, p. 4].", [(9, "[9, p. 4]", False)]),
+    ],
+)
+def test_each_style(text: str, expected: list[tuple[int, str, bool]]) -> None:
+    assert found(text) == expected
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Area grows with x² and volume with 10³ units.",
+        "Energy is E = mc² in that frame.",
+        "Then (a+b)² expands.",
+        "The area = length² rule.",
+        "A room of 12 m² only.",
+        "Use `<sup>1</sup>` in code.",
+    ],
+)
+def test_exponents_and_code_are_not_citations(text: str) -> None:
+    assert extract(text, _sources()).citations == []
+
+
+def test_pinpoint_keeps_the_page() -> None:
+    hits = extract("Claim [1, p. 12] and [2 pp. 30-31] and [3, page 7].", _sources()).citations
+    assert [(c.id, c.page) for c in hits] == [(1, 12), (2, 30), (3, 7)]
+
+
+def test_linked_number_cross_checks_the_url() -> None:
+    extraction = extract("Claim [[2]](https://elsewhere.org/x).", _sources())
+    assert [(c.valid, c.problem is not None) for c in extraction.citations] == [(False, True)]
+    assert [p.code for p in extraction.problems] == ["url_mismatch"]
+
+
+def test_file_search_marker_without_annotations_is_unresolved() -> None:
+    extraction = extract("Claim 【4:0†source】 and 【1†notes.pdf】.", _sources())
+    assert [(c.id, c.valid) for c in extraction.citations] == [(4, False), (1, False)]
+    assert [p.code for p in extraction.problems] == ["unresolved_marker"] * 2
+
+
+def test_mixed_styles_cluster_by_position() -> None:
+    extraction = extract("Mix [1]¹ <sup>2</sup> [^3^] [citation:4]. Next [Source 5].", _sources())
+    assert [c.id for c in extraction.citations] == [1, 1, 2, 3, 4, 5]
+    assert [k.marker for k in extraction.clusters] == [
+        "[1]¹ <sup>2</sup> [^3^] [citation:4]",
+        "[Source 5]",
+    ]
+    assert [s.text for s in extraction.sentences] == [
+        "Mix [1]¹ <sup>2</sup> [^3^] [citation:4].",
+        "Next [Source 5].",
+    ]
+
+
+MIXED = (
+    "Rates rose [^1^] and fell [citation:2]. The level rose.¹ Costs doubled<sup>[3]</sup>. "
+    "See [Source 4] and [Sources 2, 3]. Prices [[1]](https://example.org/1) held [1, p. 12]. "
+    "File 【4:0†source】 says so. 东京是日本的首都［２］。大阪很大。[3] Area is x² here."
+)
+RESIDUE = ("[^", "^]", "citation:", "<sup", "</sup", "¹", "【", "†", "［", "[Source", "p. 12")
+
+
+def test_renderings_leave_no_marker_residue() -> None:
+    data = {
+        "answer_id": "mixed",
+        "text": MIXED,
+        "sources": [
+            {"index": i, "url": f"https://example.org/{i}", "chunks": [{"text": "A chunk."}]}
+            for i in range(1, 5)
+        ],
+    }
+    result = process_answer(orjson.dumps(data), event_id="e1")
+    assert isinstance(result, AnswerFormatted)
+    plain = result.renderings.plain.split("\n\nReferences")[0]
+    for residue in RESIDUE:
+        assert residue not in plain, residue
+    assert "x²" in plain  # the exponent is text
+    markdown = result.renderings.markdown.split("\n\n[^1]:")[0]
+    for residue in ("citation:", "<sup", "¹", "【", "†", "［", "[Source"):
+        assert residue not in markdown, residue
+    shown = re.sub(r"<[^>]*>", "", result.renderings.html)  # the HTML's text, tags left out
+    for residue in ("citation:", "¹", "【", "†", "［", "[Source"):
+        assert residue not in shown, residue
