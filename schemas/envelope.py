@@ -60,6 +60,8 @@ class Event(NamedTuple):
     data: BaseModel
     traceparent: str | None = None
     upcast_from: int | None = None
+    # CloudEvents extension attributes (name, value), e.g. the gateway's `tenant`.
+    extensions: tuple[tuple[str, str], ...] = ()
 
 
 _NAMESPACE_BYTES = _ID_NAMESPACE.bytes
@@ -99,6 +101,7 @@ def make_event(
     event_id: str | None = None,
     traceparent: str | None = None,
     time: str | None = None,
+    extensions: tuple[tuple[str, str], ...] = (),
 ) -> Event:
     """Wrap a payload model in a current-version event."""
     etype = event_type_of(type(data))
@@ -110,6 +113,7 @@ def make_event(
         time=time or now_iso(),
         data=data,
         traceparent=traceparent,
+        extensions=extensions,
     )
 
 
@@ -126,6 +130,8 @@ def encode(event: Event) -> bytes:
     }
     if event.traceparent:
         body["traceparent"] = event.traceparent
+    for name, value in event.extensions:
+        body[name] = value
     data = event.data
     body["data"] = data
     try:
@@ -165,6 +171,7 @@ def headers_for(event: Event) -> Headers:
     ]
     if event.traceparent:
         headers.append(("traceparent", event.traceparent.encode()))
+    headers.extend((f"ce_{name}", value.encode()) for name, value in event.extensions)
     return headers
 
 
