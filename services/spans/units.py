@@ -4,7 +4,8 @@ Upstream units (`answer_units`): a verbatim unit's quote (its `quote`, else its 
 citation markers) is searched in the chunks of the unit's own sources and, when it is not
 there, in all other chunks; found, it keeps `verbatim` with a span per section where it
 occurs; not found, it is downgraded to `derived` with its sources as `supporting_sources` and,
-when there is one, the closest approximate match as a diagnostic.
+when there is one, the closest approximate match as a diagnostic. A quote without a letter
+or digit (empty, whitespace, punctuation) is downgraded without a search (`quote_too_short`).
 
 `supporting_sources` name sources by `source_ref`: `source_id`, else `doc_id`, else the index
 as a string.
@@ -173,6 +174,21 @@ def _upstream_unit(
     quote = fields["quote"] or (
         ctx.without_markers(start, end) if end is not None else unit_text
     )
+    if not any(map(str.isalnum, quote)):
+        # No letter or digit is no claim (a lone `.` is found in every source): derived.
+        ctx.problems.append(
+            Problem(
+                code="quote_too_short",
+                message=f"unit {unit_id}: quote {quote[:40]!r} is too short to check; "
+                "downgraded to derived",
+                start=positions[0],
+                end=positions[1],
+            )
+        )
+        too_short = _unit(
+            unit_id, unit_text, positions, supporting=ctx.refs(indexes), downgraded=True
+        )
+        return too_short, after
     spans = resolve_quote(ctx.finder, ctx.locators, quote, indexes)
     if spans:
         return _unit(unit_id, unit_text, positions, spans=spans), after
