@@ -27,6 +27,9 @@ class Message(NamedTuple):
     partition: int = 0
     offset: int = 0
     headers: Sequence[tuple[str, bytes]] = ()
+    # The record's Kafka timestamp (ms since the epoch); set by the sink runner only (the
+    # time of a dead letter, which has no event time of its own), None on the stage path.
+    timestamp_ms: int | None = None
 
     @property
     def position(self) -> str:
