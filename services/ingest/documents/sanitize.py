@@ -161,12 +161,12 @@ def clean_html(html: str) -> str:
 
 
 def resource_path(doc_id: str) -> Callable[[str], str]:
-    """The safe resource endpoint for images of one document."""
-    prefix = f"/api/documents/{quote(doc_id, safe='')}/epub/resource?path="
+    """The safe resource endpoint for images of one document (the gateway's route)."""
+    prefix = f"/v1/documents/{quote(doc_id, safe='')}/resources/"
     return lambda path: prefix + quote(path, safe="/")
 
 
 def chapter_path(doc_id: str) -> Callable[[str], str]:
-    """The chapter endpoint for in-book links of one document."""
-    prefix = f"/api/documents/{quote(doc_id, safe='')}/epub/chapter?href="
+    """The chapter endpoint for in-book links of one document (the gateway's route)."""
+    prefix = f"/v1/documents/{quote(doc_id, safe='')}/chapters/"
     return lambda href: prefix + quote(href, safe="/")

@@ -1,14 +1,20 @@
 """The document store: where `documents.submitted` references point.
 
-`DocumentStore` is the interface; `LocalDocumentStore` keeps documents in a directory
-(`CITEFLOW_DOCUMENT_STORE`, default `./.citeflow/documents`). References are resolved
-strictly inside the store: absolute paths, `..`, backslashes, NUL and symlinks that lead
-out of the root are refused.
+`DocumentStore` is the interface ingest reads through; `WritableDocumentStore` adds what
+the gateway's uploads need (`put_file`, `put`). `LocalDocumentStore` keeps documents in a
+directory (`CITEFLOW_DOCUMENT_STORE`, default `./.citeflow/documents`), content-addressed:
+a document is stored once under `sha256/<first two hex digits>/<digest>.<format>`, whoever
+uploads it. An object store implements the same three methods later. References are
+resolved strictly inside the store: absolute paths, `..`, backslashes, NUL and symlinks
+that lead out of the root are refused.
 """
 
 from __future__ import annotations
 
+import hashlib
 import os
+import shutil
+import tempfile
 from pathlib import Path, PurePosixPath
 from typing import Protocol
 from urllib.parse import unquote
@@ -30,6 +36,28 @@ class DocumentStore(Protocol):
     def read(self, uri: str) -> bytes:
         """The bytes of the referenced document."""
         ...
+
+
+class WritableDocumentStore(DocumentStore, Protocol):
+    """A document store that also accepts new documents, content-addressed."""
+
+    def put_file(self, path: Path, sha256: str, suffix: str) -> str:
+        """Move a finished upload (its digest already computed) into the store; return its
+        reference. A document already there is kept and the upload discarded."""
+        ...
+
+    def put(self, data: bytes, suffix: str) -> str:
+        """Store bytes; return their reference."""
+        ...
+
+
+def content_reference(sha256: str, suffix: str) -> str:
+    """The reference of a document by content: `store://sha256/ab/abcd....pdf`."""
+    if len(sha256) != 64 or not all(c in "0123456789abcdef" for c in sha256):
+        raise ValueError(f"not a sha256 hex digest: {sha256!r}")
+    if not suffix.isalnum():
+        raise ValueError(f"not a file suffix: {suffix!r}")
+    return f"{SCHEME}sha256/{sha256[:2]}/{sha256}.{suffix}"
 
 
 def reference_parts(uri: str) -> tuple[str, ...]:
@@ -71,3 +99,23 @@ class LocalDocumentStore:
 
     def read(self, uri: str) -> bytes:
         return self.path(uri).read_bytes()
+
+    def put_file(self, path: Path, sha256: str, suffix: str) -> str:
+        reference = content_reference(sha256, suffix)
+        target = self.root.joinpath(*reference_parts(reference))
+        if target.is_file():
+            Path(path).unlink(missing_ok=True)
+            return reference
+        target.parent.mkdir(parents=True, exist_ok=True)
+        # Into the target's directory first (a copy when it is another file system), then
+        # renamed: a reader never sees half a document.
+        partial = target.with_name(f".{target.name}.{os.getpid()}.part")
+        shutil.move(os.fspath(path), partial)
+        os.replace(partial, target)
+        return reference
+
+    def put(self, data: bytes, suffix: str) -> str:
+        self.root.mkdir(parents=True, exist_ok=True)
+        with tempfile.NamedTemporaryFile(dir=self.root, delete=False) as handle:
+            handle.write(data)
+        return self.put_file(Path(handle.name), hashlib.sha256(data).hexdigest(), suffix)

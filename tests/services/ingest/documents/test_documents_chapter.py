@@ -86,10 +86,10 @@ def test_hostile_chapter_is_sanitised(doctype: str) -> None:
     for gone in ("alert", "evil.example", "steal", "<input", "passwd", "data:", "background"):
         assert gone not in html
     assert "Body text stays." in html and "Title" in html
-    resource = '/api/documents/doc%201/epub/resource?path=OEBPS/text/images/pic.png'
+    resource = '/v1/documents/doc%201/resources/OEBPS/text/images/pic.png'
     assert html.count(f'src="{resource}"') == 2  # the <img> and the SVG cover image
     assert 'href="http://example.com/ok"' in html
-    assert 'href="/api/documents/doc%201/epub/chapter?href=OEBPS/text/two.xhtml#n2"' in html
+    assert 'href="/v1/documents/doc%201/chapters/OEBPS/text/two.xhtml#n2"' in html
     assert 'href="#here"' in html
     assert bleach.clean(html, tags=ALLOWED_TAGS, attributes=ALLOWED_ATTRIBUTES,
                         protocols=ALLOWED_PROTOCOLS, strip=True) == html

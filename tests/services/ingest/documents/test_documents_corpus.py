@@ -88,7 +88,7 @@ def test_epub_chapters_are_sanitised(name: str) -> None:
                             protocols=ALLOWED_PROTOCOLS, strip=True) == html
         tree = html5lib.parse(html, treebuilder="etree", namespaceHTMLElements=False)
         for img in tree.iter("img"):
-            assert img.get("src").startswith("/api/documents/corpus/epub/resource?path=")
+            assert img.get("src").startswith("/v1/documents/corpus/resources/")
 
 
 def test_alice_resolves_its_own_entities_and_ncx_titles() -> None:

@@ -1,0 +1,229 @@
+"""Documents over HTTP (issue 14 item 1): upload, status, and the reader's views, per tenant.
+
+`POST /v1/documents` (scope `submit`) stores the upload content-addressed, records it as
+`submitted` and produces `documents.submitted`; the ingest stage does the rest and the store
+sink records the outcome. Reads (scope `read`) see only the key's tenant's documents: another
+tenant's document is a 404. Chapter and page work is CPU-bound and runs in a worker thread.
+"""
+
+from __future__ import annotations
+
+import re
+from datetime import UTC, datetime
+from typing import Any
+
+import orjson
+from starlette.concurrency import run_in_threadpool
+from starlette.requests import Request
+from starlette.responses import Response
+from starlette.routing import Route
+
+from schemas.documents import DocumentSubmitted
+from services.gateway.context import authorize, gateway_of
+from services.gateway.documents.reader import reader_of
+from services.gateway.documents.selectors import Quote, from_query, from_result
+from services.gateway.documents.upload import receive_upload
+from services.gateway.problems import ProblemError, unavailable
+from services.ingest.documents.chapter_marks import prepare_chapter
+from services.ingest.documents.pdf import is_pdf
+from services.ingest.documents.pdf_locate import locate
+from services.ingest.documents.rejection import DocumentRejection
+from services.store.api import DocumentRecord, StoreUnavailable
+
+DOC_ID = re.compile(r"^[A-Za-z0-9._:-]{1,200}$")
+ZIP_MAGIC = b"PK\x03\x04"
+SCALES = (0.5, 4.0)
+DEFAULT_SCALE = 1.5
+PRIVATE_CACHE = {"Cache-Control": "private, max-age=3600", "X-Content-Type-Options": "nosniff"}
+
+
+def _json(doc: Any, status: int = 200, headers: dict[str, str] | None = None) -> Response:
+    return Response(orjson.dumps(doc), status, headers, media_type="application/json")
+
+
+def _sniff(head: bytes) -> str:
+    if is_pdf(head):
+        return "pdf"
+    if head.startswith(ZIP_MAGIC):
+        return "epub"
+    raise ProblemError(415, "unsupported_document", "the upload is neither a PDF nor an EPUB")
+
+
+def _status(record: DocumentRecord) -> dict[str, Any]:
+    return {
+        "doc_id": record.doc_id, "status": record.status, "format": record.format,
+        "sha256": record.sha256, "sections": record.sections, "chunks": record.chunks,
+        "reason": record.reason, "detail": dict(record.detail) if record.detail else None,
+        "submitted_at": record.submitted_at.isoformat(),
+        "updated_at": record.updated_at.isoformat(),
+        "location": f"/v1/documents/{record.doc_id}",
+    }
+
+
+async def _store(request: Request, call: Any) -> Any:
+    try:
+        return await call
+    except StoreUnavailable:
+        raise unavailable("store", gateway_of(request).settings.retry_after_s) from None
+
+
+async def upload(request: Request) -> Response:
+    principal = await authorize(request, "submit")
+    reader = reader_of(request)
+    store = gateway_of(request).store
+    received = await receive_upload(request, reader.upload_dir, reader.max_document_bytes)
+    try:
+        fmt = _sniff(received.head)
+        doc_id = received.fields.get("doc_id") or f"doc-{received.sha256[:24]}"
+        if not DOC_ID.match(doc_id):
+            raise ProblemError(400, "invalid_parameter",
+                               "doc_id must be 1..200 of [A-Za-z0-9._:-]", path="$.doc_id")
+        existing = await _store(request, store.get_document(doc_id, None))
+    except BaseException:
+        received.path.unlink(missing_ok=True)
+        raise
+    if existing is not None and existing.tenant != principal.tenant:
+        received.path.unlink(missing_ok=True)
+        raise ProblemError(409, "doc_id_taken", f"the doc_id {doc_id!r} is in use; choose another")
+    if existing is not None and existing.sha256 == received.sha256:
+        received.path.unlink(missing_ok=True)
+        return _json(_status(existing), 200)
+    uri = await run_in_threadpool(reader.store.put_file, received.path, received.sha256, fmt)
+    now = datetime.now(UTC)
+    record = DocumentRecord(doc_id=doc_id, tenant=principal.tenant, status="submitted",
+                            format=fmt, path=uri, sha256=received.sha256, submitted_at=now,
+                            updated_at=now)
+    await _store(request, store.upsert_document(record))
+    title = received.fields.get("title") or None
+    submitted = DocumentSubmitted(doc_id=doc_id, uri=uri, format=fmt,  # type: ignore[arg-type]
+                                  title=title, metadata={"tenant": principal.tenant})
+    await reader.publisher.publish(submitted, principal.tenant, received.sha256)
+    return _json({**_status(record), "size": received.size}, 202,
+                 {"Location": f"/v1/documents/{doc_id}"})
+
+
+async def _document(request: Request, fmt: str | None = None) -> DocumentRecord:
+    principal = await authorize(request, "read")
+    doc_id = request.path_params["doc_id"]
+    record = await _store(request, gateway_of(request).store.get_document(
+        doc_id, principal.read_tenant()))
+    if record is None:
+        raise ProblemError(404, "not_found", f"no document {doc_id!r}")
+    if fmt is not None and record.format != fmt:
+        raise ProblemError(404, "not_found", f"document {doc_id!r} is not {fmt.upper()}")
+    return record
+
+
+async def status(request: Request) -> Response:
+    return _json(_status(await _document(request)))
+
+
+async def _quote(request: Request, doc_id: str) -> Quote | None:
+    """The selector of the request: in the query, or from a stored answer of the tenant."""
+    params = request.query_params
+    answer_id = params.get("answer_id")
+    if answer_id is None:
+        return from_query(params)
+    principal = await authorize(request, "read", cost=0)
+    answer = await _store(request, gateway_of(request).store.get(
+        answer_id, principal.read_tenant()))
+    if answer is None or answer.result is None:
+        raise ProblemError(404, "not_found", f"no formatted answer {answer_id!r}")
+    return from_result(answer.result, doc_id, params)
+
+
+def _refused(exc: DocumentRejection) -> ProblemError:
+    status_code = 404 if exc.code in ("href_not_in_spine", "page_out_of_range") else 422
+    return ProblemError(status_code, exc.code, exc.message)
+
+
+async def chapter(request: Request) -> Response:
+    record = await _document(request, "epub")
+    href = request.path_params["href"]
+    quote = await _quote(request, record.doc_id)
+    library = reader_of(request).library
+
+    def work() -> dict[str, Any]:
+        view = library.chapter(record.path, record.sha256, record.doc_id, href)
+        if quote is None:
+            html, highlight = prepare_chapter(view["html"])
+        else:
+            html, highlight = prepare_chapter(view["html"], quote.exact, quote.prefix,
+                                              quote.suffix)
+        return {**view, "doc_id": record.doc_id, "html": html, "highlight": highlight}
+
+    try:
+        return _json(await run_in_threadpool(work), headers={"Cache-Control": "private"})
+    except DocumentRejection as exc:
+        raise _refused(exc) from None
+
+
+async def resource(request: Request) -> Response:
+    record = await _document(request, "epub")
+    name = request.path_params["path"]
+    found = await run_in_threadpool(
+        reader_of(request).library.resource, record.path, record.sha256, name)
+    if found is None:
+        raise ProblemError(404, "not_found", f"no image {name!r} in this document")
+    data, media_type = found
+    return Response(data, media_type=media_type, headers=PRIVATE_CACHE)
+
+
+def _scale(request: Request) -> float:
+    raw = request.query_params.get("scale")
+    if raw is None:
+        return DEFAULT_SCALE
+    try:
+        value = float(raw)
+    except ValueError:
+        raise ProblemError(400, "invalid_parameter", "scale must be a number",
+                           path="scale") from None
+    if not SCALES[0] <= value <= SCALES[1]:
+        raise ProblemError(400, "invalid_parameter",
+                           f"scale must be within {SCALES[0]}..{SCALES[1]}", path="scale")
+    return round(value * 4) / 4  # quarter steps: a bounded number of cached renders
+
+
+async def page_png(request: Request) -> Response:
+    record = await _document(request, "pdf")
+    number, scale = request.path_params["number"], _scale(request)
+    try:
+        data = await run_in_threadpool(
+            reader_of(request).library.page_png, record.path, record.sha256, number, scale)
+    except DocumentRejection as exc:
+        raise _refused(exc) from None
+    return Response(data, media_type="image/png", headers=PRIVATE_CACHE)
+
+
+async def highlights(request: Request) -> Response:
+    record = await _document(request, "pdf")
+    number = request.path_params["number"]
+    quote = await _quote(request, record.doc_id)
+    if quote is None:
+        raise ProblemError(400, "invalid_parameter",
+                           "give exact (with prefix/suffix) or answer_id with citation_id "
+                           "or unit_id", path="exact")
+    library = reader_of(request).library
+
+    def work() -> dict[str, Any]:
+        index = library.pdf(record.path, record.sha256)
+        with library.lock(record.sha256):
+            return locate(index, number, quote.exact, quote.prefix, quote.suffix)
+
+    try:
+        return _json(await run_in_threadpool(work), headers={"Cache-Control": "private"})
+    except DocumentRejection as exc:
+        raise _refused(exc) from None
+
+
+def routes() -> list[Route]:
+    base = "/v1/documents/{doc_id}"
+    return [
+        Route("/v1/documents", upload, methods=["POST"], name="upload_document"),
+        Route(base, status, methods=["GET"], name="document_status"),
+        Route(base + "/chapters/{href:path}", chapter, methods=["GET"], name="chapter"),
+        Route(base + "/resources/{path:path}", resource, methods=["GET"], name="resource"),
+        Route(base + "/pages/{number:int}.png", page_png, methods=["GET"], name="page_png"),
+        Route(base + "/pages/{number:int}/highlights", highlights, methods=["GET"],
+              name="page_highlights"),
+    ]

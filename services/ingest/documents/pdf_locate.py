@@ -1,0 +1,181 @@
+"""Placing a quote on PDF pages for the reader: character-precise rectangles, quote first.
+
+Each page's text is laid out from PyMuPDF's `rawdict` characters (ligatures expanded the
+way ingest extracts them), one line break between lines, so every character of the text has
+its own box. The quote is found with the reader's normalisation (`quote_match`) in the
+hinted page and its neighbours joined (a quote that crosses a page break is found, and
+marked on both pages); when the hint is wrong the whole document is searched and the
+result says where the quote really is. Rectangles are the union of the matched characters'
+boxes per line, in points of the page as displayed (its /Rotate applied, origin top left),
+so they cover exactly the quoted characters, never whole lines. Below the confidence
+threshold, or on a page without a text layer, nothing is highlighted and a note says why.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+import pymupdf
+
+from services.ingest.documents.pdf import PDF_FAILURES
+from services.ingest.documents.pdf_text import TEXT_FLAGS
+from services.ingest.documents.quote_match import Found, find_quote
+from services.ingest.documents.rejection import DocumentRejection
+
+Box = tuple[float, float, float, float]
+NOT_ON_PAGE = "passage not located on this page"
+NO_TEXT_LAYER = "page only, no text layer"
+
+
+@dataclass
+class PageText:
+    """A page's laid-out text; `boxes[i]` is the box of `text[i]` and `lines[i]` its line
+    number (None for the breaks between lines)."""
+
+    number: int
+    text: str
+    boxes: list[Box | None]
+    lines: list[int | None]
+    matrix: pymupdf.Matrix
+    width: float
+    height: float
+
+
+def page_text(page: pymupdf.Page, number: int) -> PageText:
+    """The characters of one page with their boxes."""
+    chars: list[str] = []
+    boxes: list[Box | None] = []
+    lines: list[int | None] = []
+    line_number = 0
+    raw = page.get_text("rawdict", flags=TEXT_FLAGS)
+    for block in raw.get("blocks", []):
+        for line in block.get("lines", []):
+            for span in line.get("spans", []):
+                for char in span.get("chars", []):
+                    chars.append(char["c"])
+                    boxes.append(tuple(char["bbox"]))  # type: ignore[arg-type]
+                    lines.append(line_number)
+            chars.append("\n")
+            boxes.append(None)
+            lines.append(None)
+            line_number += 1
+    return PageText(number, "".join(chars), boxes, lines, page.rotation_matrix,
+                    round(page.rect.width, 2), round(page.rect.height, 2))
+
+
+@dataclass
+class PdfIndex:
+    """The laid-out text of a document's pages, extracted on first use of each page."""
+
+    document: pymupdf.Document
+    _pages: dict[int, PageText] = field(default_factory=dict)
+
+    @property
+    def page_count(self) -> int:
+        return int(self.document.page_count)
+
+    def page(self, number: int) -> PageText:
+        if not 1 <= number <= self.page_count:
+            raise DocumentRejection(
+                "page_out_of_range", f"page {number} is not in 1..{self.page_count}"
+            )
+        found = self._pages.get(number)
+        if found is None:
+            try:
+                found = page_text(self.document.load_page(number - 1), number)
+            except PDF_FAILURES as exc:
+                raise DocumentRejection("unreadable_page", f"page {number}: {exc}") from None
+            self._pages[number] = found
+        return found
+
+
+def _joined(pages: list[PageText]) -> tuple[str, list[tuple[int, PageText]]]:
+    """The pages' texts end to end (a line break between pages) and where each begins."""
+    starts: list[tuple[int, PageText]] = []
+    parts: list[str] = []
+    offset = 0
+    for page in pages:
+        starts.append((offset, page))
+        parts.append(page.text)
+        offset += len(page.text) + 1
+    return "\n".join(parts), starts
+
+
+def _rects(found: Found, starts: list[tuple[int, PageText]]) -> dict[int, list[list[float]]]:
+    """Per page number, one rectangle per line run of the matched characters."""
+    result: dict[int, list[list[float]]] = {}
+    for offset, page in starts:
+        low = max(found.start, offset) - offset
+        high = min(found.end, offset + len(page.text)) - offset
+        runs: dict[int, list[float]] = {}
+        for index in range(max(low, 0), high):
+            box, line = page.boxes[index], page.lines[index]
+            if box is None or line is None or not page.text[index].strip():
+                continue
+            run = runs.get(line)
+            if run is None:
+                runs[line] = list(box)
+            else:
+                run[0], run[1] = min(run[0], box[0]), min(run[1], box[1])
+                run[2], run[3] = max(run[2], box[2]), max(run[3], box[3])
+        rects = []
+        for run in runs.values():
+            rect = pymupdf.Rect(run) * page.matrix
+            rects.append([round(v, 2) for v in (rect.x0, rect.y0, rect.x1, rect.y1)])
+        if rects:
+            result[page.number] = rects
+    return result
+
+
+def _search(index: PdfIndex, numbers: list[int], exact: str, prefix: str, suffix: str,
+            hint: int | None) -> tuple[Found, list[tuple[int, PageText]]] | None:
+    pages = [index.page(number) for number in numbers]
+    text, starts = _joined(pages)
+    anchor = next((offset for offset, page in starts if page.number == hint), None)
+    found = find_quote(text, exact, prefix, suffix, anchor)
+    return None if found is None else (found, starts)
+
+
+def locate(
+    index: PdfIndex, page: int, exact: str, prefix: str = "", suffix: str = ""
+) -> dict[str, Any]:
+    """Where the quote is, starting from the hinted `page`: `{page, found, match,
+    confidence, pages: {n: rects}, rects (on the hinted page), moved, has_text_layer,
+    width, height, note}`."""
+    hinted = index.page(page)
+    has_text = bool(hinted.text.strip())
+    near = [n for n in (page - 1, page, page + 1) if 1 <= n <= index.page_count]
+    result = _search(index, near, exact, prefix, suffix, page) if exact.strip() else None
+    if result is None and exact.strip() and index.page_count > len(near):
+        everything = list(range(1, index.page_count + 1))
+        result = _search(index, everything, exact, prefix, suffix, page)
+    placed = _rects(*result) if result else {}
+    view: dict[str, Any] = {
+        "page": page, "found": bool(placed), "match": None, "confidence": 0.0,
+        "pages": {str(n): rects for n, rects in sorted(placed.items())},
+        "rects": placed.get(page, []), "moved": bool(placed) and page not in placed,
+        "has_text_layer": has_text, "width": hinted.width, "height": hinted.height,
+        "note": None,
+    }
+    if result and placed:
+        view["match"], view["confidence"] = result[0].match, result[0].confidence
+        if view["moved"]:
+            where = ", ".join(view["pages"])
+            view["note"] = f"passage found on page {where}, not on page {page}"
+    else:
+        view["note"] = NOT_ON_PAGE if has_text else NO_TEXT_LAYER
+    return view
+
+
+def render_png(document: pymupdf.Document, number: int, scale: float) -> bytes:
+    """Page `number` (1-based) as PNG at `scale` (1.0 = 72 dpi), as displayed."""
+    if not 1 <= number <= document.page_count:
+        raise DocumentRejection(
+            "page_out_of_range", f"page {number} is not in 1..{document.page_count}"
+        )
+    try:
+        pixmap = document.load_page(number - 1).get_pixmap(matrix=pymupdf.Matrix(scale, scale))
+        return bytes(pixmap.tobytes("png"))
+    except PDF_FAILURES as exc:
+        raise DocumentRejection("unreadable_page", f"page {number}: {exc}") from None

@@ -1,0 +1,97 @@
+"""A minimal gateway for the reader's tests: the real document routes, pages, auth and
+problem handling over an in-memory results store (keys, answers, documents) and a
+recording publisher. The integration tests run the real `create_app`."""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import replace
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import orjson
+from starlette.applications import Starlette
+from starlette.routing import BaseRoute
+
+from schemas.documents import DocumentSubmitted
+from services.gateway.auth import KeyVerifier, TokenBuckets
+from services.gateway.context import Gateway
+from services.gateway.documents import routes as document_routes
+from services.gateway.documents.library import DocumentLibrary
+from services.gateway.documents.reader import Reader
+from services.gateway.problems import ProblemError, problem_handler
+from services.gateway.settings import GatewaySettings
+from services.ingest.documents.store import LocalDocumentStore
+from services.store.api import AnswerRecord, ApiKey, DocumentRecord
+
+KEYS = {"key-a": ("a", frozenset({"submit", "read", "stream"})),
+        "key-b": ("b", frozenset({"submit", "read", "stream"})),
+        "key-submit-only": ("a", frozenset({"submit"}))}
+
+
+class MemoryStore:
+    """The parts of ResultsStore the reader uses."""
+
+    def __init__(self) -> None:
+        self.documents: dict[str, DocumentRecord] = {}
+        self.answers: dict[str, AnswerRecord] = {}
+
+    async def verify_key(self, secret: str) -> ApiKey | None:
+        if secret not in KEYS:
+            return None
+        tenant, scopes = KEYS[secret]
+        return ApiKey(hashlib.sha256(secret.encode()).hexdigest()[:8], tenant, scopes, None,
+                      datetime.now(UTC), None, None)
+
+    async def upsert_document(self, document: DocumentRecord) -> None:
+        self.documents[document.doc_id] = document
+
+    async def get_document(self, doc_id: str, tenant: str | None) -> DocumentRecord | None:
+        found = self.documents.get(doc_id)
+        return found if found and (tenant is None or found.tenant == tenant) else None
+
+    async def get(self, answer_id: str, tenant: str | None) -> AnswerRecord | None:
+        found = self.answers.get(answer_id)
+        return found if found and (tenant is None or found.tenant == tenant) else None
+
+    def add_answer(self, result: bytes, tenant: str = "a") -> None:
+        answer_id = orjson.loads(result)["answer_id"]
+        self.answers[answer_id] = AnswerRecord(
+            answer_id, tenant, "formatted", None, None, datetime.now(UTC), "e", result, None,
+            None, None, None, None)
+
+
+class RecordingPublisher:
+    def __init__(self) -> None:
+        self.published: list[tuple[DocumentSubmitted, str]] = []
+
+    async def publish(self, submitted: DocumentSubmitted, tenant: str, sha256: str) -> str:
+        self.published.append((submitted, tenant))
+        return sha256
+
+    async def stop(self) -> None:
+        return None
+
+
+def make_app(tmp: Path, extra: list[BaseRoute] | None = None,
+             max_document_bytes: int = 8 * 1024 * 1024) -> Starlette:
+    store = MemoryStore()
+    app = Starlette(routes=[*document_routes(), *(extra or [])],
+                    exception_handlers={ProblemError: problem_handler})
+    settings = GatewaySettings()
+    app.state.gateway = Gateway(settings, store, None, None,  # type: ignore[arg-type]
+                                KeyVerifier(store, 5.0, 2),  # type: ignore[arg-type]
+                                TokenBuckets(1000.0, 2.0), datetime.now(UTC))
+    documents = LocalDocumentStore(tmp / "documents")
+    app.state.reader = Reader(documents, DocumentLibrary(documents, tmp / "cache"),
+                              RecordingPublisher(), tmp / "incoming", max_document_bytes)
+    return app
+
+
+def ingested(app: Starlette, doc_id: str, sections: int = 1) -> Any:
+    """Mark an uploaded document ingested, as the store sink would."""
+    store = app.state.gateway.store
+    record = store.documents[doc_id]
+    store.documents[doc_id] = replace(record, status="ingested", sections=sections, chunks=1)
+    return store.documents[doc_id]

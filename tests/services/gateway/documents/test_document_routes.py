@@ -1,0 +1,238 @@
+"""The document routes over a minimal app: upload, status, chapters with marks, images, page
+images and highlight rectangles, per tenant, and clear errors for bad input."""
+
+from __future__ import annotations
+
+import io
+import zipfile
+from pathlib import Path
+
+import orjson
+import pymupdf
+import pytest
+from starlette.testclient import TestClient
+
+from services.ingest.documents.ingest import ingest_document
+from tests.services.gateway.documents.reader_app import ingested, make_app
+
+CORPUS = Path(__file__).resolve().parents[5] / "shared" / "corpus"
+A = {"Authorization": "Bearer key-a"}
+B = {"Authorization": "Bearer key-b"}
+needs_corpus = pytest.mark.skipif(not CORPUS.is_dir(), reason="no ../shared/corpus")
+
+
+@pytest.fixture
+def app(tmp_path):
+    return make_app(tmp_path, max_document_bytes=2 * 1024 * 1024)
+
+
+@pytest.fixture
+def client(app):
+    with TestClient(app) as client:
+        yield client
+
+
+def _upload(client, data: bytes, doc_id: str | None = None, headers=A):
+    fields = {"doc_id": doc_id} if doc_id else {}
+    return client.post("/v1/documents", files={"file": ("doc.bin", data)}, data=fields,
+                       headers=headers)
+
+
+def _pdf(text_pages: list[str]) -> bytes:
+    document = pymupdf.open()
+    for text in text_pages:
+        page = document.new_page()
+        page.insert_text((72, 72), text)
+    return document.tobytes()
+
+
+def test_upload_stores_by_content_publishes_and_reports_status(app, client):
+    data = _pdf(["Call me Ishmael."])
+    response = _upload(client, data, "paper-1")
+    assert response.status_code == 202, response.text
+    assert response.headers["location"] == "/v1/documents/paper-1"
+    body = response.json()
+    assert body["status"] == "submitted" and body["format"] == "pdf"
+    submitted, tenant = app.state.reader.publisher.published[0]
+    assert tenant == "a" and submitted.metadata == {"tenant": "a"}
+    assert submitted.uri.startswith("store://sha256/")
+    assert app.state.reader.store.read(submitted.uri) == data
+    ingested(app, "paper-1")
+    status = client.get("/v1/documents/paper-1", headers=A).json()
+    assert status["status"] == "ingested" and status["sections"] == 1
+    # The same bytes again: the same document, nothing published twice.
+    assert _upload(client, data, "paper-1").status_code == 200
+    assert len(app.state.reader.publisher.published) == 1
+
+
+def test_other_tenant_sees_nothing(client):
+    _upload(client, _pdf(["x"]), "mine")
+    assert client.get("/v1/documents/mine", headers=B).status_code == 404
+    assert client.get("/v1/documents/mine/pages/1.png", headers=B).status_code == 404
+    assert _upload(client, _pdf(["y"]), "mine", headers=B).status_code == 409
+
+
+@pytest.mark.parametrize("headers, status", [({}, 401), ({"Authorization": "Bearer no"}, 401)])
+def test_keys_are_required(client, headers, status):
+    assert client.get("/v1/documents/x", headers=headers).status_code == status
+
+
+def test_reading_needs_the_read_scope(client):
+    response = client.get("/v1/documents/x", headers={"Authorization": "Bearer key-submit-only"})
+    assert response.status_code == 403
+
+
+def test_bad_uploads_are_clear_problems(client, app):
+    too_big = _upload(client, b"%PDF-" + b"0" * (2 * 1024 * 1024))
+    assert too_big.status_code == 413
+    assert too_big.headers["content-type"] == "application/problem+json"
+    assert _upload(client, b"hello world").status_code == 415
+    assert _upload(client, _pdf(["x"]), "bad id!").status_code == 400
+    not_multipart = client.post("/v1/documents", content=b"%PDF-1.4", headers=A)
+    assert not_multipart.status_code == 415
+    empty = client.post("/v1/documents", files={"other": ("x", b"1")}, headers=A)
+    assert empty.status_code == 400
+    broken = client.post("/v1/documents", content=b"--zz\r\nbroken",
+                         headers={**A, "Content-Type": "multipart/form-data; boundary=zz"})
+    assert broken.status_code == 400
+    # Nothing of the refused uploads is left behind.
+    assert not list((app.state.reader.upload_dir).glob("*"))
+
+
+def test_pdf_highlights_found_moved_and_absent(client):
+    _upload(client, _pdf(["The first page says hello.", "Second page: a quoted passage."]),
+            "two")
+    found = client.get("/v1/documents/two/pages/2/highlights",
+                       params={"exact": "a quoted passage"}, headers=A).json()
+    assert found["found"] and found["rects"] and not found["moved"]
+    moved = client.get("/v1/documents/two/pages/1/highlights",
+                       params={"exact": "a quoted passage"}, headers=A).json()
+    assert moved["found"] and moved["moved"] and list(moved["pages"]) == ["2"]
+    assert moved["rects"] == [] and "page 2" in moved["note"]
+    absent = client.get("/v1/documents/two/pages/1/highlights",
+                        params={"exact": "not in this document at all"}, headers=A).json()
+    assert not absent["found"] and absent["note"] == "passage not located on this page"
+    assert client.get("/v1/documents/two/pages/9/highlights", params={"exact": "x"},
+                      headers=A).status_code == 404
+    assert client.get("/v1/documents/two/pages/1/highlights", headers=A).status_code == 400
+
+
+def test_page_png_rendered_once_and_scale_checked(client, app):
+    _upload(client, _pdf(["x"]), "one")
+    first = client.get("/v1/documents/one/pages/1.png?scale=1", headers=A)
+    assert first.status_code == 200 and first.content.startswith(b"\x89PNG")
+    cached = list((app.state.reader.library.cache_dir).rglob("*.png"))
+    assert len(cached) == 1
+    assert client.get("/v1/documents/one/pages/1.png?scale=1", headers=A).content == first.content
+    assert client.get("/v1/documents/one/pages/1.png?scale=99", headers=A).status_code == 400
+    assert client.get("/v1/documents/one/pages/1.png?scale=x", headers=A).status_code == 400
+    assert client.get("/v1/documents/one/pages/2.png", headers=A).status_code == 404
+
+
+def _epub() -> bytes:
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w") as archive:
+        archive.writestr("mimetype", "application/epub+zip")
+        archive.writestr("META-INF/container.xml", (
+            '<?xml version="1.0"?><container version="1.0" xmlns="urn:oasis:names:tc:'
+            'opendocument:xmlns:container"><rootfiles><rootfile full-path="OPS/p.opf" '
+            'media-type="application/oebps-package+xml"/></rootfiles></container>'))
+        archive.writestr("OPS/p.opf", (
+            '<?xml version="1.0"?><package xmlns="http://www.idpf.org/2007/opf" version="3.0" '
+            'unique-identifier="id"><metadata xmlns:dc="http://purl.org/dc/elements/1.1/">'
+            '<dc:identifier id="id">x</dc:identifier><dc:title>T</dc:title>'
+            '<dc:language>en</dc:language></metadata><manifest>'
+            '<item id="c1" href="c1.xhtml" media-type="application/xhtml+xml"/>'
+            '<item id="c2" href="c2.xhtml" media-type="application/xhtml+xml"/>'
+            '<item id="img" href="pic.png" media-type="image/png"/>'
+            '<item id="svg" href="pic.svg" media-type="image/svg+xml"/>'
+            '</manifest><spine><itemref idref="c1"/><itemref idref="c2"/></spine></package>'))
+        archive.writestr("OPS/c1.xhtml", (
+            '<html xmlns="http://www.w3.org/1999/xhtml"><body><h1>One</h1>'
+            '<p onclick="alert(1)">It was a <em>dark and</em> stormy ﬁ\u00adnal night.</p>'
+            '<img src="pic.png" alt="a picture"/><script>alert(2)</script></body></html>'))
+        archive.writestr("OPS/c2.xhtml", (
+            '<html xmlns="http://www.w3.org/1999/xhtml"><body><p>Two.</p></body></html>'))
+        archive.writestr("OPS/pic.png", b"\x89PNG\r\n\x1a\nfake")
+        archive.writestr("OPS/pic.svg", b"<svg onload='alert(1)'/>")
+    return buffer.getvalue()
+
+
+def test_chapter_marked_across_elements_ligatures_and_soft_hyphens(client):
+    _upload(client, _epub(), "book")
+    response = client.get("/v1/documents/book/chapters/OPS/c1.xhtml",
+                          params={"exact": "a dark and stormy final", "prefix": "It was "},
+                          headers=A)
+    assert response.status_code == 200, response.text
+    view = response.json()
+    assert view["highlight"]["found"] and view["highlight"]["marks"] == 3
+    assert view["next_href"] == "OPS/c2.xhtml" and view["prev_href"] is None
+    html = view["html"]
+    assert "<script" not in html and "onclick" not in html and "alert(2)" not in html
+    assert 'data-citeflow-src="/v1/documents/book/resources/OPS/pic.png"' in html
+    assert " src=" not in html
+    plain = client.get("/v1/documents/book/chapters/OPS/c1.xhtml", headers=A).json()
+    assert plain["highlight"] is None and "<mark" not in plain["html"]
+    absent = client.get("/v1/documents/book/chapters/OPS/c1.xhtml",
+                        params={"exact": "never written"}, headers=A).json()
+    assert not absent["highlight"]["found"] and "<mark" not in absent["html"]
+    for bad in ("OPS/../META-INF/container.xml", "OPS/pic.png", "nope.xhtml"):
+        assert client.get(f"/v1/documents/book/chapters/{bad}", headers=A).status_code in (
+            404, 422)
+
+
+def test_resources_serve_raster_images_only(client):
+    _upload(client, _epub(), "book")
+    image = client.get("/v1/documents/book/resources/OPS/pic.png", headers=A)
+    assert image.status_code == 200 and image.headers["content-type"] == "image/png"
+    assert image.headers["x-content-type-options"] == "nosniff"
+    for name in ("OPS/pic.svg", "OPS/c1.xhtml", "META-INF/container.xml", "../x.png"):
+        assert client.get(f"/v1/documents/book/resources/{name}", headers=A).status_code == 404
+
+
+def test_selector_from_a_stored_answer(client, app):
+    _upload(client, _epub(), "book")
+    selector = {"type": "TextQuoteSelector", "exact": "stormy", "prefix": "dark and ",
+                "suffix": " final"}
+    locator = {"type": "epub_text", "href": "OPS/c1.xhtml", "selector": selector}
+    result = {"answer_id": "ans-1", "links": [
+        {"citation_id": 1, "sentence_index": 0, "doc_id": "book", "locator": locator}],
+        "answer_units": {"units": [{"id": "S1", "source_spans": [
+            {"doc_id": "book", "locator": locator}]}]}}
+    app.state.gateway.store.add_answer(orjson.dumps(result))
+    url = "/v1/documents/book/chapters/OPS/c1.xhtml"
+    by_citation = client.get(url, params={"answer_id": "ans-1", "citation_id": 1}, headers=A)
+    assert by_citation.json()["highlight"]["found"]
+    assert "<mark data-citeflow-highlight>stormy</mark>" in by_citation.json()["html"] or \
+        '<mark data-citeflow-highlight="">stormy</mark>' in by_citation.json()["html"]
+    by_unit = client.get(url, params={"answer_id": "ans-1", "unit_id": "S1"}, headers=A)
+    assert by_unit.json()["highlight"]["found"]
+    assert client.get(url, params={"answer_id": "ans-1", "citation_id": 7},
+                      headers=A).status_code == 404
+    assert client.get(url, params={"answer_id": "ans-1", "citation_id": "x"},
+                      headers=A).status_code == 400
+    assert client.get(url, params={"answer_id": "ans-1", "citation_id": 1},
+                      headers=B).status_code == 404
+
+
+@needs_corpus
+def test_corpus_pdf_rectangles_are_the_words_pymupdf_finds(client):
+    data = (CORPUS / "pdf" / "tracemonkey.pdf").read_bytes()
+    _upload(client, data, "tm")
+    text = ingest_document(data, "tm").sections[2].text
+    exact = "Finally, the LIR records guards"
+    view = client.get("/v1/documents/tm/pages/3/highlights", params={"exact": exact},
+                      headers=A).json()
+    expected = pymupdf.open(stream=data)[2].search_for(exact)
+    assert exact in text and view["found"] and len(view["rects"]) == len(expected) == 1
+    for got, want in zip(view["rects"], expected, strict=True):
+        assert all(abs(g - w) < 1.5 for g, w in zip(got, want, strict=True)), (got, want)
+
+
+@needs_corpus
+def test_corpus_scanned_page_says_page_only(client):
+    _upload(client, (CORPUS / "pdf" / "c02-22.pdf").read_bytes(), "scan")
+    view = client.get("/v1/documents/scan/pages/1/highlights", params={"exact": "Tom"},
+                      headers=A).json()
+    assert not view["found"] and view["note"] == "page only, no text layer"
+    assert not view["has_text_layer"]
