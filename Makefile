@@ -7,7 +7,10 @@ VENV   ?= .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed-stamp
 
-.PHONY: install native browser run test test-unit test-integration bench schemas clean
+STATIC := services/gateway/static
+VENDOR := $(STATIC)/node_modules/.package-lock.json
+
+.PHONY: install native browser vendor run test test-unit test-integration bench schemas clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -17,12 +20,21 @@ $(STAMP): pyproject.toml
 	$(BIN)/python -m pip install --quiet -e ".[test,native]"
 	touch $(STAMP)
 
-install: $(STAMP)
+install: $(STAMP) vendor
 	@if [ "$$CITEFLOW_NATIVE" = "0" ]; then echo "CITEFLOW_NATIVE=0: no native build"; \
 	else CITEFLOW_NATIVE=0 $(BIN)/python -m services.native.build --if-stale; fi
 
 native: $(STAMP)
 	CITEFLOW_NATIVE=0 $(BIN)/python -m services.native.build
+
+# The gateway's front-end dependencies (Swagger UI ...), pinned by package-lock.json and
+# served by the gateway itself: no CDN. Install scripts are not run (one only phones home).
+vendor: $(VENDOR)
+
+$(VENDOR): $(STATIC)/package.json $(STATIC)/package-lock.json
+	@if ! command -v npm >/dev/null && command -v apt-get >/dev/null && [ "$$(id -u)" = 0 ]; then \
+	  (apt-get update -qq && apt-get install -y -qq --no-install-recommends npm) >/dev/null 2>&1; fi
+	cd $(STATIC) && npm ci --ignore-scripts --no-audit --no-fund --loglevel=error
 
 run: install
 	$(BIN)/citeflow up --demo services/examples/demo_answer.json
@@ -57,4 +69,4 @@ schemas: install
 	$(BIN)/citeflow schemas export
 
 clean:
-	rm -rf $(VENV) .pytest_cache .hypothesis .native .native.new
+	rm -rf $(VENV) .pytest_cache .hypothesis .native .native.new $(STATIC)/node_modules

@@ -1,0 +1,101 @@
+"""`create_app(settings)`: the gateway's Starlette application. Its lifespan opens the
+results store, starts the producer (in the background: the gateway serves reads and
+answers 503 to submits while the broker is unreachable) and the stream hub."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from datetime import UTC, datetime
+
+from starlette.applications import Starlette
+from starlette.exceptions import HTTPException
+from starlette.routing import BaseRoute
+
+from services.gateway import docs, health, reads, submit
+from services.gateway.auth import KeyVerifier, TokenBuckets
+from services.gateway.context import Gateway, Waiter
+from services.gateway.observability import ObservabilityMiddleware
+from services.gateway.problems import (
+    ProblemError,
+    http_exception_handler,
+    problem_handler,
+)
+from services.gateway.producer import AnswerProducer
+from services.gateway.settings import GatewaySettings
+from services.store.api import ResultsStore
+
+
+def open_store(url: str) -> ResultsStore:
+    """The SQL results store at `url` (SQLite or PostgreSQL)."""
+    from services.store.sql import SqlStore
+
+    return SqlStore(url)
+
+
+def make_hub(settings: GatewaySettings, store: ResultsStore) -> Waiter:
+    """The stream hub: one Kafka consumer of the outcome topics fanned out to clients."""
+    from services.gateway.stream import Hub
+
+    return Hub(settings.runtime, store)
+
+
+def core_routes() -> list[BaseRoute]:
+    """This package's own routes: health, docs, submit and reads."""
+    return [*health.routes(), *docs.routes(), *submit.routes(), *reads.routes()]
+
+
+def _routes() -> list[BaseRoute]:
+    from services.gateway.documents import routes as document_routes
+    from services.gateway.pages import routes as page_routes
+    from services.gateway.stream import routes as stream_routes
+
+    return [*core_routes(), *stream_routes(), *document_routes(), *page_routes()]
+
+
+def create_app(
+    settings: GatewaySettings, *, store: ResultsStore | None = None,
+    producer: AnswerProducer | None = None, hub: Waiter | None = None,
+    routes: list[BaseRoute] | None = None,
+) -> Starlette:
+    """The application; `store`, `producer`, `hub` and `routes` replace the real ones
+    (tests), and are then neither started nor stopped by the app except the producer."""
+
+    @asynccontextmanager
+    async def lifespan(app: Starlette) -> AsyncIterator[None]:
+        the_store = store or open_store(settings.store_url)
+        if store is None:
+            await the_store.migrate()
+        the_producer = producer or AnswerProducer(settings.runtime, settings.send_timeout_s,
+                                                  settings.retry_after_s)
+        the_hub = hub or make_hub(settings, the_store)
+        await the_producer.start()
+        if hub is None:
+            await the_hub.start()  # type: ignore[attr-defined]
+        gateway = Gateway(
+            settings=settings, store=the_store, producer=the_producer, hub=the_hub,
+            verifier=KeyVerifier(the_store, settings.key_cache_seconds,
+                                 settings.retry_after_s),
+            buckets=TokenBuckets(settings.rate_per_s, settings.burst_seconds),
+            started_at=datetime.now(UTC),
+        )
+        app.state.gateway = gateway
+        app.state.hub = the_hub
+        app.state.submitter = submit.Submitter(gateway)
+        try:
+            yield
+        finally:
+            if hub is None:
+                await the_hub.stop()  # type: ignore[attr-defined]
+            await the_producer.stop()
+            if store is None:
+                await the_store.close()
+
+    app = Starlette(
+        routes=routes if routes is not None else _routes(),
+        lifespan=lifespan,
+        exception_handlers={ProblemError: problem_handler,
+                            HTTPException: http_exception_handler},
+    )
+    app.add_middleware(ObservabilityMiddleware, router=app.router)
+    return app

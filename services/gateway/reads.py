@@ -1,0 +1,145 @@
+"""`GET /v1/answers/{id}`, `GET /v1/answers` and `GET /v1/stats` (SPEC §9): every read is
+restricted to the key's tenant (admin keys: any, or `?tenant=`); another tenant's answer is
+a 404, never a 403; a store that cannot be reached is a 503."""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable
+from datetime import UTC, datetime
+from typing import Any, Literal, TypedDict, TypeVar
+from urllib.parse import urlencode
+
+from starlette.requests import Request
+from starlette.responses import Response
+from starlette.routing import Route
+
+from services.gateway.auth import Principal
+from services.gateway.context import gateway_of
+from services.gateway.observability import note
+from services.gateway.problems import ProblemError, unavailable
+from services.gateway.queries import (
+    AnswerListParams,
+    StatsParams,
+    parse_params,
+    window_of,
+)
+from services.gateway.representation import (
+    STATUS_HEADER,
+    AnswerStatus,
+    answer_body,
+    dump,
+    etag,
+    status_document,
+)
+from services.store.api import AnswerQuery, GroupStats, StatsQuery, StoreUnavailable
+
+T = TypeVar("T")
+
+
+class AnswerPage(TypedDict):
+    """A page of `GET /v1/answers`; `next` is the URL of the following page."""
+
+    items: list[AnswerStatus]
+    next_cursor: str | None
+    next: str | None
+
+
+class StatsDocument(TypedDict):
+    """`GET /v1/stats`: one group per model or tenant (and time bucket when asked)."""
+
+    since: datetime
+    until: datetime
+    group_by: Literal["model", "tenant", "none"]
+    bucket_seconds: int | None
+    groups: list[GroupStats]
+
+
+async def _store_call(request: Request, call: Awaitable[T]) -> T:
+    try:
+        return await call
+    except StoreUnavailable:
+        raise unavailable("store", gateway_of(request).settings.retry_after_s) from None
+
+
+def _json(doc: Any, headers: dict[str, str] | None = None) -> Response:
+    return Response(dump(doc), 200, headers, media_type="application/json")
+
+
+def _tenant_filter(principal: Principal, asked: str | None) -> str | None:
+    """The tenant a read is restricted to: the key's own; admin keys any (`?tenant=`)."""
+    if asked is not None and not principal.is_admin and asked != principal.tenant:
+        raise ProblemError(403, "missing_scope", "only admin keys read other tenants",
+                           path="?tenant")
+    return asked if principal.is_admin else principal.tenant
+
+
+def _if_none_match(request: Request, tag: str) -> bool:
+    header = request.headers.get("if-none-match")
+    if header is None:
+        return False
+    candidates = {t.strip().removeprefix("W/") for t in header.split(",")}
+    return "*" in candidates or tag in candidates
+
+
+async def get_answer(request: Request) -> Response:
+    gateway = gateway_of(request)
+    principal = await gateway.authorize(request, "read")
+    answer_id = request.path_params["answer_id"]
+    note(request, answer_id=answer_id)
+    record = await _store_call(request, gateway.store.get(answer_id, principal.read_tenant()))
+    if record is None:
+        raise ProblemError(404, "not_found", f"no answer {answer_id!r}")
+    body = answer_body(record)
+    tag = etag(body)
+    headers = {"ETag": tag, STATUS_HEADER: record.status, "Cache-Control": "no-cache"}
+    if _if_none_match(request, tag):
+        return Response(None, 304, headers)
+    return Response(body, 200, headers, media_type="application/json")
+
+
+async def list_answers(request: Request) -> Response:
+    gateway = gateway_of(request)
+    principal = await gateway.authorize(request, "read")
+    params = parse_params(request, AnswerListParams)
+    query = AnswerQuery(
+        tenant=_tenant_filter(principal, params.tenant), model=params.model,
+        status=params.status, since=params.since, until=params.until,
+        has_problems=params.has_problems, min_coverage=params.min_coverage,
+        max_coverage=params.max_coverage, has_invalid_citations=params.invalid_citations,
+        has_downgraded_quotes=params.downgraded_quotes, limit=params.limit,
+        cursor=params.cursor,
+    )
+    try:
+        page = await _store_call(request, gateway.store.query(query))
+    except ValueError as exc:  # a cursor the store cannot read
+        raise ProblemError(400, "invalid_parameter", str(exc), path="?cursor") from None
+    doc: AnswerPage = {"items": [status_document(r) for r in page.items],
+                       "next_cursor": page.next_cursor, "next": None}
+    headers = {}
+    if page.next_cursor is not None:
+        following = {**request.query_params, "cursor": page.next_cursor}
+        doc["next"] = f"{request.url.path}?{urlencode(following)}"
+        headers["Link"] = f'<{doc["next"]}>; rel="next"'
+    return _json(doc, headers=headers)
+
+
+async def get_stats(request: Request) -> Response:
+    gateway = gateway_of(request)
+    principal = await gateway.authorize(request, "read")
+    params = parse_params(request, StatsParams)
+    since, until, bucket = window_of(params, datetime.now(UTC))
+    query = StatsQuery(tenant=_tenant_filter(principal, params.tenant), since=since,
+                       until=until, group_by=params.group_by, bucket_seconds=bucket,
+                       model=params.model)
+    groups = await _store_call(request, gateway.store.stats(query))
+    doc: StatsDocument = {"since": since, "until": until, "group_by": params.group_by,
+                          "bucket_seconds": bucket, "groups": groups}
+    return _json(doc)
+
+
+def routes() -> list[Route]:
+    return [
+        Route("/v1/answers", list_answers, methods=["GET"], name="list_answers"),
+        Route("/v1/answers/{answer_id}", get_answer, methods=["GET"], name="get_answer"),
+        Route("/v1/stats", get_stats, methods=["GET"], name="get_stats"),
+    ]

@@ -1,0 +1,269 @@
+"""`POST /v1/answers` and `POST /v1/answers:batch` (SPEC §9): validation is the ingest
+stage's own (`admit_data`), the key's tenant is stamped on the answer, the answer is produced
+and acknowledged by the broker before the response, and recorded as `submitted` at once."""
+
+from __future__ import annotations
+
+import asyncio
+import weakref
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from typing import Literal, NotRequired, TypedDict
+
+import orjson
+import structlog
+from starlette.requests import Request
+from starlette.responses import Response
+from starlette.routing import Route
+
+from schemas.answers import AnswerAccepted, AnswerRejected, AnswerSubmitted
+from schemas.envelope import derived_event_id
+from services.gateway.auth import Principal
+from services.gateway.body import read_limited
+from services.gateway.context import Gateway, gateway_of
+from services.gateway.idempotency import idempotent
+from services.gateway.observability import note
+from services.gateway.problems import ProblemDocument, ProblemError, unavailable
+from services.gateway.producer import canonical_sha256
+from services.gateway.representation import (
+    STATUS_HEADER,
+    answer_body,
+    etag,
+    is_final,
+    location,
+)
+from services.ingest.answers import admit_data
+from services.store.api import AnswerRecord, StoreUnavailable, Submission
+from services.store.decode import model_of
+
+# Rejection codes that mean "not a readable JSON object" (400); every other one is a
+# readable answer with invalid content (422).
+_MALFORMED = frozenset({"invalid_utf8", "invalid_json", "not_an_object"})
+log = structlog.get_logger("citeflow").bind(stage="gateway")
+
+
+class AcceptedDocument(TypedDict):
+    """The body of a 202: where to read the answer's status and result."""
+
+    answer_id: str
+    event_id: str
+    status: Literal["submitted"]
+    location: str
+
+
+class BatchLine(TypedDict):
+    """One line's outcome: 202 with the answer's location, or the line's problem."""
+
+    line: int
+    status: int
+    answer_id: NotRequired[str]
+    event_id: NotRequired[str]
+    location: NotRequired[str]
+    problem: NotRequired[ProblemDocument]
+
+
+class BatchDocument(TypedDict):
+    accepted: int
+    refused: int
+    results: list[BatchLine]
+
+
+@dataclass(frozen=True)
+class Accepted:
+    """A submission the broker acknowledged (now or the first time the same body came)."""
+
+    answer_id: str
+    event_id: str
+
+    def document(self) -> AcceptedDocument:
+        return {"answer_id": self.answer_id, "event_id": self.event_id,
+                "status": "submitted", "location": location(self.answer_id)}
+
+
+def rejection_problem(rejected: AnswerRejected) -> ProblemError:
+    """The ingest stage's rejection as a problem: its code, message, path and every error."""
+    status = 413 if rejected.code == "too_large" else (
+        400 if rejected.code in _MALFORMED else 422)
+    return ProblemError(status, rejected.code, rejected.message, path=rejected.path,
+                        errors=[{"code": e.code, "message": e.message, "path": e.path}
+                                for e in rejected.errors],
+                        extra={"answer_id": rejected.answer_id} if rejected.answer_id else None)
+
+
+def admit(raw: bytes, principal: Principal, max_bytes: int) -> AnswerSubmitted:
+    """Validate with the ingest stage's code and stamp the key's tenant into
+    `metadata.tenant`; an answer naming another tenant is refused (403)."""
+    outcome = admit_data(raw, event_id="gateway", max_bytes=max_bytes)
+    if isinstance(outcome, AnswerRejected):
+        raise rejection_problem(outcome)
+    assert isinstance(outcome, AnswerAccepted)
+    answer = outcome.answer
+    metadata = dict(answer.metadata or {})
+    if "tenant" in metadata and metadata["tenant"] != principal.tenant:
+        raise ProblemError(403, "tenant_mismatch",
+                           "metadata.tenant names another tenant than this API key's",
+                           path="$.metadata.tenant")
+    metadata["tenant"] = principal.tenant
+    return answer.model_copy(update={"metadata": metadata})
+
+
+class Submitter:
+    """Produces admitted answers at most once per (answer_id, body) in this process, and
+    refuses another body under a known answer_id (409)."""
+
+    def __init__(self, gateway: Gateway) -> None:
+        self._gateway = gateway
+        self._locks: weakref.WeakValueDictionary[str, asyncio.Lock] = (
+            weakref.WeakValueDictionary())
+
+    async def submit(self, answer: AnswerSubmitted, principal: Principal) -> Accepted:
+        gateway = self._gateway
+        retry = gateway.settings.retry_after_s
+        body_sha = canonical_sha256(answer)
+        lock = self._locks.get(answer.answer_id)
+        if lock is None:
+            lock = self._locks[answer.answer_id] = asyncio.Lock()
+        async with lock:
+            try:
+                existing = await gateway.store.get(answer.answer_id, None)
+            except StoreUnavailable:
+                raise unavailable("store", retry) from None
+            if existing is not None:
+                return _same_or_conflict(existing, body_sha, answer.answer_id)
+            event_id = await gateway.producer.send(answer, principal.tenant, body_sha)
+            # The broker has it from here on: whatever the store says, the answer is
+            # accepted (the store sink also records it from answers.submitted).
+            await self._record(answer, principal, body_sha, event_id)
+        return Accepted(answer.answer_id, event_id)
+
+    async def _record(self, answer: AnswerSubmitted, principal: Principal, body_sha: str,
+                      event_id: str) -> None:
+        submission = Submission(
+            answer_id=answer.answer_id, tenant=principal.tenant,
+            submitted_at=datetime.now(UTC), body_sha256=body_sha,
+            model=model_of(answer.metadata), event_id=event_id,
+        )
+        try:
+            outcome = await self._gateway.store.record_submitted(submission)
+        except StoreUnavailable as exc:
+            log.warning("submitted answer not recorded: store unavailable",
+                        answer_id=answer.answer_id, error=str(exc))
+            return
+        if outcome.outcome == "conflict":
+            # Another gateway process produced another body under this id at the same
+            # moment: both are on the topic; the later result wins. Logged, not hidden.
+            log.error("answer_id raced with another body", answer_id=answer.answer_id)
+
+
+def _same_or_conflict(existing: AnswerRecord, body_sha: str, answer_id: str) -> Accepted:
+    # A row without a hash was recorded from the topic alone: it cannot be told apart, so
+    # it counts as the same submission (nothing is produced twice).
+    if existing.body_sha256 in (None, body_sha):
+        return Accepted(answer_id, derived_event_id(body_sha, "gateway"))
+    raise ProblemError(409, "answer_id_conflict",
+                       f"answer_id {answer_id!r} was already submitted with another body",
+                       path="$.answer_id", extra={"answer_id": answer_id})
+
+
+def _wait_seconds(request: Request, limit: float) -> float:
+    raw = request.query_params.get("wait")
+    if raw is None:
+        return 0.0
+    try:
+        seconds = float(raw)
+    except ValueError:
+        seconds = -1.0
+    if not 0 <= seconds <= limit:
+        raise ProblemError(400, "invalid_parameter", f"wait must be a number of seconds "
+                           f"from 0 to {limit:g}", path="?wait")
+    return seconds
+
+
+async def _wait_for_result(gateway: Gateway, answer_id: str, tenant: str,
+                           seconds: float) -> AnswerRecord | None:
+    """The answer's final record if it arrives within `seconds`: the wait is registered
+    with the hub first, then the store is read once, so a result that was already there
+    (or arrives between the two) is not missed."""
+    waiting = asyncio.create_task(gateway.hub.wait_for(answer_id, seconds))
+    await asyncio.sleep(0)  # let the hub register the wait
+    try:
+        try:
+            record = await gateway.store.get(answer_id, tenant)
+        except StoreUnavailable:
+            record = None
+        if is_final(record):
+            return record
+        found = await waiting
+        return found if found is not None and is_final(found) and found.tenant == tenant \
+            else None
+    finally:
+        waiting.cancel()
+
+
+async def submit_answer(request: Request) -> Response:
+    """`POST /v1/answers[?wait=SECONDS]`: 202 + Location once the broker stored it; with
+    `wait`, 200 and the result when it is ready in time."""
+    gateway = gateway_of(request)
+    principal = await gateway.authorize(request, "submit")
+    settings = gateway.settings
+    wait = _wait_seconds(request, settings.max_wait_s)
+    raw = await read_limited(request, settings.max_answer_bytes)
+
+    async def handle() -> Response:
+        answer = admit(raw, principal, settings.max_answer_bytes)
+        note(request, answer_id=answer.answer_id)
+        accepted = await request.app.state.submitter.submit(answer, principal)
+        if wait > 0:
+            record = await _wait_for_result(gateway, answer.answer_id, principal.tenant, wait)
+            if record is not None:
+                body = answer_body(record)
+                return Response(body, 200, {"Location": location(answer.answer_id),
+                                            "ETag": etag(body), STATUS_HEADER: record.status},
+                                media_type="application/json")
+        return Response(orjson.dumps(accepted.document()), 202, {"Location": location(answer.answer_id)},
+                        media_type="application/json")
+
+    return await idempotent(request, gateway.store, principal.tenant, raw,
+                            settings.retry_after_s, handle)
+
+
+async def submit_batch(request: Request) -> Response:
+    """`POST /v1/answers:batch`: JSON Lines, one answer per line; 200 with one result per
+    non-blank line (its own status: 202, or the problem of that line)."""
+    gateway = gateway_of(request)
+    settings = gateway.settings
+    principal = await gateway.authorize(request, "submit")
+    raw = await read_limited(request, settings.max_batch_bytes)
+    lines = [(n, line) for n, line in enumerate(raw.split(b"\n"), 1) if line.strip()]
+    if len(lines) > settings.max_batch_lines:
+        raise ProblemError(413, "too_many_lines", f"a batch holds at most "
+                           f"{settings.max_batch_lines} answers, not {len(lines)}")
+    # Every line costs a token: the request itself paid for one.
+    gateway.charge(principal, len(lines) - 1)
+
+    async def one(number: int, line: bytes) -> BatchLine:
+        try:
+            answer = admit(line.rstrip(b"\r"), principal, settings.max_answer_bytes)
+            accepted = await request.app.state.submitter.submit(answer, principal)
+        except ProblemError as exc:
+            return {"line": number, "status": exc.status, "problem": exc.body()}
+        return {"line": number, "status": 202, "answer_id": accepted.answer_id,
+                "event_id": accepted.event_id, "location": location(accepted.answer_id)}
+
+    async def handle() -> Response:
+        results = list(await asyncio.gather(*(one(n, line) for n, line in lines)))
+        accepted = sum(1 for r in results if r["status"] == 202)
+        doc: BatchDocument = {"accepted": accepted, "refused": len(results) - accepted,
+                              "results": results}
+        return Response(orjson.dumps(doc), 200, media_type="application/json")
+
+    return await idempotent(request, gateway.store, principal.tenant, raw,
+                            settings.retry_after_s, handle)
+
+
+def routes() -> list[Route]:
+    return [
+        Route("/v1/answers", submit_answer, methods=["POST"], name="submit_answer"),
+        Route("/v1/answers:batch", submit_batch, methods=["POST"], name="submit_batch"),
+    ]
+

@@ -1,0 +1,249 @@
+"""POST /v1/answers and :batch: validation by the ingest stage's code, tenancy, duplicates,
+idempotency keys, broker outages, ?wait=, size limits (unit tests over in-memory fakes)."""
+
+from __future__ import annotations
+
+import asyncio
+
+import orjson
+
+from services.gateway.body import read_limited
+from services.ingest.answers import admit_data
+from tests.services.gateway.conftest import SETTINGS, Gw, answer, body
+
+PROBLEM = "application/problem+json"
+
+
+async def test_submit_is_acknowledged_with_location_and_tenant_stamped(gw: Gw) -> None:
+    r = await gw.client.post("/v1/answers", content=body(answer("a-1")), headers=gw.auth())
+    assert r.status_code == 202
+    assert r.headers["location"] == "/v1/answers/a-1"
+    assert r.json()["answer_id"] == "a-1"
+    [(sent, tenant, _)] = gw.producer.sent
+    assert tenant == "acme" and sent.metadata == {"model": "m-1", "tenant": "acme"}
+    assert gw.store.answers["a-1"].status == "submitted"
+    assert gw.store.answers["a-1"].tenant == "acme"
+
+
+async def test_a_body_naming_another_tenant_is_refused(gw: Gw) -> None:
+    r = await gw.client.post("/v1/answers", headers=gw.auth(),
+                             content=body(answer("a-1", metadata={"tenant": "other"})))
+    assert r.status_code == 403
+    assert r.json()["path"] == "$.metadata.tenant"
+    assert not gw.producer.sent
+
+
+async def test_invalid_json_and_invalid_utf8_are_400_problems(gw: Gw) -> None:
+    for raw, code in ((b'{"answer_id": "x", ', "invalid_json"),
+                      (b'{"answer_id": "\xff\xfe"}', "invalid_utf8"),
+                      (b"[1, 2]", "not_an_object")):
+        r = await gw.client.post("/v1/answers", content=raw, headers=gw.auth())
+        assert r.status_code == 400, raw
+        assert r.headers["content-type"] == PROBLEM
+        assert r.json()["code"] == code
+    assert not gw.producer.sent
+
+
+async def test_wrong_types_name_the_json_path_of_every_invalid_field(gw: Gw) -> None:
+    bad = answer("a-1")
+    bad["sources"][0]["index"] = "one"
+    bad["sources"][1]["chunks"][0]["page"] = 0
+    bad["text"] = 5
+    r = await gw.client.post("/v1/answers", content=body(bad), headers=gw.auth())
+    assert r.status_code == 422
+    problem = r.json()
+    paths = {e["path"] for e in problem["errors"]}
+    assert paths == {"$.text", "$.sources[0].index", "$.sources[1].chunks[0].page"}
+    # The same rejection the ingest stage gives the same bytes: one definition.
+    rejected = admit_data(body(bad), event_id="x")
+    assert problem["code"] == rejected.code  # type: ignore[union-attr]
+    assert problem["errors"] == [e.model_dump() for e in rejected.errors]  # type: ignore[union-attr]
+
+
+async def test_unknown_fields_of_an_answer_are_ignored_as_the_contract_says(gw: Gw) -> None:
+    r = await gw.client.post("/v1/answers", headers=gw.auth(),
+                             content=body(answer("a-1", shiny_new_field=1)))
+    assert r.status_code == 202
+
+
+async def test_over_size_declared_body_is_413_before_reading(gw: Gw) -> None:
+    raw = body(answer("a-1", text="x" * (SETTINGS.max_answer_bytes + 1)))
+    r = await gw.client.post("/v1/answers", content=raw, headers=gw.auth())
+    assert r.status_code == 413
+    assert r.json()["limit_bytes"] == SETTINGS.max_answer_bytes
+
+
+async def test_streamed_body_is_never_read_past_the_limit(gw: Gw) -> None:
+    """Raw ASGI, no Content-Length: the gateway stops asking for body chunks once past the
+    limit, however many more the client would send."""
+    chunk = b"x" * 8192
+    delivered = 0
+    messages: list[dict[str, object]] = []
+
+    async def receive() -> dict[str, object]:
+        nonlocal delivered
+        delivered += len(chunk)
+        return {"type": "http.request", "body": chunk, "more_body": True}
+
+    async def send(message: dict[str, object]) -> None:
+        messages.append(message)
+
+    scope = {"type": "http", "asgi": {"version": "3.0"}, "http_version": "1.1",
+             "method": "POST", "path": "/v1/answers", "raw_path": b"/v1/answers",
+             "query_string": b"", "root_path": "", "scheme": "http",
+             "server": ("gw", 80), "client": ("127.0.0.1", 1),
+             "headers": [(b"authorization", f"Bearer {gw.key}".encode()),
+                         (b"content-type", b"application/json")],
+             "state": {}}
+    await asyncio.wait_for(gw.app(scope, receive, send), 10)
+    assert messages[0]["status"] == 413
+    assert delivered <= SETTINGS.max_answer_bytes + len(chunk)
+
+
+async def test_read_limited_accepts_exactly_the_limit(gw: Gw) -> None:
+    from starlette.requests import Request
+
+    sent = [b"a" * 10, b"b" * 6]
+
+    async def receive() -> dict[str, object]:
+        part = sent.pop(0)
+        return {"type": "http.request", "body": part, "more_body": bool(sent)}
+
+    request = Request({"type": "http", "headers": [], "method": "POST"}, receive)
+    assert await read_limited(request, 16) == b"a" * 10 + b"b" * 6
+
+
+async def test_same_body_again_is_the_same_response_and_is_produced_once(gw: Gw) -> None:
+    first = await gw.client.post("/v1/answers", content=body(answer("a-1")), headers=gw.auth())
+    # Other whitespace and key order: the same answer.
+    again = orjson.dumps(orjson.loads(body(answer("a-1"))), option=orjson.OPT_SORT_KEYS |
+                         orjson.OPT_INDENT_2)
+    second = await gw.client.post("/v1/answers", content=again, headers=gw.auth())
+    assert (second.status_code, second.content) == (first.status_code, first.content)
+    assert len(gw.producer.sent) == 1
+
+
+async def test_another_body_under_the_same_answer_id_is_409(gw: Gw) -> None:
+    await gw.client.post("/v1/answers", content=body(answer("a-1")), headers=gw.auth())
+    r = await gw.client.post("/v1/answers", content=body(answer("a-1", query="other?")),
+                             headers=gw.auth())
+    assert r.status_code == 409
+    assert r.json()["code"] == "answer_id_conflict"
+    assert "another body" in r.json()["detail"]
+    assert len(gw.producer.sent) == 1
+
+
+async def test_concurrent_duplicates_are_produced_once(gw: Gw) -> None:
+    results = await asyncio.gather(*(
+        gw.client.post("/v1/answers", content=body(answer("a-1")), headers=gw.auth())
+        for _ in range(5)))
+    assert {r.status_code for r in results} == {202}
+    assert len(gw.producer.sent) == 1
+
+
+async def test_idempotency_key_replays_refuses_reuse_and_in_flight(gw: Gw) -> None:
+    headers = {**gw.auth(), "Idempotency-Key": '"k-1"'}
+    first = await gw.client.post("/v1/answers", content=body(answer("a-1")), headers=headers)
+    replay = await gw.client.post("/v1/answers", content=body(answer("a-1")), headers=headers)
+    assert first.status_code == replay.status_code == 202
+    assert replay.content == first.content
+    assert replay.headers["location"] == "/v1/answers/a-1"
+    reused = await gw.client.post("/v1/answers", content=body(answer("a-2")), headers=headers)
+    assert reused.status_code == 422
+    assert reused.json()["code"] == "idempotency_key_reused"
+    # A claim still in flight (status 0) answers 409.
+    await gw.store.claim_idempotency_key("acme", "k-2", "whatever")
+    busy = await gw.client.post("/v1/answers", content=body(answer("a-3")),
+                                headers={**gw.auth(), "Idempotency-Key": "k-2"})
+    assert busy.status_code == 409
+    assert busy.json()["code"] == "idempotency_key_in_flight"
+    assert len(gw.producer.sent) == 1
+
+
+async def test_broker_down_is_503_with_retry_after_and_nothing_recorded(gw: Gw) -> None:
+    gw.producer.down = True
+    headers = {**gw.auth(), "Idempotency-Key": "k-1"}
+    r = await gw.client.post("/v1/answers", content=body(answer("a-1")), headers=headers)
+    assert r.status_code == 503
+    assert int(r.headers["retry-after"]) > 0
+    assert r.headers["content-type"] == PROBLEM
+    assert "a-1" not in gw.store.answers
+    # The 503 released the key: the retry once the broker is back is processed.
+    gw.producer.down = False
+    r = await gw.client.post("/v1/answers", content=body(answer("a-1")), headers=headers)
+    assert r.status_code == 202
+    assert len(gw.producer.sent) == 1
+
+
+async def test_store_down_at_submit_is_503_and_nothing_produced(gw: Gw) -> None:
+    key = gw.key
+    await gw.client.get("/v1/answers", headers=gw.auth(key))  # caches the key
+    gw.store.down = True
+    r = await gw.client.post("/v1/answers", content=body(answer("a-1")), headers=gw.auth())
+    assert r.status_code == 503 and "retry-after" in r.headers
+    assert not gw.producer.sent
+
+
+async def test_wait_returns_the_formatted_result_when_it_arrives(gw: Gw) -> None:
+    formatted = b'{"answer_id":"a-1","text":"t"}'
+
+    async def deliver_soon() -> None:
+        while "a-1" not in gw.hub.waiting:
+            await asyncio.sleep(0.01)
+        gw.hub.deliver(gw.store.finish("a-1", "formatted", formatted))
+
+    task = asyncio.create_task(deliver_soon())
+    r = await gw.client.post("/v1/answers?wait=5", content=body(answer("a-1")),
+                             headers=gw.auth())
+    await task
+    assert r.status_code == 200
+    assert r.content == formatted
+    assert r.headers["citeflow-status"] == "formatted"
+    assert r.headers["location"] == "/v1/answers/a-1"
+
+
+async def test_wait_runs_out_with_202(gw: Gw) -> None:
+    r = await gw.client.post("/v1/answers?wait=0.2", content=body(answer("a-1")),
+                             headers=gw.auth())
+    assert r.status_code == 202
+
+
+async def test_wait_finds_a_result_already_in_the_store(gw: Gw) -> None:
+    """A result stored before the wait was registered is not missed."""
+    await gw.client.post("/v1/answers", content=body(answer("a-1")), headers=gw.auth())
+    gw.store.finish("a-1", "rejected", reason="invalid_value")
+    r = await gw.client.post("/v1/answers?wait=5", content=body(answer("a-1")),
+                             headers=gw.auth())
+    assert r.status_code == 200
+    assert r.json()["status"] == "rejected" and r.json()["reason"] == "invalid_value"
+
+
+async def test_wait_is_bounded(gw: Gw) -> None:
+    for value in ("-1", "31", "soon", "nan"):
+        r = await gw.client.post(f"/v1/answers?wait={value}", content=body(answer("a-1")),
+                                 headers=gw.auth())
+        assert r.status_code == 400, value
+        assert r.json()["path"] == "?wait"
+    assert not gw.producer.sent
+
+
+async def test_batch_gives_one_result_per_line(gw: Gw) -> None:
+    lines = b"\n".join([body(answer("b-1")), b"{not json", b"", body(answer("b-2")),
+                        body(answer("b-3", metadata={"tenant": "other"}))])
+    r = await gw.client.post("/v1/answers:batch", content=lines, headers=gw.auth())
+    assert r.status_code == 200
+    doc = r.json()
+    assert (doc["accepted"], doc["refused"]) == (2, 2)
+    by_line = {item["line"]: item for item in doc["results"]}
+    assert by_line[1]["status"] == 202 and by_line[1]["location"] == "/v1/answers/b-1"
+    assert by_line[2]["status"] == 400 and by_line[2]["problem"]["code"] == "invalid_json"
+    assert by_line[4]["status"] == 202
+    assert by_line[5]["status"] == 403
+    assert sorted(a.answer_id for a, _, _ in gw.producer.sent) == ["b-1", "b-2"]
+
+
+async def test_batch_over_the_line_limit_is_413(gw: Gw) -> None:
+    lines = b"\n".join([b"{}"] * (SETTINGS.max_batch_lines + 1))
+    r = await gw.client.post("/v1/answers:batch", content=lines, headers=gw.auth())
+    assert r.status_code == 413
+    assert r.json()["code"] == "too_many_lines"
