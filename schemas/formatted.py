@@ -15,7 +15,13 @@ from schemas.citations import (
     Sentence,
     SentenceRef,
 )
-from schemas.spans import AnswerUnit, Link
+from schemas.spans import AnswerQuality, AnswerUnit, Link, Support
+
+
+class FormattedCitation(Citation):
+    """A citation with its support verdict (null for an invalid citation; SPEC §11)."""
+
+    support: Support | None = None
 
 
 class FormattedSource(Model):
@@ -61,7 +67,7 @@ class AnswerFormatted(Model):
     answer_id: str
     query: str | None = None
     text: str
-    citations: list[Citation]
+    citations: list[FormattedCitation]
     clusters: list[Cluster]
     sentences: list[Sentence]
     citation_map: dict[str, list[SentenceRef]]
@@ -74,3 +80,5 @@ class AnswerFormatted(Model):
     problems: list[Problem]
     renderings: Renderings
     metadata: dict[str, Any] | None = None
+    # Additive (SPEC §11): ALCE citation recall/precision and verdict counts.
+    quality: AnswerQuality | None = None

@@ -91,12 +91,53 @@ class Link(Model):
     locator: Locator | None = None
 
 
+Verdict = Literal["supported", "partial", "unsupported", "unverifiable"]
+
+
+class Support(Model):
+    """Whether the cited source backs a citation's claim (SPEC §11).
+
+    `score` is in [0, 1]; `evidence` is the best-supporting window of the cited source;
+    `missing` the claim's words and numbers the source lacks; `conflicts` what disagrees
+    (`number`, `negation`); `better_source` another supplied source that supports the claim
+    clearly better; `judge` what gave the verdict (`lexical`, `verbatim`, `nli:<model>`).
+    """
+
+    verdict: Verdict
+    score: float = Field(ge=0.0, le=1.0)
+    evidence: SourceSpan | None = None
+    missing: list[str] = Field(default_factory=list)
+    conflicts: list[str] = Field(default_factory=list)
+    better_source: int | None = None
+    judge: str
+
+
+class AnswerQuality(Model):
+    """Citation quality of one answer: ALCE recall and precision, and verdict counts."""
+
+    judge: str
+    sentences: int = 0
+    sentences_uncited: int = 0
+    uncited_sentence_share: float = 0.0
+    citation_recall: float = 0.0
+    citation_precision: float = 0.0
+    citations_judged: int = 0
+    supported: int = 0
+    partial: int = 0
+    unsupported: int = 0
+    unverifiable: int = 0
+    better_source_found: int = 0
+
+
 class SpanResolution(Model):
-    """Everything the spans stage finds."""
+    """Everything the spans stage finds. `support` has one entry per citation of the
+    extraction, in order (null for an invalid citation)."""
 
     units: list[AnswerUnit] = Field(default_factory=list)
     links: list[Link] = Field(default_factory=list)
     problems: list[Problem] = Field(default_factory=list)
+    support: list[Support | None] = Field(default_factory=list)
+    quality: AnswerQuality | None = None
 
 
 class AnswerResolved(Model):

@@ -10,9 +10,16 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from schemas.answers import RenderingName
+from schemas.citations import Citation
 from schemas.construct import maker
-from schemas.formatted import AnswerFormatted, AnswerUnits, FormattedSource, Renderings
-from schemas.spans import AnswerResolved
+from schemas.formatted import (
+    AnswerFormatted,
+    AnswerUnits,
+    FormattedCitation,
+    FormattedSource,
+    Renderings,
+)
+from schemas.spans import AnswerResolved, Support
 from services.formatting.escaping import has_controls
 from services.formatting.layout import (
     AnswerLayout,
@@ -34,6 +41,7 @@ RENDERERS: dict[RenderingName, Callable[[AnswerLayout], str]] = {
 _answer_formatted = maker(AnswerFormatted)
 _answer_units = maker(AnswerUnits)
 _all_renderings = maker(Renderings)
+_formatted_citation = maker(FormattedCitation)
 
 
 def format_answer(resolved: AnswerResolved) -> AnswerFormatted:
@@ -52,7 +60,7 @@ def format_answer(resolved: AnswerResolved) -> AnswerFormatted:
             "answer_id": answer.answer_id,
             "query": answer.query,
             "text": answer.text,
-            "citations": extraction.citations,
+            "citations": with_support(extraction.citations, resolution.support),
             "clusters": extraction.clusters,
             "sentences": extraction.sentences,
             "citation_map": extraction.citation_map,
@@ -65,8 +73,22 @@ def format_answer(resolved: AnswerResolved) -> AnswerFormatted:
             "problems": [*extraction.problems, *resolution.problems],
             "renderings": _renderings(renderings),
             "metadata": answer.metadata,
+            "quality": resolution.quality,
         }
     )
+
+
+def with_support(
+    citations: list[Citation], support: list[Support | None]
+) -> list[FormattedCitation]:
+    """The citations, each with its support verdict (the spans stage's entry at the same
+    position; none for an invalid citation, or when an older event carries no verdicts)."""
+    extra = len(citations) - len(support)
+    entries = support + [None] * extra if extra > 0 else support
+    return [
+        _formatted_citation({**vars(citation), "support": entry})
+        for citation, entry in zip(citations, entries)
+    ]
 
 
 def _renderings(rendered: dict[str, str]) -> Renderings:

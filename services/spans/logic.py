@@ -10,11 +10,15 @@ from services.spans.links import build_links
 from services.spans.locators import Locators
 from services.spans.search import QuoteFinder
 from services.spans.sections import SectionIndex
+from services.spans.support import citation_support
 from services.spans.units import UnitContext, sentence_units, upstream_units
+from services.verification.config import configured_judge
+from services.verification.judges import Judge
 
 
-def resolve_answer(cited: AnswerCited) -> AnswerResolved:
-    """Resolve the answer's units to exact source spans and its passages to links.
+def resolve_answer(cited: AnswerCited, judge: Judge | None = None) -> AnswerResolved:
+    """Resolve the answer's units to exact source spans and its passages to links, and
+    judge every valid citation's support (`judge`: the configured one by default).
 
     Units come from `answer_units` when upstream sent any, else from the sentences.
     """
@@ -32,6 +36,9 @@ def resolve_answer(cited: AnswerCited) -> AnswerResolved:
         else sentence_units(ctx)
     )
     links = build_links(cited, index, finder, locators)
+    support, quality = citation_support(
+        ctx, index.pieces, units, judge or configured_judge()
+    )
     # Upstream fields are validated models already: passed through, not revalidated.
     return construct(
         AnswerResolved,
@@ -41,7 +48,14 @@ def resolve_answer(cited: AnswerCited) -> AnswerResolved:
             "passage_sources": cited.passage_sources,
             "extraction": cited.extraction,
             "resolution": construct(
-                SpanResolution, {"units": units, "links": links, "problems": problems}
+                SpanResolution,
+                {
+                    "units": units,
+                    "links": links,
+                    "problems": problems,
+                    "support": support,
+                    "quality": quality,
+                },
             ),
         },
     )

@@ -46,7 +46,14 @@ def test_answer_fields_and_extraction_pass_through(resolved, formatted) -> None:
         "Who agrees?",
         resolved.answer.text,
     )
-    assert formatted.citations == extraction.citations
+    # The extraction's citations, each with its support verdict added (SPEC §11).
+    assert [c.model_dump(exclude={"support"}) for c in formatted.citations] == [
+        c.model_dump() for c in extraction.citations
+    ]
+    support = resolved.resolution.support
+    assert [c.support for c in formatted.citations] == support + [None] * (
+        len(extraction.citations) - len(support)
+    )
     assert [(c.id, c.valid) for c in formatted.citations] == [
         (1, True),
         (1, True),

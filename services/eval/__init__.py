@@ -1,0 +1,1 @@
+"""Evaluations on the corpus (`citeflow eval ...`). No stage imports this package."""

@@ -1,0 +1,188 @@
+"""Support verdicts on the answer's citations (SPEC §11), placed in the sources.
+
+The verdicts come from services.verification; this module hands it the answer's claims (each
+valid citation's sentence, or its own segment in a sentence with several citation clusters),
+its sentences, the sources' pieces and the sentences that are verbatim units, and turns the
+evidence it finds into `SourceSpan`s with locators, like any span. A sentence is verbatim in a
+source when a verbatim unit (not a mere quotation inside it) covers at least
+`VERBATIM_COVER` of it and has a span there; its citations of that source are `supported`, with
+that span as evidence.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from schemas.citations import Citation, CitationExtraction, Sentence
+from schemas.construct import maker
+from schemas.spans import AnswerQuality, AnswerUnit, SourceSpan, Support
+from services.spans.locators import Locators
+from services.spans.resolve import source_span
+from services.spans.sections import Piece
+from services.spans.units import UnitContext
+from services.verification.judges import Judge
+from services.verification.quality import SentenceClaim
+from services.verification.sources import SourceView, source_view
+from services.verification.verify import CitedClaim, Outcome, Verification, verify
+
+VERBATIM_COVER = 0.8
+
+_support = maker(Support)
+
+
+class SourcePieces:
+    """The pieces of each source and their views for the verification (built on first use)."""
+
+    __slots__ = ("_pieces", "_views")
+
+    def __init__(self, pieces: Sequence[Piece]) -> None:
+        self._pieces: dict[int, list[Piece]] = {}
+        for piece in pieces:
+            self._pieces.setdefault(piece.source_index, []).append(piece)
+        self._views: dict[int, SourceView | None] = {}
+
+    def view(self, index: int) -> SourceView | None:
+        """The view of source `index`; None when it has no text (or does not exist)."""
+        if index not in self._views:
+            pieces = self._pieces.get(index)
+            self._views[index] = source_view([p.text for p in pieces]) if pieces else None
+        return self._views[index]
+
+    def pieces(self, index: int) -> list[Piece]:
+        """The pieces of source `index`, in view order."""
+        return self._pieces.get(index, [])
+
+
+def _verbatim(
+    units: Sequence[AnswerUnit], sentences: Sequence[Sentence], ctx: UnitContext
+) -> dict[tuple[int, int], SourceSpan]:
+    """(sentence index, source index) -> a span where a verbatim unit covers the sentence."""
+    found: dict[tuple[int, int], SourceSpan] = {}
+    units = [u for u in units if u.kind == "verbatim" and u.origin != "quotation"]
+    if not units:
+        return found
+    for sentence in sentences:
+        size = len(ctx.without_markers(sentence.start, sentence.end))
+        for unit in units:
+            if unit.start is None or unit.end is None:
+                continue
+            overlap = min(unit.end, sentence.end) - max(unit.start, sentence.start)
+            if size and overlap >= VERBATIM_COVER * size:
+                for span in unit.source_spans:
+                    found.setdefault((sentence.index, span.source_index), span)
+    return found
+
+
+def _claims(
+    extraction: CitationExtraction, ctx: UnitContext
+) -> tuple[list[CitedClaim], list[SentenceClaim]]:
+    """The claim of every valid citation, and every sentence with the sources it cites."""
+    by_sentence: dict[int, list[tuple[int, Citation]]] = {}
+    for position, citation in enumerate(extraction.citations):
+        if citation.valid and citation.source_index is not None:
+            by_sentence.setdefault(citation.sentence_index, []).append((position, citation))
+    claims: list[CitedClaim] = []
+    sentences: list[SentenceClaim] = []
+    segments = extraction.segments
+    for sentence in extraction.sentences:
+        text = ctx.without_markers(sentence.start, sentence.end)
+        cited = by_sentence.get(sentence.index, [])
+        sources = tuple(dict.fromkeys(c.source_index for _, c in cited if c.source_index))
+        if any(ch.isalnum() for ch in text):
+            sentences.append(SentenceClaim(sentence.index, text, sources))
+        several = len({c.cluster_index for _, c in cited}) > 1
+        for position, citation in cited:
+            claim = text
+            if several:
+                segment = next(
+                    (s for s in segments if s.start <= citation.start < s.end), None
+                )
+                if segment is not None:
+                    claim = ctx.without_markers(
+                        max(segment.start, sentence.start), min(segment.end, sentence.end)
+                    )
+            claims.append(
+                CitedClaim(
+                    position,
+                    citation.source_index or 0,
+                    sentence.index,
+                    claim,
+                    sources,
+                )
+            )
+    return claims, sentences
+
+
+def _evidence(
+    outcome: Outcome, source: int, pieces: SourcePieces, locators: Locators
+) -> SourceSpan | None:
+    evidence = outcome.evidence
+    if evidence is None:
+        return None
+    piece = pieces.pieces(source)[evidence.piece]
+    start, end = evidence.view.original_bounds(evidence.piece, evidence.start, evidence.end)
+    return source_span(piece, start, end, locators)
+
+
+def citation_support(
+    ctx: UnitContext,
+    pieces: Sequence[Piece],
+    units: Sequence[AnswerUnit],
+    judge: Judge,
+) -> tuple[list[Support | None], AnswerQuality]:
+    """One support entry per citation of the extraction (None when invalid), and the
+    answer's quality."""
+    extraction = ctx.extraction
+    claims, sentences = _claims(extraction, ctx)
+    verbatim_spans = _verbatim(units, extraction.sentences, ctx)
+    verbatim: dict[int, frozenset[int]] = {}
+    for sentence_index, source in verbatim_spans:
+        verbatim[sentence_index] = verbatim.get(sentence_index, frozenset()) | {source}
+    by_source = SourcePieces(pieces)
+    result = verify(
+        claims,
+        sentences,
+        [source.index for source in ctx.answer.sources],
+        by_source.view,
+        verbatim,
+        judge,
+    )
+    support: list[Support | None] = [None] * len(extraction.citations)
+    for claim in claims:
+        outcome = result.outcomes[claim.position]
+        evidence = verbatim_spans.get((claim.sentence_index, claim.source_index))
+        if outcome.judge != "verbatim":
+            evidence = _evidence(outcome, claim.source_index, by_source, ctx.locators)
+        support[claim.position] = _support(
+            {
+                "verdict": outcome.verdict,
+                "score": outcome.score,
+                "evidence": evidence,
+                "missing": outcome.missing,
+                "conflicts": list(outcome.conflicts),
+                "better_source": outcome.better_source,
+                "judge": outcome.judge,
+            }
+        )
+    return support, _quality(result)
+
+
+def _quality(result: Verification) -> AnswerQuality:
+    quality = result.quality
+    verdicts = [outcome.verdict for outcome in result.outcomes.values()]
+    return AnswerQuality(
+        judge=result.judge,
+        sentences=quality.sentences,
+        sentences_uncited=quality.sentences_uncited,
+        uncited_sentence_share=round(quality.uncited_sentence_share, 4),
+        citation_recall=round(quality.citation_recall, 4),
+        citation_precision=round(quality.citation_precision, 4),
+        citations_judged=len(verdicts),
+        supported=verdicts.count("supported"),
+        partial=verdicts.count("partial"),
+        unsupported=verdicts.count("unsupported"),
+        unverifiable=verdicts.count("unverifiable"),
+        better_source_found=sum(
+            outcome.better_source is not None for outcome in result.outcomes.values()
+        ),
+    )

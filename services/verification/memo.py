@@ -1,0 +1,83 @@
+"""Judgements of one answer, each made once: a claim text against a set of sources.
+
+`assessment` checks a (claim, sources) pair lexically; `prefetch` hands every new pair to the
+judge in one batch (a model judge runs them together); `score` and `verdict` read the results.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+
+from services.verification.claims import Claim, read_claim
+from services.verification.judges import Check, Judge
+from services.verification.sources import SourceView
+from services.verification.support import Assessment, assess
+
+# A claim text and the indexes of the sources it is judged against, together.
+Key = tuple[str, tuple[int, ...]]
+
+
+class Judgements:
+    """The judgements of one answer (see the module docstring)."""
+
+    __slots__ = ("_assessments", "_claims", "_scores", "_views", "judge")
+
+    def __init__(self, judge: Judge, views: Callable[[int], SourceView | None]) -> None:
+        self.judge = judge
+        self._views = views
+        self._claims: dict[str, Claim] = {}
+        self._assessments: dict[Key, Assessment] = {}
+        self._scores: dict[Key, float] = {}
+
+    def claim(self, text: str) -> Claim:
+        """The claim read from `text` (once)."""
+        found = self._claims.get(text)
+        if found is None:
+            found = self._claims[text] = read_claim(text)
+        return found
+
+    def view(self, index: int) -> SourceView | None:
+        """The view of source `index`, None when it has no text."""
+        return self._views(index)
+
+    def assessment(self, key: Key) -> Assessment:
+        """The lexical assessment of a key (made on first use; no judge involved)."""
+        found = self._assessments.get(key)
+        if found is None:
+            views = [view for view in map(self._views, key[1]) if view is not None]
+            found = self._assessments[key] = assess(self.claim(key[0]), views)
+        return found
+
+    def prefetch(self, keys: Iterable[Key]) -> None:
+        """Judge every key not judged yet, in one batch."""
+        pending: list[Key] = []
+        checks: list[Check] = []
+        for key in dict.fromkeys(keys):
+            if key in self._scores:
+                continue
+            assessment = self.assessment(key)
+            if assessment.evidence:
+                pending.append(key)
+                checks.append(
+                    Check(self.claim(key[0]).text, assessment.evidence_text, assessment.score)
+                )
+            else:
+                self._scores[key] = 0.0  # nothing to read: no judge can support it
+        if checks:
+            for key, score in zip(pending, self.judge.scores(checks), strict=True):
+                self._scores[key] = min(1.0, max(0.0, float(score)))
+
+    def score(self, key: Key) -> float:
+        """The judge's score of a prefetched key."""
+        return self._scores[key]
+
+    def verdict(self, key: Key) -> str:
+        """`supported`, `partial` or `unsupported` for a prefetched key."""
+        score = self._scores[key]
+        if score >= self.judge.supported_from and not self._assessments[key].conflicts:
+            return "supported"
+        return "partial" if score >= self.judge.partial_from else "unsupported"
+
+    def supports(self, key: Key) -> bool:
+        """Whether the sources of a prefetched key support its claim (ALCE's binary call)."""
+        return self.verdict(key) == "supported"

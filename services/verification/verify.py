@@ -1,0 +1,142 @@
+"""Support verdicts for an answer's valid citations, and its ALCE citation quality.
+
+Each citation is judged against the source it cites: its claim is its sentence, or, in a
+sentence with several citation clusters, the citation's own segment (the text its cluster
+closes). `unverifiable` when the source has no text or the claim no words to check;
+`supported` by construction when the sentence is verbatim in the cited source. A citation not
+supported gets a `better_source`: the other supplied source (not cited in the same sentence)
+whose judged score beats its own by `BETTER_MARGIN` and which at least partly supports it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+
+from services.verification.claims import surface_words
+from services.verification.judges import Judge
+from services.verification.memo import Judgements, Key
+from services.verification.quality import (
+    CitationQuality,
+    SentenceClaim,
+    citation_quality,
+)
+from services.verification.sources import SourceView
+from services.verification.support import Evidence
+
+BETTER_MARGIN = 0.15
+VERBATIM_JUDGE = "verbatim"
+
+
+@dataclass(frozen=True, slots=True)
+class CitedClaim:
+    """A valid citation to judge: its position among the citations, what it claims, and the
+    sources cited in its sentence."""
+
+    position: int
+    source_index: int
+    sentence_index: int
+    text: str
+    sentence_sources: tuple[int, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class Outcome:
+    """The verdict on one citation (`evidence` is None when verbatim or unverifiable)."""
+
+    verdict: str
+    score: float
+    evidence: Evidence | None
+    missing: list[str]
+    conflicts: tuple[str, ...]
+    better_source: int | None
+    judge: str
+
+
+@dataclass(frozen=True, slots=True)
+class Verification:
+    """Every citation's outcome by position, and the answer's citation quality."""
+
+    outcomes: dict[int, Outcome]
+    quality: CitationQuality
+    judge: str
+
+
+def verify(
+    claims: Sequence[CitedClaim],
+    sentences: Sequence[SentenceClaim],
+    sources: Sequence[int],
+    views: Callable[[int], SourceView | None],
+    verbatim: Mapping[int, frozenset[int]],
+    judge: Judge,
+) -> Verification:
+    """Judge every claim (see the module docstring); `sources` are all supplied sources'
+    indexes, `views` gives a source's view, `verbatim` maps a sentence index to the sources
+    that hold it verbatim."""
+    judgements = Judgements(judge, views)
+    outcomes: dict[int, Outcome] = {}
+    judged: list[CitedClaim] = []
+    for claim in claims:
+        if claim.source_index in verbatim.get(claim.sentence_index, ()):
+            outcomes[claim.position] = Outcome(
+                "supported", 1.0, None, [], (), None, VERBATIM_JUDGE
+            )
+        elif views(claim.source_index) is None or not judgements.claim(claim.text).items:
+            outcomes[claim.position] = Outcome(
+                "unverifiable", 0.0, None, [], (), None, judge.name
+            )
+        else:
+            judged.append(claim)
+    judgements.prefetch(_key(claim) for claim in judged)
+    better = _better_sources(
+        [c for c in judged if judgements.verdict(_key(c)) != "supported"],
+        sources,
+        judgements,
+    )
+    for claim in judged:
+        key = _key(claim)
+        assessment = judgements.assessment(key)
+        outcomes[claim.position] = Outcome(
+            judgements.verdict(key),
+            round(judgements.score(key), 4),
+            assessment.evidence[0],
+            surface_words(judgements.claim(claim.text), assessment.missing),
+            assessment.conflicts,
+            better.get(claim.position),
+            judge.name,
+        )
+    quality = citation_quality(sentences, judgements, verbatim)
+    return Verification(outcomes, quality, judge.name)
+
+
+def _key(claim: CitedClaim) -> Key:
+    return claim.text, (claim.source_index,)
+
+
+def _better_sources(
+    claims: Sequence[CitedClaim], sources: Sequence[int], judgements: Judgements
+) -> dict[int, int]:
+    """Position -> the better source of each claim that has one (see the module docstring)."""
+    candidates: dict[int, Key] = {}
+    for claim in claims:
+        own = judgements.assessment(_key(claim)).score
+        others: list[Key] = [
+            (claim.text, (index,))
+            for index in sources
+            if index not in claim.sentence_sources and judgements.view(index) is not None
+        ]
+        best = max(others, key=lambda key: judgements.assessment(key).score, default=None)
+        if best is not None and judgements.assessment(best).score >= own + BETTER_MARGIN:
+            candidates[claim.position] = best
+    judgements.prefetch(candidates.values())
+    found: dict[int, int] = {}
+    for claim in claims:
+        best = candidates.get(claim.position)
+        if best is None:
+            continue
+        if (
+            judgements.score(best) >= judgements.score(_key(claim)) + BETTER_MARGIN
+            and judgements.verdict(best) != "unsupported"
+        ):
+            found[claim.position] = best[1][0]
+    return found

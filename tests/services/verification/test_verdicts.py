@@ -1,0 +1,109 @@
+"""Hand-written cases for every verdict of the lexical judge (SPEC §11)."""
+
+from __future__ import annotations
+
+import unicodedata
+
+from services.verification.judges import LEXICAL
+from services.verification.sources import SourceView, source_view
+from services.verification.verify import CitedClaim, Outcome, verify
+
+SOURCE = (
+    "The Eiffel Tower was completed in 1889 for the World's Fair in Paris. "
+    "It is 330 metres tall and was designed by the engineering firm of Gustave Eiffel. "
+    "Critics at the time did not welcome the iron structure."
+)
+OTHER = (
+    "Mount Everest rises 8,849 metres above sea level on the border of Nepal and China. "
+    "Climbers usually attempt the summit in May."
+)
+
+
+def _judge(claim: str, sources: dict[int, str], cited: int = 1) -> Outcome:
+    views: dict[int, SourceView | None] = {n: source_view([t]) for n, t in sources.items()}
+    claims = [CitedClaim(0, cited, 0, claim, (cited,))]
+    return verify(claims, [], list(sources), views.get, {}, LEXICAL).outcomes[0]
+
+
+def test_paraphrase_with_the_key_facts_is_supported() -> None:
+    outcome = _judge("Gustave Eiffel's firm designed the tower, completed in 1889 in Paris.",
+                     {1: SOURCE})
+    assert outcome.verdict == "supported", outcome
+    assert outcome.judge == "lexical"
+    assert outcome.conflicts == ()
+    assert outcome.evidence is not None
+    assert "Eiffel" in outcome.evidence.text
+
+
+def test_a_changed_number_is_not_supported() -> None:
+    outcome = _judge("The Eiffel Tower was completed in 1899 for the World's Fair in Paris.",
+                     {1: SOURCE})
+    assert outcome.verdict != "supported"
+    assert "number" in outcome.conflicts
+    assert "1899" in outcome.missing
+
+
+def test_a_negation_the_source_lacks_is_not_supported() -> None:
+    outcome = _judge("The Eiffel Tower was not completed for the World's Fair in Paris.",
+                     {1: SOURCE})
+    assert outcome.verdict != "supported"
+    assert "negation" in outcome.conflicts
+
+
+def test_a_negation_the_claim_drops_is_not_supported() -> None:
+    outcome = _judge("Critics at the time did welcome the iron structure.", {1: SOURCE})
+    assert outcome.verdict != "supported"
+    assert "negation" in outcome.conflicts
+
+
+def test_half_the_facts_is_partial() -> None:
+    outcome = _judge(
+        "The Eiffel Tower was completed in Paris and repainted green by volunteers yearly.",
+        {1: SOURCE},
+    )
+    assert outcome.verdict == "partial", outcome
+    assert outcome.missing == ["repainted", "green", "volunteers", "yearly"]
+
+
+def test_an_unrelated_source_is_unsupported() -> None:
+    outcome = _judge("Climbers usually attempt the Everest summit in May.", {1: SOURCE})
+    assert outcome.verdict == "unsupported"
+
+
+def test_another_source_that_fits_better_is_named() -> None:
+    claim = "Mount Everest rises 8,849 metres above sea level."
+    wrong = _judge(claim, {1: SOURCE, 2: OTHER}, cited=1)
+    right = _judge(claim, {1: SOURCE, 2: OTHER}, cited=2)
+    assert wrong.better_source == 2
+    assert right.verdict == "supported" and right.better_source is None
+
+
+def test_a_source_without_text_is_unverifiable() -> None:
+    outcome = _judge("The tower is 330 metres tall.", {1: "   "})
+    assert (outcome.verdict, outcome.score, outcome.evidence) == ("unverifiable", 0.0, None)
+
+
+def test_verbatim_sentences_are_supported_by_construction() -> None:
+    views = {1: source_view([SOURCE])}
+    claims = [CitedClaim(0, 1, 4, "Anything at all.", (1,))]
+    outcome = verify(claims, [], [1], views.get, {4: frozenset({1})}, LEXICAL).outcomes[0]
+    assert (outcome.verdict, outcome.score, outcome.judge) == ("supported", 1.0, "verbatim")
+
+
+def test_stable_under_the_sources_normalisation() -> None:
+    """Ligatures, line-end hyphenation and decomposed accents in the source read as the
+    canonical text does: same verdict, score and missing words; evidence maps back to the
+    source's own text."""
+    clean = "The café offers fine financial advice to every visitor in Zürich."
+    messy = unicodedata.normalize(
+        "NFD", "The café oﬀers ﬁne ﬁnan-\ncial advice to every\u00ad visitor in Zürich."
+    )
+    claim = "The café in Zürich offers fine financial advice."
+    a, b = _judge(claim, {1: clean}), _judge(claim, {1: messy})
+    assert (a.verdict, a.score, a.missing) == (b.verdict, b.score, b.missing)
+    assert a.verdict == "supported"
+    assert b.evidence is not None
+    start, end = b.evidence.view.original_bounds(
+        b.evidence.piece, b.evidence.start, b.evidence.end
+    )
+    assert messy[start:end].startswith("The caf") and messy[start:end].endswith("Zu\u0308rich.")
