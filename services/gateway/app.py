@@ -15,6 +15,7 @@ from starlette.routing import BaseRoute
 from services.gateway import docs, health, reads, submit
 from services.gateway.auth import KeyVerifier, TokenBuckets
 from services.gateway.context import Gateway, Waiter
+from services.gateway.documents.reader import Reader
 from services.gateway.observability import ObservabilityMiddleware
 from services.gateway.problems import (
     ProblemError,
@@ -82,9 +83,12 @@ def create_app(
         app.state.gateway = gateway
         app.state.hub = the_hub
         app.state.submitter = submit.Submitter(gateway)
+        app.state.reader = reader = Reader.from_env(settings.runtime, settings.send_timeout_s,
+                                                    settings.retry_after_s)
         try:
             yield
         finally:
+            await reader.publisher.stop()
             if hub is None:
                 await the_hub.stop()  # type: ignore[attr-defined]
             await the_producer.stop()

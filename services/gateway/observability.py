@@ -21,7 +21,7 @@ from services.gateway.problems import PROBLEM_TYPE, ProblemError
 
 # No inline script or style, nothing from another origin, no framing, no plugins.
 CONTENT_SECURITY_POLICY = (
-    "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
+    "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data: blob:; "
     "font-src 'self'; connect-src 'self'; object-src 'none'; base-uri 'none'; "
     "frame-ancestors 'none'; form-action 'self'"
 )

@@ -1,0 +1,75 @@
+"""`GET /answers/{answer_id}` and `GET /dashboard`: static HTML shells (no inline script or
+style, so the gateway's strict CSP holds) whose scripts fetch their data from `/v1/` with the
+key the URL fragment carries (`#key=...`: never sent to the server, kept in sessionStorage).
+Their assets are served from `/static/reader/`."""
+
+from __future__ import annotations
+
+import html
+from pathlib import Path
+
+from starlette.requests import Request
+from starlette.responses import HTMLResponse
+from starlette.routing import BaseRoute, Mount, Route
+from starlette.staticfiles import StaticFiles
+
+ASSETS = Path(__file__).resolve().parents[1] / "static" / "reader"
+_HEAD = (
+    '<!DOCTYPE html><html lang="en"><head><meta charset="utf-8">'
+    '<meta name="viewport" content="width=device-width, initial-scale=1">'
+    '<meta name="referrer" content="no-referrer">'
+    '<title>{title}</title><link rel="stylesheet" href="/static/reader/reader.css">'
+    '<script src="/static/reader/common.js" defer></script>'
+    '<script src="/static/reader/{script}" defer></script></head>'
+)
+_NAV = ('<header class="bar"><h1>citeflow</h1><a href="/dashboard">dashboard</a>'
+        '{extra}</header>')
+
+
+def _page(title: str, script: str, body: str, extra: str = "") -> HTMLResponse:
+    return HTMLResponse(
+        _HEAD.format(title=html.escape(title), script=script)
+        + "<body>" + _NAV.format(extra=extra) + body + "</body></html>",
+        headers={"Cache-Control": "no-store", "Referrer-Policy": "no-referrer"},
+    )
+
+
+async def viewer(request: Request) -> HTMLResponse:
+    answer_id = request.path_params["answer_id"]
+    body = (
+        f'<main class="viewer" id="viewer" data-answer-id="{html.escape(answer_id)}">'
+        '<article id="answer" aria-live="polite"><p>Loading the answer…</p></article>'
+        '<section id="source-panel" role="dialog" aria-modal="false" tabindex="-1" hidden '
+        'aria-labelledby="panel-title">'
+        '<header><div><div id="panel-label"></div><h2 id="panel-title"></h2></div>'
+        '<button type="button" id="panel-close" aria-label="Close the source panel">'
+        'Close</button></header>'
+        '<p id="panel-note" role="status" hidden></p><div id="panel-body"></div></section>'
+        '</main><div id="preview-card" role="tooltip" hidden></div>'
+    )
+    return _page(f"citeflow answer {answer_id}", "viewer.js", body)
+
+
+async def dashboard(request: Request) -> HTMLResponse:
+    body = (
+        '<main class="dashboard" id="dashboard">'
+        '<section class="tile"><h2>Live results <span id="connection" role="status">'
+        'connecting…</span></h2><ul id="feed" aria-live="polite"></ul></section>'
+        '<section class="tile"><h2>Invalid-citation rate per model</h2>'
+        '<div id="chart-invalid"></div></section>'
+        '<section class="tile"><h2>Mean coverage per model</h2>'
+        '<div id="chart-coverage"></div></section>'
+        '<section class="tile"><h2>Answers per tenant</h2><div id="chart-tenants"></div>'
+        '</section>'
+        '<section class="tile"><h2>Pipeline health</h2><div id="health"></div></section>'
+        '</main>'
+    )
+    return _page("citeflow dashboard", "dashboard.js", body)
+
+
+def routes() -> list[BaseRoute]:
+    return [
+        Route("/answers/{answer_id}", viewer, methods=["GET"], name="answer_viewer"),
+        Route("/dashboard", dashboard, methods=["GET"], name="dashboard"),
+        Mount("/static/reader", app=StaticFiles(directory=ASSETS), name="reader_assets"),
+    ]

@@ -1,0 +1,191 @@
+// The dashboard (/dashboard): a live feed of results over GET /v1/stream (read with fetch so
+// the key travels in the Authorization header; resumed with Last-Event-ID after any drop),
+// charts over time per model and tenant from GET /v1/stats, and pipeline health
+// (rejections and dead letters by reason).
+"use strict";
+
+(() => {
+  const {get, element, key} = CiteflowApi;
+  const feed = document.getElementById("feed");
+  const connection = document.getElementById("connection");
+  const SVG = "http://www.w3.org/2000/svg";
+  const COLOURS = ["#2f5fd0", "#d0622f", "#1a7f37", "#8a3ffc", "#b3261e", "#00838f"];
+  const MAX_ROWS = 200;
+  let lastEventId = null;
+  window.citeflowFeed = [];
+
+  // ---- live feed --------------------------------------------------------------------------
+  function markers(summary) {
+    const found = [];
+    if (!summary) return found;
+    if (summary.invalid_citations) found.push(["bad", summary.invalid_citations + " invalid"]);
+    if (summary.uncited_sentences) found.push(["warn", summary.uncited_sentences + " uncited"]);
+    if (summary.downgraded_quotes) found.push(["warn", summary.downgraded_quotes + " downgraded"]);
+    if (summary.coverage !== null && summary.coverage !== undefined && summary.coverage < 0.5) {
+      found.push(["warn", "coverage " + Math.round(summary.coverage * 100) + "%"]);
+    }
+    return found;
+  }
+
+  function addRow(kind, item) {
+    window.citeflowFeed.push(item.answer_id);
+    const row = element("li", {"data-answer-id": item.answer_id, "data-status": kind});
+    const link = element("a", {href: "/answers/" + encodeURIComponent(item.answer_id)},
+      item.answer_id);
+    row.append(link, element("span", {class: "badge"}, kind));
+    if (item.model) row.append(element("span", {class: "badge"}, item.model));
+    if (kind !== "formatted") {
+      row.append(element("span", {class: "badge bad"}, item.reason || kind));
+    }
+    for (const [level, text] of markers(item.summary)) {
+      row.append(element("span", {class: "badge " + level}, text));
+    }
+    feed.prepend(row);
+    while (feed.children.length > MAX_ROWS) feed.lastElementChild.remove();
+  }
+
+  function dispatch(block) {
+    let event = "message", data = "", id = null;
+    for (const line of block.split("\n")) {
+      if (line.startsWith(":")) continue;
+      const colon = line.indexOf(":");
+      const field = colon < 0 ? line : line.slice(0, colon);
+      const value = colon < 0 ? "" : line.slice(colon + 1).replace(/^ /, "");
+      if (field === "event") event = value;
+      else if (field === "data") data += (data ? "\n" : "") + value;
+      else if (field === "id") id = value;
+    }
+    if (id !== null) lastEventId = id;
+    if (!data || !["formatted", "rejected", "dead_lettered"].includes(event)) return;
+    try { addRow(event, JSON.parse(data)); } catch (e) { /* not JSON: ignored */ }
+  }
+
+  async function stream() {
+    let pause = 500;
+    for (;;) {
+      try {
+        const headers = {Accept: "text/event-stream"};
+        if (key) headers.Authorization = "Bearer " + key;
+        if (lastEventId) headers["Last-Event-ID"] = lastEventId;
+        const response = await fetch("/v1/stream?include=rejected,dead_lettered", {headers});
+        if (!response.ok) throw new Error(String(response.status));
+        connection.textContent = "live";
+        connection.dataset.state = "live";
+        pause = 500;
+        const reader = response.body.pipeThrough(new TextDecoderStream()).getReader();
+        let buffer = "";
+        for (;;) {
+          const {value, done} = await reader.read();
+          if (done) break;
+          buffer += value.replace(/\r\n?/g, "\n");
+          let end;
+          while ((end = buffer.indexOf("\n\n")) >= 0) {
+            dispatch(buffer.slice(0, end));
+            buffer = buffer.slice(end + 2);
+          }
+        }
+      } catch (error) { /* reconnect below */ }
+      connection.textContent = "reconnecting…";
+      connection.dataset.state = "reconnecting";
+      await new Promise((resolve) => setTimeout(resolve, pause));
+      pause = Math.min(pause * 2, 5000);
+    }
+  }
+
+  // ---- charts -----------------------------------------------------------------------------
+  function svg(tag, attributes) {
+    const node = document.createElementNS(SVG, tag);
+    for (const [name, value] of Object.entries(attributes)) node.setAttribute(name, value);
+    return node;
+  }
+
+  function lineChart(container, series, format) {
+    const width = 400, height = 160, pad = 28;
+    const chart = svg("svg", {viewBox: `0 0 ${width} ${height}`, class: "chart",
+      role: "img", "aria-label": container.previousElementSibling.textContent});
+    const points = series.flatMap((s) => s.points);
+    container.replaceChildren(chart);
+    if (!points.length) {
+      container.append(element("p", {}, "no data in the last 24 hours"));
+      return;
+    }
+    const xs = points.map((p) => p[0]), ys = points.map((p) => p[1]);
+    const x0 = Math.min(...xs), x1 = Math.max(...xs) || x0 + 1;
+    const yMax = Math.max(...ys, format === "%" ? 0.05 : 1);
+    const x = (t) => pad + (width - 2 * pad) * (x1 === x0 ? 0.5 : (t - x0) / (x1 - x0));
+    const y = (v) => height - pad - (height - 2 * pad) * (v / yMax);
+    chart.append(svg("line", {x1: pad, y1: height - pad, x2: width - pad, y2: height - pad,
+      class: "axis"}), svg("line", {x1: pad, y1: pad, x2: pad, y2: height - pad, class: "axis"}));
+    const label = (v) => format === "%" ? Math.round(v * 100) + "%" : String(Math.round(v));
+    const top = svg("text", {x: 2, y: pad}); top.textContent = label(yMax); chart.append(top);
+    const left = svg("text", {x: pad, y: height - 8});
+    left.textContent = new Date(x0).toLocaleTimeString(); chart.append(left);
+    const legend = element("div", {class: "legend"});
+    series.forEach((s, i) => {
+      const colour = COLOURS[i % COLOURS.length];
+      const path = s.points.map((p, j) => (j ? "L" : "M") + x(p[0]) + " " + y(p[1])).join(" ");
+      chart.append(svg("path", {d: path, fill: "none", stroke: colour, "stroke-width": 2}));
+      for (const p of s.points) {
+        chart.append(svg("circle", {cx: x(p[0]), cy: y(p[1]), r: 2.5, fill: colour}));
+      }
+      const entry = element("span", {}, "● " + (s.name || "(none)"));
+      entry.style.color = colour;
+      legend.append(entry);
+    });
+    container.append(legend);
+  }
+
+  function series(groups, field) {
+    const byKey = new Map();
+    for (const g of groups) {
+      if (g.bucket_start === null || g[field] === null || g[field] === undefined) continue;
+      if (!byKey.has(g.key)) byKey.set(g.key, []);
+      byKey.get(g.key).push([Date.parse(g.bucket_start), g[field]]);
+    }
+    return Array.from(byKey, ([name, points]) => ({name,
+      points: points.sort((a, b) => a[0] - b[0])}));
+  }
+
+  function bars(container, title, counts) {
+    const entries = Object.entries(counts || {}).sort((a, b) => b[1] - a[1]);
+    container.append(element("h3", {}, title));
+    if (!entries.length) { container.append(element("p", {}, "none")); return; }
+    const max = Math.max(...entries.map((e) => e[1]));
+    const chart = svg("svg", {viewBox: `0 0 400 ${entries.length * 18}`, class: "chart",
+      role: "img", "aria-label": title});
+    entries.forEach(([reason, count], i) => {
+      chart.append(svg("rect", {x: 150, y: i * 18 + 3, height: 12,
+        width: Math.max(2, 220 * count / max), class: "bar-fill"}));
+      const text = svg("text", {x: 0, y: i * 18 + 13});
+      text.textContent = reason + " (" + count + ")";
+      chart.append(text);
+    });
+    container.append(chart);
+  }
+
+  async function charts() {
+    try {
+      const byModel = await get("/v1/stats?group_by=model&window=24h&bucket=1h");
+      const byTenant = await get("/v1/stats?group_by=tenant&window=24h&bucket=1h");
+      const overall = await get("/v1/stats?group_by=none&window=24h");
+      const list = (r) => Array.isArray(r) ? r : (r.groups || []);
+      lineChart(document.getElementById("chart-invalid"),
+        series(list(byModel), "invalid_citation_rate"), "%");
+      lineChart(document.getElementById("chart-coverage"),
+        series(list(byModel), "mean_coverage"), "%");
+      lineChart(document.getElementById("chart-tenants"), series(list(byTenant), "answers"));
+      const health = document.getElementById("health");
+      health.replaceChildren();
+      const total = list(overall)[0] || {};
+      bars(health, "Rejections by reason", total.rejections);
+      bars(health, "Dead letters by reason", total.dead_letters);
+    } catch (error) {
+      document.getElementById("health").replaceChildren(
+        element("p", {class: "error"}, "statistics unavailable: " + error.message));
+    }
+  }
+
+  stream();
+  charts();
+  setInterval(charts, 30000);
+})();
