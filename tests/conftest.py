@@ -38,3 +38,29 @@ def browser() -> Iterator[Any]:
         yield driver
     finally:
         driver.quit()
+
+
+@pytest.fixture(scope="session")
+def pg_server() -> Iterator[Any]:
+    """A PostgreSQL server for the session (tests.pg); skips the test where none can run."""
+    from tests.pg import PgUnavailable, pg_server
+
+    try:
+        with pg_server() as server:
+            yield server
+    except PgUnavailable as exc:
+        pytest.skip(f"PostgreSQL not available: {exc}")
+
+
+@pytest.fixture
+def pg_url(pg_server: Any) -> str:
+    """The URL of a fresh, empty PostgreSQL database."""
+    return str(pg_server.new_database())
+
+
+@pytest.fixture(params=["sqlite", "postgresql"])
+def store_url(request: pytest.FixtureRequest, tmp_path: Path) -> str:
+    """A fresh store database URL, once SQLite and once PostgreSQL."""
+    if request.param == "sqlite":
+        return f"sqlite+aiosqlite:///{tmp_path / 'store.db'}"
+    return str(request.getfixturevalue("pg_url"))

@@ -11,6 +11,7 @@ from services.runtime.gc_tuning import tune_gc
 from services.runtime.logging import configure, get_logger
 from services.runtime.loop import StageRunner
 from services.runtime.metrics import StageMetrics
+from services.runtime.sink import SinkRunner
 from services.runtime.stage import Stage
 
 
@@ -21,7 +22,7 @@ async def serve(stage: Stage, config: RuntimeConfig) -> int:
     port = metrics.serve(config.metrics_port)
     if port:
         log.info("metrics endpoint", port=port)
-    runner = StageRunner(stage, config, metrics)
+    runner = (SinkRunner if stage.sink else StageRunner)(stage, config, metrics)
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGTERM, signal.SIGINT):
         loop.add_signal_handler(sig, runner.stop)

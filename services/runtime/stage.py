@@ -9,11 +9,14 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import NamedTuple, TypeVar, cast
+from typing import TYPE_CHECKING, NamedTuple, TypeVar, cast
 
 from pydantic import BaseModel
 
 from schemas.envelope import Event, EventDecodeError, decode
+
+if TYPE_CHECKING:
+    from services.runtime.sink import Sink
 
 In = TypeVar("In", bound=BaseModel)
 
@@ -75,6 +78,8 @@ class Stage:
     # Extra config a stage may declare (e.g. the documents store root); not used by the loop.
     description: str = ""
     tags: tuple[str, ...] = field(default=())
+    # Set for a sink (services.runtime.sink): records end in a database, not on topics.
+    sink: Sink | None = None
 
 
 def decode_input(message: Message, model: type[BaseModel]) -> Event:

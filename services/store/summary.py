@@ -41,11 +41,12 @@ def summarize(formatted_data: Mapping[str, Any]) -> Summary:
 def _quality(
     data: Mapping[str, Any], citations: list[Any]
 ) -> tuple[float | None, float | None, int | None, int | None]:
-    """ALCE recall/precision from the `quality` block and the verdict counts (issue 16):
-    from the block's `verdicts` counts when it has them, else from each citation's
-    `support.verdict`; None where the result carries no support verification."""
+    """ALCE recall/precision and the verdict counts from the `quality` block (issue 16);
+    counts from each citation's `support.verdict` when the block has none; None where the
+    result carries no support verification."""
     quality = _dict(data.get("quality"))
-    verdicts = _dict(quality.get("verdicts"))
+    verdicts = {name: int(quality[name]) for name in ("supported", "unsupported")
+                if _is_number(quality.get(name))}
     if not verdicts:
         for citation in citations:
             verdict = _dict(_dict(citation).get("support")).get("verdict")
@@ -55,8 +56,8 @@ def _quality(
     return (
         _number(quality.get("citation_recall")),
         _number(quality.get("citation_precision")),
-        _int(verdicts.get("supported")) if judged else None,
-        _int(verdicts.get("unsupported")) if judged else None,
+        verdicts.get("supported", 0) if judged else None,
+        verdicts.get("unsupported", 0) if judged else None,
     )
 
 

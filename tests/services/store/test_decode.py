@@ -133,7 +133,7 @@ def test_summary_counts_on_a_hand_built_result() -> None:
     assert (s.supported_citations, s.unsupported_citations) == (1, 1)
     quality = summarize({**data, "quality": {
         "citation_recall": 0.5, "citation_precision": 0.75,
-        "verdicts": {"supported": 3, "partial": 1}}})
+        "supported": 3, "partial": 1}})
     assert (quality.citation_recall, quality.citation_precision) == (0.5, 0.75)
     assert (quality.supported_citations, quality.unsupported_citations) == (3, 0)
     empty = summarize({})

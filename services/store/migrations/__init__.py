@@ -1,0 +1,1 @@
+"""Alembic migrations of the results store (versions/ holds one script per schema version)."""

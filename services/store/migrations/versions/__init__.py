@@ -1,0 +1,1 @@
+"""The store's schema versions, oldest first by `down_revision`."""

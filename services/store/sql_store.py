@@ -1,0 +1,462 @@
+"""`ResultsStore` over SQLAlchemy Core: SQLite (aiosqlite) or PostgreSQL (asyncpg).
+
+Every method is one transaction. Writers lock what they read (BEGIN IMMEDIATE on SQLite,
+SELECT ... FOR UPDATE on PostgreSQL), so the sink and any number of gateways may write the
+same answer at once. A database outage raises StoreUnavailable.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import time
+from collections.abc import Mapping, Sequence
+from datetime import UTC, datetime
+from typing import Any
+
+import orjson
+import sqlalchemy as sa
+from sqlalchemy.dialects import postgresql, sqlite
+from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
+
+from services.store import key_secrets
+from services.store.answer_state import (
+    Row,
+    apply_submission,
+    apply_update,
+    submission_row,
+    to_ms,
+    update_row,
+)
+from services.store.api import (
+    AnswerQuery,
+    AnswerRecord,
+    ApiKey,
+    DocumentRecord,
+    GroupStats,
+    Page,
+    Position,
+    Positions,
+    ResultUpdate,
+    StatsQuery,
+    Status,
+    StoredResponse,
+    Submission,
+    SubmitOutcome,
+    Summary,
+)
+from services.store.engine import make_engine, migrate, store_url, transaction
+from services.store.stats import group_stats
+from services.store.tables import (
+    SUMMARY_COLUMNS,
+    answers,
+    api_keys,
+    documents,
+    idempotency_keys,
+)
+
+StoreItem = Submission | ResultUpdate | DocumentRecord
+# An Idempotency-Key is remembered this long (the draft leaves expiry to the server).
+IDEMPOTENCY_TTL_MS = 24 * 3600 * 1000
+_ANSWER_COLUMNS = [c.name for c in answers.columns]
+
+
+class InvalidCursor(ValueError):
+    """A pagination cursor that this store did not issue."""
+
+
+def _now_ms() -> int:
+    return int(time.time() * 1000)
+
+
+def _dt(ms: int | None) -> datetime | None:
+    return None if ms is None else datetime.fromtimestamp(ms / 1000, UTC)
+
+
+class SqlStore:
+    """The results store (see services.store.api.ResultsStore)."""
+
+    def __init__(self, engine: AsyncEngine) -> None:
+        self.engine = engine
+
+    @classmethod
+    def from_url(cls, url: str | None = None, **engine_options: Any) -> SqlStore:
+        """A store on `url` (default: CITEFLOW_STORE_URL, else the embedded SQLite file)."""
+        return cls(make_engine(url or store_url(), **engine_options))
+
+    async def migrate(self) -> None:
+        await migrate(self.engine)
+
+    async def ping(self) -> None:
+        async with transaction(self.engine, write=False) as conn:
+            await conn.execute(sa.text("SELECT 1"))
+
+    async def close(self) -> None:
+        await self.engine.dispose()
+
+    # -- answers: writes ---------------------------------------------------------------------
+
+    async def record_submitted(self, submission: Submission) -> SubmitOutcome:
+        async with transaction(self.engine) as conn:
+            now = _now_ms()
+            row = submission_row(submission, now)
+            if await _insert_new(conn, answers, "answer_id", [row]):
+                return SubmitOutcome("created", _record(row))
+            existing = (await _locked_rows(conn, [submission.answer_id]))[submission.answer_id]
+            other_body = (existing["body_sha256"] is not None
+                          and submission.body_sha256 is not None
+                          and existing["body_sha256"] != submission.body_sha256)
+            if other_body or existing["tenant"] != submission.tenant:
+                return SubmitOutcome("conflict", _record(existing))
+            changed = apply_submission(existing, submission, now)
+            if changed is not None:
+                await _update_rows(conn, [changed])
+            return SubmitOutcome("same", _record(changed or existing))
+
+    async def apply(self, updates: Sequence[ResultUpdate]) -> int:
+        return await self.apply_batch(updates)
+
+    async def apply_batch(self, items: Sequence[StoreItem]) -> int:
+        """Apply submissions, outcome events and document outcomes (what the sink decodes
+        from one batch of records) in ONE transaction; returns how many rows changed.
+        Idempotent, and the result does not depend on the order of different answers'
+        events (see services.store.answer_state)."""
+        if not items:
+            return 0
+        async with transaction(self.engine) as conn:
+            changed = 0
+            docs = [i for i in items if isinstance(i, DocumentRecord)]
+            for doc in docs:
+                changed += await _upsert_document(conn, doc)
+            events = [i for i in items if not isinstance(i, DocumentRecord)]
+            if events:
+                changed += await _apply_answer_events(conn, events)
+            return changed
+
+    # -- answers: reads ----------------------------------------------------------------------
+
+    async def get(self, answer_id: str, tenant: str | None) -> AnswerRecord | None:
+        where = [answers.c.answer_id == answer_id]
+        if tenant is not None:
+            where.append(answers.c.tenant == tenant)
+        async with transaction(self.engine, write=False) as conn:
+            row = (await conn.execute(sa.select(answers).where(*where))).mappings().first()
+        return None if row is None else _record(dict(row))
+
+    async def query(self, query: AnswerQuery) -> Page:
+        c = answers.c
+        where = _filters(query)
+        if query.cursor:
+            at, answer_id = _decode_cursor(query.cursor)
+            where.append(sa.or_(c.answered_at_ms < at,
+                                sa.and_(c.answered_at_ms == at, c.answer_id < answer_id)))
+        limit = max(1, min(int(query.limit), 1000))
+        stmt = (sa.select(answers).where(*where)
+                .order_by(c.answered_at_ms.desc(), c.answer_id.desc()).limit(limit + 1))
+        async with transaction(self.engine, write=False) as conn:
+            rows = [dict(r) for r in (await conn.execute(stmt)).mappings()]
+        more = len(rows) > limit
+        rows = rows[:limit]
+        cursor = _encode_cursor(rows[-1]["answered_at_ms"], rows[-1]["answer_id"]) if more else None
+        return Page([_record(r) for r in rows], cursor)
+
+    async def stats(self, query: StatsQuery) -> list[GroupStats]:
+        async with transaction(self.engine, write=False) as conn:
+            return await group_stats(conn, query)
+
+    async def since(
+        self, positions: Positions, tenant: str | None, statuses: frozenset[Status],
+        limit: int,
+    ) -> list[AnswerRecord]:
+        c = answers.c
+        where: list[Any] = [c.status.in_(sorted(statuses)), c.pos_topic.is_not(None)]
+        if tenant is not None:
+            where.append(c.tenant == tenant)
+        for (topic, partition), offset in positions.items():
+            # Already seen: at or before the client's offset in that partition.
+            where.append(sa.not_(sa.and_(c.pos_topic == topic, c.pos_partition == partition,
+                                         c.pos_offset <= offset)))
+        stmt = (sa.select(answers).where(*where)
+                .order_by(c.updated_at_ms, c.pos_topic, c.pos_partition, c.pos_offset)
+                .limit(max(0, int(limit))))
+        async with transaction(self.engine, write=False) as conn:
+            return [_record(dict(r)) for r in (await conn.execute(stmt)).mappings()]
+
+    # -- idempotency keys --------------------------------------------------------------------
+
+    async def claim_idempotency_key(
+        self, tenant: str, key: str, fingerprint: str
+    ) -> StoredResponse | None:
+        now = _now_ms()
+        claim = {"tenant": tenant, "key": key, "fingerprint": fingerprint, "status": 0,
+                 "headers": {}, "body": b"", "created_at_ms": now}
+        t = idempotency_keys
+        async with transaction(self.engine) as conn:
+            if await _insert_new(conn, t, "key", [claim]):
+                return None
+            where = (t.c.tenant == tenant, t.c.key == key)
+            row = (await conn.execute(sa.select(t).where(*where).with_for_update())).one()
+            if now - row.created_at_ms > IDEMPOTENCY_TTL_MS:  # expired: a new claim
+                await conn.execute(sa.update(t).where(*where).values(claim))
+                return None
+            return StoredResponse(row.fingerprint, row.status, dict(row.headers), row.body,
+                                  _dt(row.created_at_ms) or datetime.now(UTC))
+
+    async def finish_idempotency_key(
+        self, tenant: str, key: str, status: int, headers: Mapping[str, str], body: bytes
+    ) -> None:
+        t = idempotency_keys
+        where = (t.c.tenant == tenant, t.c.key == key)
+        async with transaction(self.engine) as conn:
+            if status >= 500:
+                # A server error is not a result: release the key so a retry runs again.
+                await conn.execute(sa.delete(t).where(*where))
+            else:
+                await conn.execute(sa.update(t).where(*where).values(
+                    status=status, headers=dict(headers), body=body))
+
+    # -- documents ---------------------------------------------------------------------------
+
+    async def upsert_document(self, document: DocumentRecord) -> None:
+        async with transaction(self.engine) as conn:
+            await _upsert_document(conn, document)
+
+    async def get_document(self, doc_id: str, tenant: str | None) -> DocumentRecord | None:
+        where = [documents.c.doc_id == doc_id]
+        if tenant is not None:
+            where.append(documents.c.tenant == tenant)
+        async with transaction(self.engine, write=False) as conn:
+            row = (await conn.execute(sa.select(documents).where(*where))).mappings().first()
+        if row is None:
+            return None
+        return DocumentRecord(
+            doc_id=row["doc_id"], tenant=row["tenant"], status=row["status"],
+            format=row["format"], path=row["path"], sha256=row["sha256"],
+            submitted_at=_dt(row["submitted_at_ms"]) or datetime.now(UTC),
+            updated_at=_dt(row["updated_at_ms"]) or datetime.now(UTC),
+            sections=row["sections"], chunks=row["chunks"], reason=row["reason"],
+            detail=row["detail"],
+        )
+
+    # -- API keys ----------------------------------------------------------------------------
+
+    async def create_key(
+        self, tenant: str, scopes: frozenset[str], name: str | None = None,
+        rate_per_s: float | None = None,
+    ) -> tuple[ApiKey, str]:
+        unknown = scopes - key_secrets.SCOPES
+        if unknown or not scopes:
+            raise ValueError(f"scopes must be among {sorted(key_secrets.SCOPES)}")
+        key_id, secret = key_secrets.new_secret()
+        row = {"key_id": key_id, "secret_sha256": key_secrets.secret_hash(secret),
+               "tenant": tenant, "scopes": ",".join(sorted(scopes)), "name": name,
+               "rate_per_s": rate_per_s, "created_at_ms": _now_ms(), "revoked_at_ms": None}
+        async with transaction(self.engine) as conn:
+            await conn.execute(sa.insert(api_keys).values(row))
+        return _api_key(row), secret
+
+    async def list_keys(self, tenant: str | None = None) -> list[ApiKey]:
+        stmt = sa.select(api_keys).order_by(api_keys.c.created_at_ms, api_keys.c.key_id)
+        if tenant is not None:
+            stmt = stmt.where(api_keys.c.tenant == tenant)
+        async with transaction(self.engine, write=False) as conn:
+            return [_api_key(dict(r)) for r in (await conn.execute(stmt)).mappings()]
+
+    async def revoke_key(self, key_id: str) -> bool:
+        async with transaction(self.engine) as conn:
+            result = await conn.execute(
+                sa.update(api_keys)
+                .where(api_keys.c.key_id == key_id, api_keys.c.revoked_at_ms.is_(None))
+                .values(revoked_at_ms=_now_ms())
+            )
+        return bool(result.rowcount)
+
+    async def verify_key(self, secret: str) -> ApiKey | None:
+        key_id = key_secrets.key_id_of(secret)
+        row = None
+        if key_id is not None:
+            async with transaction(self.engine, write=False) as conn:
+                row = (await conn.execute(
+                    sa.select(api_keys).where(api_keys.c.key_id == key_id)
+                )).mappings().first()
+        # Compared even when there is no row, so an unknown id costs what a wrong token does.
+        if not key_secrets.matches(secret, row["secret_sha256"] if row else None):
+            return None
+        assert row is not None
+        return None if row["revoked_at_ms"] is not None else _api_key(dict(row))
+
+
+# -- helpers: answers ------------------------------------------------------------------------
+
+
+async def _apply_answer_events(conn: AsyncConnection, events: Sequence[StoreItem]) -> int:
+    """New answers inserted in one statement; the rest locked, folded and updated."""
+    now = _now_ms()
+    by_answer: dict[str, list[StoreItem]] = {}
+    for item in events:
+        by_answer.setdefault(item.answer_id, []).append(item)  # type: ignore[union-attr]
+    fresh = {answer_id: _fold(None, items, now) for answer_id, items in by_answer.items()}
+    inserted = await _insert_new(conn, answers, "answer_id",
+                                 [row for row in fresh.values() if row is not None])
+    rest = [answer_id for answer_id in by_answer if answer_id not in inserted]
+    if not rest:
+        return len(inserted)
+    existing = await _locked_rows(conn, rest)
+    updated = []
+    for answer_id in rest:
+        row = _fold(existing[answer_id], by_answer[answer_id], now)
+        if row is not None:
+            updated.append(row)
+    await _update_rows(conn, updated)
+    return len(inserted) + len(updated)
+
+
+def _fold(row: Row | None, items: Sequence[StoreItem], now: int) -> Row | None:
+    """The row after `items` in order (None when nothing changed it)."""
+    changed = False
+    for item in items:
+        if row is None:
+            row = (submission_row(item, now) if isinstance(item, Submission)
+                   else update_row(item, now))  # type: ignore[arg-type]
+            changed = True
+            continue
+        if isinstance(item, Submission):
+            after = apply_submission(row, item, now)
+        else:
+            after = apply_update(row, item, now)  # type: ignore[arg-type]
+        if after is not None:
+            row, changed = after, True
+    return row if changed else None
+
+
+async def _insert_new(
+    conn: AsyncConnection, table: sa.Table, key: str, rows: list[Row]
+) -> set[Any]:
+    """Insert the rows that do not exist yet (one statement); the keys of those inserted."""
+    if not rows:
+        return set()
+    insert = postgresql.insert if conn.dialect.name == "postgresql" else sqlite.insert
+    stmt = insert(table).on_conflict_do_nothing().returning(table.c[key])
+    result = await conn.execute(stmt, rows)
+    return {r[0] for r in result}
+
+
+async def _locked_rows(conn: AsyncConnection, answer_ids: list[str]) -> dict[str, Row]:
+    stmt = sa.select(answers).where(answers.c.answer_id.in_(answer_ids))
+    if conn.dialect.name == "postgresql":
+        stmt = stmt.with_for_update()
+    return {r["answer_id"]: dict(r) for r in (await conn.execute(stmt)).mappings()}
+
+
+_UPDATE = (
+    sa.update(answers)
+    .where(answers.c.answer_id == sa.bindparam("b_answer_id"))
+    .values({name: sa.bindparam(name) for name in _ANSWER_COLUMNS if name != "answer_id"})
+)
+
+
+async def _update_rows(conn: AsyncConnection, rows: list[Row]) -> None:
+    if rows:
+        params = [{**{k: v for k, v in r.items() if k != "answer_id"},
+                   "b_answer_id": r["answer_id"]} for r in rows]
+        await conn.execute(_UPDATE, params)
+
+
+def _filters(query: AnswerQuery) -> list[Any]:
+    c = answers.c
+    where: list[Any] = []
+    if query.tenant is not None:
+        where.append(c.tenant == query.tenant)
+    if query.model is not None:
+        where.append(c.model == query.model)
+    if query.status is not None:
+        where.append(c.status == query.status)
+    if query.since is not None:
+        where.append(c.answered_at_ms >= to_ms(query.since))
+    if query.until is not None:
+        where.append(c.answered_at_ms < to_ms(query.until))
+    if query.min_coverage is not None:
+        where.append(c.coverage >= query.min_coverage)
+    if query.max_coverage is not None:
+        where.append(c.coverage <= query.max_coverage)
+    for flag, column in ((query.has_problems, c.problems),
+                         (query.has_invalid_citations, c.invalid_citations),
+                         (query.has_downgraded_quotes, c.downgraded_quotes)):
+        if flag is not None:
+            # Only formatted answers have these numbers; `false` means "formatted, none".
+            where.append(column > 0 if flag else column == 0)
+    return where
+
+
+def _encode_cursor(answered_at_ms: int, answer_id: str) -> str:
+    raw = orjson.dumps([answered_at_ms, answer_id])
+    return base64.urlsafe_b64encode(raw).decode().rstrip("=")
+
+
+def _decode_cursor(cursor: str) -> tuple[int, str]:
+    try:
+        raw = base64.urlsafe_b64decode(cursor + "=" * (-len(cursor) % 4))
+        at, answer_id = orjson.loads(raw)
+    except (binascii.Error, ValueError, TypeError):
+        raise InvalidCursor("invalid cursor") from None
+    if not isinstance(at, int) or not isinstance(answer_id, str):
+        raise InvalidCursor("invalid cursor")
+    return at, answer_id
+
+
+def _record(row: Row) -> AnswerRecord:
+    position = (Position(row["pos_topic"], row["pos_partition"], row["pos_offset"])
+                if row["pos_topic"] is not None else None)
+    summary = (Summary(**{name: row[name] for name in SUMMARY_COLUMNS})
+               if row["status"] == "formatted" and row["citations"] is not None else None)
+    return AnswerRecord(
+        answer_id=row["answer_id"], tenant=row["tenant"], status=row["status"],
+        model=row["model"], submitted_at=_dt(row["submitted_at_ms"]),
+        updated_at=_dt(row["updated_at_ms"]) or datetime.now(UTC), event_id=row["event_id"],
+        result=row["result"], reason=row["reason"], detail=row["detail"], summary=summary,
+        latency_ms=row["latency_ms"], position=position, body_sha256=row["body_sha256"],
+    )
+
+
+# -- helpers: documents and keys -------------------------------------------------------------
+
+
+async def _upsert_document(conn: AsyncConnection, doc: DocumentRecord) -> int:
+    """Create or update a document's row; 1 when it changed. A submission with other content
+    starts over; an outcome lands only on a document still `submitted`, and fills in only
+    what it knows (the gateway's path, hash and tenant stay)."""
+    t = documents
+    values = {
+        "doc_id": doc.doc_id, "tenant": doc.tenant, "status": doc.status,
+        "format": doc.format, "path": doc.path, "sha256": doc.sha256,
+        "submitted_at_ms": to_ms(doc.submitted_at), "updated_at_ms": to_ms(doc.updated_at),
+        "sections": doc.sections, "chunks": doc.chunks, "reason": doc.reason,
+        "detail": dict(doc.detail) if doc.detail is not None else None,
+    }
+    if await _insert_new(conn, t, "doc_id", [values]):
+        return 1
+    stmt = sa.select(t).where(t.c.doc_id == doc.doc_id)
+    if conn.dialect.name == "postgresql":
+        stmt = stmt.with_for_update()
+    row = (await conn.execute(stmt)).mappings().one()
+    if doc.status == "submitted":
+        if row["sha256"] == doc.sha256:
+            return 0
+        changes = values
+    elif row["status"] == "submitted":
+        changes = {"status": doc.status, "updated_at_ms": values["updated_at_ms"],
+                   "sections": doc.sections, "chunks": doc.chunks, "reason": doc.reason,
+                   "detail": values["detail"], "format": row["format"] or doc.format}
+    else:
+        return 0
+    await conn.execute(sa.update(t).where(t.c.doc_id == doc.doc_id).values(changes))
+    return 1
+
+
+def _api_key(row: Row) -> ApiKey:
+    return ApiKey(
+        key_id=row["key_id"], tenant=row["tenant"],
+        scopes=frozenset(s for s in row["scopes"].split(",") if s), name=row["name"],
+        created_at=_dt(row["created_at_ms"]) or datetime.now(UTC),
+        revoked_at=_dt(row["revoked_at_ms"]), rate_per_s=row["rate_per_s"],
+    )

@@ -1,0 +1,323 @@
+"""Every ResultsStore method, on SQLite and on a real PostgreSQL server (`store_url`)."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator
+from datetime import UTC, datetime, timedelta
+
+import pytest
+import sqlalchemy as sa
+
+from services.store.api import (
+    AnswerQuery,
+    DocumentRecord,
+    Position,
+    ResultUpdate,
+    StatsQuery,
+    StoreUnavailable,
+    Submission,
+)
+from services.store.decode import decode_record
+from services.store.engine import current_revision
+from services.store.sql_store import InvalidCursor, SqlStore
+from services.store.tables import metadata
+from tests.services.store import records as r
+
+T0 = datetime(2026, 11, 25, 10, 0, tzinfo=UTC)
+
+
+def iso(moment: datetime) -> str:
+    return moment.strftime("%Y-%m-%dT%H:%M:%S.") + f"{moment.microsecond // 1000:03d}Z"
+
+
+@pytest.fixture
+async def store(store_url: str) -> AsyncIterator[SqlStore]:
+    s = SqlStore.from_url(store_url)
+    await s.migrate()
+    try:
+        yield s
+    finally:
+        await s.close()
+
+
+def flow(answer_id: str, *, tenant: str = "acme", model: str = "gpt-x", at: datetime = T0,
+         latency_s: float = 1.5, offset: int = 0) -> list:
+    """A submission and its formatted result, decoded from real records."""
+    data = r.answer(answer_id, tenant=tenant, model=model)
+    return [
+        decode_record(r.submitted(data, iso(at), offset=offset)),
+        decode_record(r.formatted(data, iso(at + timedelta(seconds=latency_s)), offset=offset)),
+    ]
+
+
+async def test_migrate_is_idempotent_and_matches_the_tables(store: SqlStore) -> None:
+    await asyncio.gather(store.migrate(), store.migrate())  # concurrent callers
+    from alembic.autogenerate import compare_metadata
+    from alembic.migration import MigrationContext
+
+    def check(conn: sa.Connection) -> tuple[str | None, list]:
+        return current_revision(conn), compare_metadata(MigrationContext.configure(conn),
+                                                        metadata)
+
+    async with store.engine.connect() as conn:
+        revision, diff = await conn.run_sync(check)
+    assert revision == "0001"
+    assert diff == []
+
+
+async def test_apply_is_idempotent_and_replay_changes_nothing(store: SqlStore) -> None:
+    batch = flow("a-1") + flow("a-2", offset=1)
+    assert await store.apply_batch(batch) == 2
+    first = await store.get("a-1", None)
+    assert await store.apply_batch(batch) == 0  # the same batch again
+    assert await store.apply_batch(list(reversed(batch))) == 0  # replayed in another order
+    assert await store.get("a-1", None) == first
+    assert first is not None
+    assert (first.status, first.tenant, first.model, first.latency_ms) == (
+        "formatted", "acme", "gpt-x", 1500.0)
+    assert first.summary is not None and first.summary.citations > 0
+    assert first.position == Position("answers.formatted", 0, 0)
+
+
+async def test_status_order(store: SqlStore) -> None:
+    data = r.answer("a-3")
+    submitted = decode_record(r.submitted(data, iso(T0)))
+    formatted = decode_record(r.formatted(data, iso(T0 + timedelta(seconds=2)), offset=5))
+    dead = decode_record(r.dead_lettered(data, iso(T0), offset=6,
+                                         timestamp_ms=int((T0.timestamp() + 9) * 1000)))
+    rejected = decode_record(r.rejected(data, iso(T0 + timedelta(seconds=10)), offset=7))
+    # Formatted first, then the submission (from another topic), a dead letter and a
+    # rejection of a duplicate: the formatted result stays, the submit time fills in.
+    await store.apply_batch([formatted])
+    record = await store.get("a-3", None)
+    assert record is not None and record.latency_ms is None
+    await store.apply_batch([submitted, dead, rejected])
+    record = await store.get("a-3", None)
+    assert record is not None
+    assert (record.status, record.latency_ms) == ("formatted", 2000.0)
+    assert record.submitted_at == T0
+    # A dead letter replaces `submitted`; a later formatted result (after a drain) replaces it.
+    data = r.answer("a-4")
+    await store.apply_batch([decode_record(r.submitted(data, iso(T0))),
+                             decode_record(r.dead_lettered(data, iso(T0)))])
+    record = await store.get("a-4", None)
+    assert record is not None and record.status == "dead_lettered"
+    assert record.reason == "boom_code" and record.detail is not None
+    assert record.detail["stage"] == "citations"
+    await store.apply_batch([decode_record(r.formatted(data, iso(T0 + timedelta(seconds=30))))])
+    record = await store.get("a-4", None)
+    assert record is not None and record.status == "formatted" and record.reason is None
+
+
+async def test_same_rank_later_event_wins_older_replay_does_not(store: SqlStore) -> None:
+    data = r.answer("a-5")
+    old = decode_record(r.formatted(data, iso(T0), event_id="e-old"))
+    new = decode_record(r.formatted(data, iso(T0 + timedelta(seconds=5)), event_id="e-new"))
+    await store.apply_batch([new])
+    assert await store.apply_batch([old]) == 0
+    record = await store.get("a-5", None)
+    assert record is not None and record.event_id == "e-new"
+
+
+async def test_record_submitted_created_same_conflict(store: SqlStore) -> None:
+    sub = Submission("a-6", "acme", T0, body_sha256="h1", model="m", event_id="s-1")
+    assert (await store.record_submitted(sub)).outcome == "created"
+    same = await store.record_submitted(sub)
+    assert same.outcome == "same" and same.record.status == "submitted"
+    other = Submission("a-6", "acme", T0, body_sha256="h2")
+    assert (await store.record_submitted(other)).outcome == "conflict"
+    another_tenant = Submission("a-6", "evil", T0, body_sha256="h1")
+    assert (await store.record_submitted(another_tenant)).outcome == "conflict"
+    # The sink then sees the same answer's submission and result: no going back to
+    # `submitted`, and the gateway's hash stays.
+    await store.apply_batch(flow("a-6"))
+    assert (await store.record_submitted(sub)).record.status == "formatted"
+    record = await store.get("a-6", "acme")
+    assert record is not None and record.body_sha256 == "h1"
+
+
+async def test_concurrent_submissions_of_one_answer(store: SqlStore) -> None:
+    sub = Submission("a-7", "acme", T0, body_sha256="h")
+    outcomes = await asyncio.gather(*(store.record_submitted(sub) for _ in range(5)))
+    assert sorted(o.outcome for o in outcomes) == ["created", "same", "same", "same", "same"]
+
+
+async def test_get_is_tenant_scoped(store: SqlStore) -> None:
+    await store.apply_batch(flow("a-8", tenant="t1"))
+    assert await store.get("a-8", "t1") is not None
+    assert await store.get("a-8", "t2") is None
+    assert await store.get("nope", None) is None
+
+
+async def test_query_filters_and_cursor_pagination(store: SqlStore) -> None:
+    items = []
+    for i in range(7):
+        items += flow(f"q-{i}", tenant="t1" if i < 5 else "t2", model="m1" if i % 2 else "m2",
+                      at=T0 + timedelta(seconds=i), offset=i)
+    bad = r.answer("q-bad", tenant="t1")
+    items.append(decode_record(r.rejected(bad, iso(T0 + timedelta(seconds=20)), offset=9)))
+    await store.apply_batch(items)
+    seen, cursor = [], None
+    while True:
+        page = await store.query(AnswerQuery(tenant="t1", limit=2, cursor=cursor))
+        seen += [i.answer_id for i in page.items]
+        cursor = page.next_cursor
+        if cursor is None:
+            break
+    assert seen == ["q-bad", "q-4", "q-3", "q-2", "q-1", "q-0"]  # newest first, no repeats
+    m1 = await store.query(AnswerQuery(tenant="t1", model="m1"))
+    assert [i.answer_id for i in m1.items] == ["q-3", "q-1"]
+    rejected = await store.query(AnswerQuery(tenant=None, status="rejected"))
+    assert [i.answer_id for i in rejected.items] == ["q-bad"]
+    window = await store.query(AnswerQuery(tenant=None, since=T0 + timedelta(seconds=2),
+                                           until=T0 + timedelta(seconds=4)))
+    assert [i.answer_id for i in window.items] == ["q-3", "q-2"]
+    cov = await store.query(AnswerQuery(tenant=None, min_coverage=0.0, max_coverage=1.0))
+    assert len(cov.items) == 7
+    none_invalid = await store.query(AnswerQuery(tenant=None, has_invalid_citations=False))
+    assert len(none_invalid.items) == 7
+    assert (await store.query(AnswerQuery(tenant=None, has_invalid_citations=True))).items == []
+    assert (await store.query(AnswerQuery(tenant=None, has_downgraded_quotes=True))).items == []
+    with pytest.raises(InvalidCursor):
+        await store.query(AnswerQuery(tenant=None, cursor="garbage!"))
+
+
+async def test_stats_on_a_hand_built_set(store: SqlStore) -> None:
+    def update(answer_id: str, model: str, latency_ms: float, citations: int, invalid: int,
+               coverage: float, tenant: str = "t1") -> list:
+        from services.store.api import Summary
+
+        at = T0 + timedelta(minutes=len(answer_id))
+        return [
+            Submission(answer_id, tenant, at, model=model, event_id=f"s-{answer_id}"),
+            ResultUpdate(answer_id, tenant, "formatted", f"f-{answer_id}",
+                         at + timedelta(milliseconds=latency_ms),
+                         Position("answers.formatted", 0, len(answer_id)), model=model,
+                         result=b"{}", summary=Summary(
+                             citations=citations, invalid_citations=invalid, sentences=4,
+                             uncited_sentences=1, coverage=coverage, downgraded_quotes=1,
+                             sources_supplied=3, sources_cited=2, problems=invalid)),
+        ]
+
+    items = (update("a", "m1", 100, 10, 1, 0.5) + update("bb", "m1", 200, 10, 3, 0.7)
+             + update("ccc", "m1", 300, 0, 0, 0.9) + update("dddd", "m1", 1000, 5, 0, 1.0)
+             + update("eeeee", "m2", 50, 2, 2, 0.0, tenant="t2"))
+    fail = ResultUpdate("ffffff", "t1", "rejected", "r-f", T0 + timedelta(minutes=6),
+                        Position("answers.rejected", 0, 1), model="m1", reason="invalid_data")
+    dead = ResultUpdate("ggggggg", "t1", "dead_lettered", "d-g", T0 + timedelta(minutes=7),
+                        Position("answers.scored.dlq", 0, 1), model="m1", reason="boom")
+    await store.apply_batch([*items, fail, dead])
+    window = {"since": T0, "until": T0 + timedelta(hours=1)}
+    by_model = await store.stats(StatsQuery(tenant=None, group_by="model", **window))
+    m1 = next(g for g in by_model if g.key == "m1")
+    assert (m1.answers, m1.formatted, m1.citations, m1.invalid_citations) == (6, 4, 25, 4)
+    assert m1.invalid_citation_rate == pytest.approx(4 / 25)
+    assert m1.mean_coverage == pytest.approx((0.5 + 0.7 + 0.9 + 1.0) / 4)
+    assert (m1.sentences, m1.uncited_sentences, m1.downgraded_quotes) == (16, 4, 4)
+    assert (m1.sources_supplied, m1.sources_cited) == (12, 8)
+    assert m1.rejections == {"invalid_data": 1} and m1.dead_letters == {"boom": 1}
+    # percentile_cont over [100, 200, 300, 1000]: p50 = 250, p95 = 300 + 0.85 * 700 = 895
+    assert m1.latency_p50_ms == pytest.approx(250.0)
+    assert m1.latency_p95_ms == pytest.approx(895.0)
+    t2 = await store.stats(StatsQuery(tenant="t2", group_by="tenant", **window))
+    assert [(g.key, g.answers, g.latency_p50_ms) for g in t2] == [("t2", 1, 50.0)]
+    overall = await store.stats(StatsQuery(tenant=None, group_by="none", **window))
+    assert [(g.key, g.answers) for g in overall] == [(None, 7)]
+    buckets = await store.stats(StatsQuery(tenant="t1", group_by="none", bucket_seconds=180,
+                                           **window))
+    assert [(g.bucket_start, g.answers) for g in buckets] == [
+        (T0, 2), (T0 + timedelta(minutes=3), 2), (T0 + timedelta(minutes=6), 2)]
+    empty = await store.stats(StatsQuery(tenant="nobody", **window))
+    assert empty == []
+
+
+async def test_since_serves_what_a_client_missed(store: SqlStore) -> None:
+    await store.apply_batch(flow("s-1", offset=0) + flow("s-2", offset=1) + flow("s-3", offset=2))
+    formatted = frozenset({"formatted"})
+    everything = await store.since({}, None, formatted, 100)
+    assert [r.answer_id for r in everything] == ["s-1", "s-2", "s-3"]
+    after_first = await store.since({("answers.formatted", 0): 0}, None, formatted, 100)
+    assert [r.answer_id for r in after_first] == ["s-2", "s-3"]
+    assert [r.answer_id for r in await store.since({}, None, formatted, 1)] == ["s-1"]
+    assert await store.since({}, "other", formatted, 100) == []
+    assert await store.since({}, None, frozenset({"rejected"}), 100) == []
+
+
+async def test_idempotency_keys(store: SqlStore) -> None:
+    assert await store.claim_idempotency_key("t", "k1", "fp") is None
+    in_flight = await store.claim_idempotency_key("t", "k1", "fp")
+    assert in_flight is not None and in_flight.status == 0
+    await store.finish_idempotency_key("t", "k1", 202, {"location": "/v1/answers/x"}, b"{}")
+    done = await store.claim_idempotency_key("t", "k1", "other")
+    assert done is not None
+    assert (done.status, done.fingerprint, dict(done.headers), done.body) == (
+        202, "fp", {"location": "/v1/answers/x"}, b"{}")
+    assert await store.claim_idempotency_key("t2", "k1", "fp") is None  # per tenant
+    # A server error releases the key: the retry runs again.
+    assert await store.claim_idempotency_key("t", "k2", "fp") is None
+    await store.finish_idempotency_key("t", "k2", 503, {}, b"")
+    assert await store.claim_idempotency_key("t", "k2", "fp") is None
+
+
+async def test_documents(store: SqlStore) -> None:
+    doc = DocumentRecord("d-1", "acme", "submitted", "epub", "blobs/ab/abc.epub", "abc", T0, T0)
+    await store.upsert_document(doc)
+    await store.upsert_document(doc)
+    outcome = decode_record(r.document_ingested("d-1", iso(T0 + timedelta(seconds=3))))
+    assert isinstance(outcome, DocumentRecord)
+    assert await store.apply_batch([outcome]) == 1
+    assert await store.apply_batch([outcome]) == 0
+    got = await store.get_document("d-1", "acme")
+    assert got is not None
+    assert (got.status, got.sections, got.chunks, got.path, got.sha256, got.tenant) == (
+        "ingested", 1, 0, "blobs/ab/abc.epub", "abc", "acme")
+    assert await store.get_document("d-1", "other") is None
+    # Submitted again with other content: starts over.
+    await store.upsert_document(DocumentRecord("d-1", "acme", "submitted", "epub", "p2", "def",
+                                               T0, T0))
+    again = await store.get_document("d-1", None)
+    assert again is not None and (again.status, again.sha256, again.sections) == (
+        "submitted", "def", None)
+    rejected = decode_record(r.document_rejected("d-2", iso(T0)))
+    await store.apply_batch([rejected])
+    got2 = await store.get_document("d-2", None)
+    assert got2 is not None and (got2.status, got2.reason) == ("rejected", "not_a_zip")
+
+
+async def test_keys(store: SqlStore) -> None:
+    key, secret = await store.create_key("acme", frozenset({"submit", "read"}), name="ci",
+                                         rate_per_s=5.0)
+    assert secret.startswith(f"cf_{key.key_id}_")
+    verified = await store.verify_key(secret)
+    assert verified is not None
+    assert (verified.tenant, verified.scopes, verified.rate_per_s) == (
+        "acme", frozenset({"submit", "read"}), 5.0)
+    assert await store.verify_key(secret[:-1] + ("A" if secret[-1] != "A" else "B")) is None
+    assert await store.verify_key("garbage") is None
+    assert await store.verify_key(f"cf_{'0' * 16}_{'x' * 43}") is None
+    await store.create_key("other", frozenset({"admin"}))
+    assert [k.key_id for k in await store.list_keys("acme")] == [key.key_id]
+    assert len(await store.list_keys()) == 2
+    assert await store.revoke_key(key.key_id) is True
+    assert await store.revoke_key(key.key_id) is False
+    assert await store.verify_key(secret) is None
+    listed = await store.list_keys("acme")
+    assert listed[0].revoked_at is not None
+    with pytest.raises(ValueError):
+        await store.create_key("acme", frozenset({"root"}))
+
+
+async def test_ping_and_store_down(tmp_path) -> None:
+    store = SqlStore.from_url(f"sqlite+aiosqlite:///{tmp_path / 'x.db'}")
+    await store.ping()
+    await store.close()
+    # Nothing listens on port 1: every operation is StoreUnavailable, never a crash.
+    down = SqlStore.from_url("postgresql+asyncpg://u@127.0.0.1:1/db")
+    with pytest.raises(StoreUnavailable):
+        await down.ping()
+    with pytest.raises(StoreUnavailable):
+        await down.apply_batch(flow("x"))
+    with pytest.raises(StoreUnavailable):
+        await down.get("x", None)
+    await down.close()
