@@ -24,7 +24,7 @@ from services.runtime.sink import Sink
 from services.runtime.stage import Message, Output, Stage, TransientError
 from services.store.api import StoreUnavailable
 from services.store.decode import decode_record
-from services.store.sql_store import SqlStore
+from services.store.sql import SqlStore
 
 # The pipeline stages' input topics that carry answers; their .dlq topics are read here.
 ANSWER_STAGE_INPUTS = (
@@ -56,7 +56,7 @@ class StoreWriter:
 
 async def open_writer() -> StoreWriter:
     """The store of CITEFLOW_STORE_URL, migrated to the newest schema."""
-    store = SqlStore.from_url()
+    store = SqlStore()
     try:
         await store.migrate()
     except StoreUnavailable as exc:

@@ -20,7 +20,7 @@ from services.store.api import (
 )
 from services.store.decode import decode_record
 from services.store.engine import current_revision
-from services.store.sql_store import InvalidCursor, SqlStore
+from services.store.sql import InvalidCursor, SqlStore
 from services.store.tables import metadata
 from tests.services.store import records as r
 
@@ -33,7 +33,7 @@ def iso(moment: datetime) -> str:
 
 @pytest.fixture
 async def store(store_url: str) -> AsyncIterator[SqlStore]:
-    s = SqlStore.from_url(store_url)
+    s = SqlStore(store_url)
     await s.migrate()
     try:
         yield s
@@ -309,11 +309,11 @@ async def test_keys(store: SqlStore) -> None:
 
 
 async def test_ping_and_store_down(tmp_path) -> None:
-    store = SqlStore.from_url(f"sqlite+aiosqlite:///{tmp_path / 'x.db'}")
+    store = SqlStore(f"sqlite+aiosqlite:///{tmp_path / 'x.db'}")
     await store.ping()
     await store.close()
     # Nothing listens on port 1: every operation is StoreUnavailable, never a crash.
-    down = SqlStore.from_url("postgresql+asyncpg://u@127.0.0.1:1/db")
+    down = SqlStore("postgresql+asyncpg://u@127.0.0.1:1/db")
     with pytest.raises(StoreUnavailable):
         await down.ping()
     with pytest.raises(StoreUnavailable):

@@ -76,13 +76,13 @@ def _dt(ms: int | None) -> datetime | None:
 class SqlStore:
     """The results store (see services.store.api.ResultsStore)."""
 
-    def __init__(self, engine: AsyncEngine) -> None:
-        self.engine = engine
-
-    @classmethod
-    def from_url(cls, url: str | None = None, **engine_options: Any) -> SqlStore:
-        """A store on `url` (default: CITEFLOW_STORE_URL, else the embedded SQLite file)."""
-        return cls(make_engine(url or store_url(), **engine_options))
+    def __init__(self, database: str | AsyncEngine | None = None) -> None:
+        """A store on an engine, or on a URL (default: CITEFLOW_STORE_URL, else the
+        embedded SQLite file in the data directory)."""
+        if isinstance(database, AsyncEngine):
+            self.engine = database
+        else:
+            self.engine = make_engine(database or store_url())
 
     async def migrate(self) -> None:
         await migrate(self.engine)
