@@ -5,11 +5,12 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from http import HTTPStatus
-from typing import Any, NotRequired, TypedDict
+from typing import Any, NotRequired
 
 import orjson
 from starlette.requests import Request
 from starlette.responses import Response
+from typing_extensions import TypedDict
 
 PROBLEM_TYPE = "application/problem+json"
 TYPE_BASE = "https://citeflow.dev/problems/"

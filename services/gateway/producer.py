@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import asyncio
 import hashlib
+import json
 from typing import Any
 
 import orjson
@@ -30,9 +31,14 @@ log = structlog.get_logger("citeflow").bind(stage="gateway")
 def canonical_sha256(answer: AnswerSubmitted) -> str:
     """The hash of an answer's canonical JSON (sorted keys): the same answer sent with other
     whitespace or key order hashes the same; any other content does not."""
-    return hashlib.sha256(
-        orjson.dumps(answer, default=_fields, option=orjson.OPT_SORT_KEYS)
-    ).hexdigest()
+    try:
+        canonical = orjson.dumps(answer, default=_fields, option=orjson.OPT_SORT_KEYS)
+    except orjson.JSONEncodeError:
+        # What orjson cannot write (an integer beyond 64 bits in metadata or a year): the
+        # standard library's encoder, as deterministic.
+        canonical = json.dumps(answer.model_dump(mode="json"), sort_keys=True,
+                               separators=(",", ":"), ensure_ascii=False).encode()
+    return hashlib.sha256(canonical).hexdigest()
 
 
 def _fields(value: Any) -> Any:

@@ -6,12 +6,13 @@ from __future__ import annotations
 
 from collections.abc import Awaitable
 from datetime import UTC, datetime
-from typing import Any, Literal, TypedDict, TypeVar
+from typing import Any, Literal, TypeVar
 from urllib.parse import urlencode
 
 from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import Route
+from typing_extensions import TypedDict
 
 from services.gateway.auth import Principal
 from services.gateway.context import gateway_of

@@ -7,9 +7,10 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Mapping
 from datetime import datetime
-from typing import Any, Literal, TypedDict
+from typing import Any, Literal
 
 import orjson
+from typing_extensions import TypedDict
 
 from services.store.api import AnswerRecord, Summary
 

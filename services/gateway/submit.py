@@ -8,13 +8,14 @@ import asyncio
 import weakref
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from typing import Literal, NotRequired, TypedDict
+from typing import Literal, NotRequired
 
 import orjson
 import structlog
 from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import Route
+from typing_extensions import TypedDict
 
 from schemas.answers import AnswerAccepted, AnswerRejected, AnswerSubmitted
 from schemas.envelope import derived_event_id

@@ -4,6 +4,7 @@ idempotency keys, broker outages, ?wait=, size limits (unit tests over in-memory
 from __future__ import annotations
 
 import asyncio
+import json
 
 import orjson
 
@@ -247,3 +248,17 @@ async def test_batch_over_the_line_limit_is_413(gw: Gw) -> None:
     r = await gw.client.post("/v1/answers:batch", content=lines, headers=gw.auth())
     assert r.status_code == 413
     assert r.json()["code"] == "too_many_lines"
+
+
+async def test_integers_beyond_64_bits_are_accepted_and_hashed(gw: Gw) -> None:
+    """Found by the OpenAPI fuzz: orjson cannot write them; the hash falls back."""
+    big = answer("a-big", metadata={"n": 2**70})
+    big["sources"][0]["year"] = 2**65
+    first = await gw.client.post("/v1/answers", content=body_std(big), headers=gw.auth())
+    assert first.status_code == 202
+    again = await gw.client.post("/v1/answers", content=body_std(big), headers=gw.auth())
+    assert again.content == first.content and len(gw.producer.sent) == 1
+
+
+def body_std(obj: object) -> bytes:
+    return json.dumps(obj).encode()
