@@ -1,0 +1,7 @@
+"""The live stream (SPEC §9, issue 13 item 5): one Kafka consumer per gateway process fanned
+out as Server-Sent Events to every client, resumable with Last-Event-ID."""
+
+from services.gateway.stream.endpoint import routes
+from services.gateway.stream.hub import Hub, HubLimits
+
+__all__ = ["Hub", "HubLimits", "routes"]

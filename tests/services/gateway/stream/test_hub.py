@@ -1,0 +1,327 @@
+"""The hub's fan-out, resume and wait paths, driven record by record (no broker: the
+records are real outcome events, handed to the hub as its feed would)."""
+
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+
+from services.gateway.stream import frames as frames_module
+from services.gateway.stream.filters import StreamFilter
+from services.gateway.stream.hub import Hub, HubLimits
+from services.gateway.stream.positions import decode_position, encode_position
+from services.gateway.stream.subscriber import Subscriber
+from services.runtime.config import RuntimeConfig
+from tests.services.gateway.stream.helpers import (
+    FORMATTED,
+    SinceStore,
+    attach,
+    dead_lettered,
+    formatted,
+    parse_events,
+    rejected,
+)
+
+ACME = StreamFilter("acme")
+
+
+def make_hub(store: SinceStore | None = None, **limits: object) -> Hub:
+    hub = Hub(RuntimeConfig(), store or SinceStore(), HubLimits(**limits))  # type: ignore[arg-type]
+    attach(hub)
+    return hub
+
+
+class Collector:
+    """A client's writer: what it was sent, as bytes and as events."""
+
+    def __init__(self) -> None:
+        self.data = bytearray()
+
+    async def write(self, data: bytes) -> None:
+        self.data += data
+
+    def events(self, kind: str | None = None) -> list[str]:
+        return [e.json()["answer_id"] for e in parse_events(self.data.decode())
+                if e.event == (kind or e.event) and e.event in
+                ("formatted", "rejected", "dead_lettered")]
+
+
+async def connect(hub: Hub, stream_filter: StreamFilter = ACME,
+                  last_event_id: str | None = None) -> tuple[Subscriber, Collector,
+                                                             asyncio.Task[None]]:
+    """A client as the endpoint runs it: catch-up, then live frames into a Collector."""
+    collector = Collector()
+    subscription = await hub.subscribe(stream_filter, last_event_id)
+
+    async def run() -> None:
+        try:
+            await hub.catch_up(subscription, collector.write)
+            await hub.pump(subscription.subscriber, collector.write)
+        finally:
+            hub.unsubscribe(subscription.subscriber)
+
+    task = asyncio.create_task(run())
+    await asyncio.sleep(0)
+    return subscription.subscriber, collector, task
+
+
+async def settle() -> None:
+    for _ in range(5):
+        await asyncio.sleep(0)
+
+
+async def test_each_record_is_encoded_once_and_shared(monkeypatch: pytest.MonkeyPatch) -> None:
+    hub = make_hub()
+    calls = []
+    real = frames_module.update_frame
+
+    def counting(*args: object) -> frames_module.Frame:
+        frame = real(*args)  # type: ignore[arg-type]
+        calls.append(frame)
+        return frame
+
+    monkeypatch.setattr(frames_module, "update_frame", counting)
+    subs = [(await hub.subscribe(ACME)).subscriber for _ in range(50)]
+    for i in range(3):
+        hub.publish(formatted(f"a-{i}", i))
+    assert len(calls) == 3
+    for sub in subs:
+        assert [item is frame for item, frame in zip(sub.pending, calls, strict=True)] == \
+            [True] * 3
+
+
+async def test_slow_client_is_cut_off_while_others_keep_receiving() -> None:
+    hub = make_hub(client_buffer=8)
+    stuck = asyncio.Event()
+
+    async def never_done(data: bytes) -> None:
+        await stuck.wait()
+
+    slow = await hub.subscribe(ACME)
+    slow_task = asyncio.create_task(hub.pump(slow.subscriber, never_done))
+    fast = [await connect(hub) for _ in range(3)]
+    for i in range(40):
+        hub.publish(formatted(f"a-{i}", i))
+        await settle()
+    sub = slow.subscriber
+    assert sub.ending is not None and b"event: overflow" in sub.ending
+    assert not sub.pending  # what it had pending was dropped, not kept
+    assert sub not in hub._subscribers()
+    for _, collector, _ in fast:
+        assert collector.events() == [f"a-{i}" for i in range(40)]
+    stuck.set()
+    await asyncio.wait_for(slow_task, 5)
+    for _, _, task in fast:
+        task.cancel()
+
+
+async def test_a_stalled_ended_client_is_dropped_by_the_ticker() -> None:
+    hub = make_hub(client_buffer=2, stall_s=0.05, heartbeat_s=0.02)
+    ticker = asyncio.create_task(hub._tick())
+    try:
+        blocked = asyncio.Event()
+
+        async def never_done(data: bytes) -> None:
+            await blocked.wait()
+
+        subscription = await hub.subscribe(ACME)
+        sub = subscription.subscriber
+        task = asyncio.create_task(hub.pump(sub, never_done))
+        sub.task = task
+        for i in range(5):
+            hub.publish(formatted(f"a-{i}", i))
+            await settle()
+        await asyncio.wait_for(asyncio.gather(task, return_exceptions=True), 5)
+        assert task.cancelled() and sub.dropped
+    finally:
+        ticker.cancel()
+
+
+async def test_tenants_see_only_their_own_and_admins_see_all() -> None:
+    hub = make_hub()
+    _, acme, t1 = await connect(hub, StreamFilter("acme"))
+    _, other, t2 = await connect(hub, StreamFilter("other"))
+    _, admin, t3 = await connect(hub, StreamFilter(None))
+    hub.publish(formatted("a-1", 0, tenant="acme"))
+    hub.publish(formatted("o-1", 1, tenant="other"))
+    await settle()
+    assert acme.events() == ["a-1"]
+    assert other.events() == ["o-1"]
+    assert admin.events() == ["a-1", "o-1"]
+    for task in (t1, t2, t3):
+        task.cancel()
+
+
+async def test_filters_and_included_failures() -> None:
+    hub = make_hub()
+    attach(hub, [("answers.rejected", 0), ("answers.scored.dlq", 0)])
+    _, plain, t1 = await connect(hub, StreamFilter("acme"))
+    _, failures, t2 = await connect(
+        hub, StreamFilter("acme", frozenset({"formatted", "rejected", "dead_lettered"})))
+    _, by_model, t3 = await connect(hub, StreamFilter("acme", model="other-model"))
+    _, clean, t4 = await connect(hub, StreamFilter("acme", has_problems=True))
+    hub.publish(formatted("a-1", 0))
+    hub.publish(formatted("a-2", 1, model="other-model"))
+    hub.publish(rejected("r-1", 0))
+    hub.publish(dead_lettered("d-1", 0))
+    await settle()
+    assert plain.events() == ["a-1", "a-2"]
+    assert sorted(failures.events()) == ["a-1", "a-2", "d-1", "r-1"]
+    assert failures.events("rejected") == ["r-1"]
+    assert failures.events("dead_lettered") == ["d-1"]
+    assert by_model.events() == ["a-2"]
+    # The records' own summaries decide (the same result twice: both or neither).
+    summaries = [hub._recent[a].summary for a in ("a-1", "a-2")]
+    assert clean.events() == [a for a, s in zip(("a-1", "a-2"), summaries, strict=True)
+                              if s is not None and s.problems > 0]
+    for task in (t1, t2, t3, t4):
+        task.cancel()
+
+
+async def test_duplicate_event_ids_are_delivered_once() -> None:
+    hub = make_hub()
+    _, collector, task = await connect(hub)
+    hub.publish(formatted("a-1", 0, event_id="same"))
+    hub.publish(formatted("a-1", 1, event_id="same"))  # an at-least-once retry
+    hub.publish(formatted("a-1", 1, event_id="other"))  # the same offset read again
+    await settle()
+    assert collector.events() == ["a-1"]
+    task.cancel()
+
+
+async def test_garbage_last_event_id_is_an_error_then_a_fresh_start() -> None:
+    hub = make_hub()
+    hub.publish(formatted("old", 0))
+    for garbage in ("garbage", "1.!!!", "1.////", "1." + "A" * 9000, "1.gA", ""):
+        _, collector, task = await connect(hub, last_event_id=garbage)
+        hub.publish(formatted(f"new-{len(garbage)}", hub.vector[FORMATTED] + 1))
+        await settle()
+        events = parse_events(collector.data.decode())
+        if garbage:
+            assert events[1].event == "error"
+            assert events[1].json()["code"] == "bad_last_event_id"
+        assert collector.events() == [f"new-{len(garbage)}"]  # from now, not "old"
+        task.cancel()
+
+
+async def test_too_old_last_event_id_is_an_error_then_a_fresh_start() -> None:
+    hub = make_hub(max_behind=10)
+    old = encode_position({FORMATTED: 0})
+    for i in range(1, 30):
+        hub.publish(formatted(f"a-{i}", i))
+    _, collector, task = await connect(hub, last_event_id=old)
+    hub.publish(formatted("new", 30))
+    await settle()
+    events = parse_events(collector.data.decode())
+    assert events[1].event == "error" and events[1].json()["code"] == "last_event_id_too_old"
+    assert collector.events() == ["new"]
+    task.cancel()
+
+
+async def test_resume_from_the_ring_gets_the_rest_in_order_once() -> None:
+    hub = make_hub()
+    _, first, task = await connect(hub)
+    for i in range(10):
+        hub.publish(formatted(f"a-{i}", i))
+    await settle()
+    task.cancel()
+    events = parse_events(first.data.decode())
+    last_seen = [e for e in events if e.event == "formatted"][3]
+    assert last_seen.json()["answer_id"] == "a-3"
+    _, again, task = await connect(hub, last_event_id=last_seen.id)
+    hub.publish(formatted("a-10", 10))
+    await settle()
+    assert again.events() == [f"a-{i}" for i in range(4, 11)]
+    task.cancel()
+
+
+async def test_resume_older_than_the_ring_comes_from_the_store_then_the_ring() -> None:
+    store = SinceStore()
+    hub = make_hub(store, ring_frames=5)
+    _, first, task = await connect(hub)
+    for i in range(20):
+        message = formatted(f"a-{i}", i, tenant="acme" if i % 3 else "other")
+        store.put(message)  # what the sink wrote
+        hub.publish(message)
+    await settle()
+    task.cancel()
+    acme = [f"a-{i}" for i in range(20) if i % 3]
+    assert first.events() == acme
+    second_id = [e.id for e in parse_events(first.data.decode()) if e.event == "formatted"][1]
+    assert hub.ring.floor[FORMATTED] > decode_position(second_id)[FORMATTED]
+    _, again, task = await connect(hub, last_event_id=second_id)
+    hub.publish(formatted("a-20", 20))
+    await settle()
+    assert again.events() == acme[2:] + ["a-20"]
+    # Every id it was given resumes exactly after its event.
+    events = [e for e in parse_events(again.data.decode()) if e.event == "formatted"]
+    for n, event in enumerate(events[:-1]):
+        _, tail, t = await connect(hub, last_event_id=event.id)
+        await settle()
+        assert tail.events() == [e.json()["answer_id"] for e in events[n + 1:]]
+        t.cancel()
+    task.cancel()
+
+
+async def test_store_down_during_a_resume_ends_the_stream_without_skipping() -> None:
+    store = SinceStore()
+    hub = make_hub(store, ring_frames=2)
+    for i in range(6):
+        hub.publish(formatted(f"a-{i}", i))
+    store.down = True
+    _, collector, task = await connect(hub, last_event_id=encode_position({FORMATTED: 0}))
+    await asyncio.wait_for(task, 5)
+    events = parse_events(collector.data.decode())
+    assert [e.event for e in events] == ["status", "error"]
+    assert events[-1].json()["code"] == "store_unavailable"
+    assert "retry:" in collector.data.decode()
+
+
+async def test_disconnected_client_frees_its_queue() -> None:
+    hub = make_hub()
+    sub, _, task = await connect(hub)
+    hub.publish(formatted("a-1", 0))
+    sub.end(b"")  # what the endpoint's disconnect watcher does
+    await asyncio.wait_for(task, 5)
+    assert hub.clients == 0 and not sub.pending
+    hub.publish(formatted("a-2", 1))
+    assert not sub.pending
+
+
+async def test_wait_for_resolves_on_the_outcome_and_times_out_otherwise() -> None:
+    hub = make_hub()
+    attach(hub, [("answers.rejected", 0)])
+    waiting = asyncio.create_task(hub.wait_for("a-1", 5))
+    rejected_wait = asyncio.create_task(hub.wait_for("r-1", 5))
+    await settle()
+    hub.publish(formatted("a-1", 0))
+    hub.publish(rejected("r-1", 0))
+    record = await waiting
+    assert record is not None and record.status == "formatted" and record.result
+    failed = await rejected_wait
+    assert failed is not None and failed.status == "rejected"
+    assert await hub.wait_for("never", 0.05) is None
+    assert not hub._waiters
+    again = await hub.wait_for("a-1", 0.05)  # passed recently: at once
+    assert again is record
+
+
+async def test_history_fills_the_ring_but_is_streamed_to_nobody() -> None:
+    hub = Hub(RuntimeConfig(), SinceStore())  # type: ignore[arg-type]
+    hub._on_partition(FORMATTED, -1, 3)  # offsets 0..2 are history
+    _, collector, task = await connect(hub)
+    for i in range(4):
+        hub.publish(formatted(f"a-{i}", i))
+    await settle()
+    assert collector.events() == ["a-3"]
+    assert [f.answer_id for f in hub.ring.frames] == ["a-0", "a-1", "a-2", "a-3"]
+    task.cancel()
+
+
+async def test_stop_ends_every_client_with_a_status_event() -> None:
+    hub = make_hub()
+    _, collector, task = await connect(hub)
+    await hub.stop()
+    await asyncio.wait_for(task, 5)
+    assert parse_events(collector.data.decode())[-1].json()["state"] == "stopping"
