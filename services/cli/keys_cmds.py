@@ -1,0 +1,134 @@
+"""Results-store commands: API keys (`keys create|list|revoke`), `store migrate`, and
+`bench store`. The store is CITEFLOW_STORE_URL (default: the SQLite file in the data dir)."""
+
+from __future__ import annotations
+
+import asyncio
+import tempfile
+from collections.abc import Awaitable, Callable
+from pathlib import Path
+from typing import Any, TypeVar
+
+import click
+from rich.console import Console
+from rich.table import Column, Table
+
+from services.cli import bench, main
+
+err = Console(stderr=True)
+T = TypeVar("T")
+
+
+def _with_store(action: Callable[[Any], Awaitable[T]]) -> T:
+    """Run `action(store)` on the migrated store; a store that is down is a clean error."""
+    from services.store.api import StoreUnavailable
+    from services.store.sql import SqlStore
+
+    async def go() -> T:
+        store = SqlStore()
+        try:
+            await store.migrate()
+            return await action(store)
+        finally:
+            await store.close()
+
+    try:
+        return asyncio.run(go())
+    except (StoreUnavailable, ValueError) as exc:
+        raise click.ClickException(str(exc)) from None
+
+
+@main.group()
+def keys() -> None:
+    """API keys of the gateway: each has a tenant and scopes (submit, read, stream, admin)."""
+
+
+@keys.command("create")
+@click.option("--tenant", required=True, help="The tenant the key acts for")
+@click.option("--scopes", required=True, metavar="LIST",
+              help="Comma-separated: submit, read, stream, admin")
+@click.option("--name", help="A label shown in `keys list`")
+@click.option("--rate", type=float, help="Requests per second allowed [default: the gateway's]")
+def keys_create(tenant: str, scopes: str, name: str | None, rate: float | None) -> None:
+    """Create a key. Its secret is printed once, alone on the last line of stdout: only a
+    hash of it is stored."""
+    from services.store.key_secrets import parse_scopes
+
+    try:
+        wanted = parse_scopes(scopes)
+    except ValueError as exc:
+        raise click.BadParameter(str(exc), param_hint="--scopes") from None
+    key, secret = _with_store(lambda s: s.create_key(tenant, wanted, name, rate))
+    click.echo(f"key {key.key_id} for tenant {key.tenant}, scopes "
+               f"{','.join(sorted(key.scopes))} (the secret is shown only now):")
+    click.echo(secret)
+
+
+@keys.command("list")
+@click.option("--tenant", help="Only this tenant's keys")
+def keys_list(tenant: str | None) -> None:
+    """List keys (never their secrets)."""
+    found = _with_store(lambda s: s.list_keys(tenant))
+    table = Table("tenant", "scopes", "name", "rate/s", "created", "revoked")
+    table.columns.insert(0, Column("key id", no_wrap=True, min_width=16))
+    for key in found:
+        table.add_row(key.key_id, key.tenant, ",".join(sorted(key.scopes)), key.name or "",
+                      "" if key.rate_per_s is None else f"{key.rate_per_s:g}",
+                      key.created_at.isoformat(timespec="seconds"),
+                      key.revoked_at.isoformat(timespec="seconds") if key.revoked_at else "")
+    Console().print(table)
+
+
+@keys.command("revoke")
+@click.argument("key_id")
+def keys_revoke(key_id: str) -> None:
+    """Revoke a key: requests with it are refused from now on."""
+    if not _with_store(lambda s: s.revoke_key(key_id)):
+        raise click.ClickException(f"no live key {key_id!r}")
+    click.echo(f"revoked {key_id}")
+
+
+@main.group()
+def store() -> None:
+    """The results store (SQLite by default, PostgreSQL via CITEFLOW_STORE_URL)."""
+
+
+@store.command("migrate")
+def store_migrate() -> None:
+    """Bring the store's schema to the newest version (safe to run again or concurrently)."""
+    from services.store.engine import store_url
+
+    async def noop(_store: Any) -> None:
+        return None
+
+    _with_store(noop)
+    err.print(f"store schema up to date: {_safe(store_url())}")
+
+
+@bench.command("store")
+@click.option("--url", "urls", multiple=True, metavar="URL",
+              help="Scratch database(s) to measure (its answers table is emptied!) "
+                   "[default: a temporary SQLite file]")
+@click.option("--rows", type=int, default=2_000, show_default=True)
+@click.option("--batch", type=int, default=100, show_default=True)
+@click.option("--rounds", type=int, default=3, show_default=True)
+def bench_store(urls: tuple[str, ...], rows: int, batch: int, rounds: int) -> None:
+    """Store write rate (the sink's apply_batch) beside a bare executemany of the same rows
+    into the same database."""
+    from services.bench.store import run
+
+    with tempfile.TemporaryDirectory() as tmp:
+        targets = list(urls) or [f"sqlite+aiosqlite:///{Path(tmp) / 'bench.db'}"]
+        table = Table("database", "rows", "batch", "ours rows/s", "bare executemany rows/s",
+                      "ratio")
+        for figures in run(targets, rows, batch, rounds):
+            table.add_row(figures.database, str(figures.rows), str(figures.batch),
+                          f"{figures.ours_rows_per_s:,.0f}", f"{figures.bare_rows_per_s:,.0f}",
+                          f"{figures.ratio:.2f}")
+        Console().print(table)
+
+
+def _safe(url: str) -> str:
+    import sqlalchemy as sa
+
+    return sa.make_url(url).render_as_string(hide_password=True)
