@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Any, Literal, get_args
 
 from pydantic import Field, field_validator
 
@@ -56,6 +56,26 @@ class AnswerUnitIn(Model):
     source_indexes: list[int] = Field(default_factory=list)
 
 
+class CitationIn(Model):
+    """A citation the provider gave over the answer text (SPEC §10), offsets in code points.
+
+    `visible` False: `[start, end)` is the answer text the citation supports, with no marker
+    in the text (Anthropic, Gemini, Cohere, Bedrock); an empty span is a point after the
+    supported text. `visible` True: `[start, end)` is a marker the answer shows (an OpenAI
+    `【4:0†source】`, a link the model wrote), shown as a chip in renderings. `source_index`
+    None, or a `problem`, is the adapter's finding that it cannot be tied to a source or to
+    the text; such a citation is kept and flagged, never dropped.
+    """
+
+    source_index: int | None = None
+    start: int = Field(ge=0)
+    end: int = Field(ge=0)
+    visible: bool = False
+    page: int | None = Field(default=None, ge=1)
+    label: str | None = None  # what the provider named (a file id, a URL), for messages
+    problem: str | None = None
+
+
 class AnswerOptions(Model):
     """Per-answer processing options."""
 
@@ -74,6 +94,8 @@ class AnswerSubmitted(Model):
     answer_units: list[AnswerUnitIn] | None = None
     options: AnswerOptions | None = None
     metadata: dict[str, Any] | None = None
+    # Additive (SPEC §10): citations given as spans (provider-native input), beside markers.
+    citations: list[CitationIn] | None = None
 
     @field_validator("sources")
     @classmethod
@@ -88,6 +110,26 @@ class AnswerSubmitted(Model):
     def effective_options(self) -> AnswerOptions:
         """The options with defaults filled in."""
         return self.options or AnswerOptions()
+
+
+ProviderName = Literal[
+    "anthropic", "openai", "gemini", "cohere", "perplexity", "bedrock", "langchain",
+]
+PROVIDERS: tuple[ProviderName, ...] = get_args(ProviderName)
+
+
+class ProviderAnswer(Model):
+    """`citeflow.answer.provider.v1`: an LLM provider's own response (and the request, where
+    the sources live only there), published to `answers.submitted` like an answer; ingest
+    normalises it into `answer.submitted` (`services.providers`)."""
+
+    provider: ProviderName
+    answer_id: str = Field(pattern=ANSWER_ID_PATTERN)
+    response: Any
+    request: Any = None
+    query: str | None = None
+    options: AnswerOptions | None = None
+    metadata: dict[str, Any] | None = None
 
 
 class AnswerAccepted(Model):

@@ -10,7 +10,12 @@ from schemas.scoring import SourceScore
 
 
 class Citation(Span):
-    """One citation marker. `id` is the index of the source it cites (SPEC §4.3)."""
+    """One citation marker. `id` is the index of the source it cites (SPEC §4.3).
+
+    A citation a provider gave as a span over the answer (SPEC §10) has no marker in the text:
+    `marker` is "", `start == end` is where its chip goes (after the supported text), and
+    `span_*` hold the supported text; `None` for markers written in the text.
+    """
 
     id: int
     marker: str
@@ -19,6 +24,12 @@ class Citation(Span):
     problem: str | None = None
     cluster_index: int = 0
     sentence_index: int = 0
+    # Additive (SPEC §10): a pinpoint's page (`[1, p. 12]`), and a span citation's text.
+    page: int | None = None
+    span_start: int | None = None
+    span_end: int | None = None
+    span_start_utf16: int | None = None
+    span_end_utf16: int | None = None
 
 
 class Cluster(Span):

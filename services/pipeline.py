@@ -7,7 +7,7 @@ from dataclasses import dataclass
 
 from schemas.answers import AnswerRejected
 from schemas.formatted import AnswerFormatted
-from services.citations.extract import extract
+from services.citations.extract import extract_answer
 from services.citations.logic import cite_answer
 from services.formatting.logic import format_answer
 from services.ingest.answers import admit_data
@@ -38,7 +38,7 @@ def process_answer(raw: bytes, *, event_id: str, position: str | None = None) ->
         # once and handed to both, with the citing sentences' terms it remembers; over Kafka
         # each stage process runs its own.
         answer = admitted.answer
-        found = extract(answer.text, answer.sources)
+        found = extract_answer(answer)
         scored = score_answer(admitted, found)
         stage = "citations"
         cited = cite_answer(scored, found)

@@ -1,19 +1,23 @@
 """Citation extraction with sentence mapping: the reusable entry point for every stage.
 
-`extract(text, sources)` finds the citations, their clusters and problems, segments the text
-into sentences and links each citation to its sentence. The scoring stage calls it to learn
-which sources are cited and by which sentences; the citations stage builds its event from it.
+`extract_answer(answer)` (or `extract(text, sources, supplied)`) finds the citations, their
+clusters and problems, segments the text into sentences and links each citation to its
+sentence. The scoring stage calls it to learn which sources are cited and by which
+sentences; the citations stage builds its event from it; in one process it runs once per
+answer for both (services/pipeline.py).
 """
 
 from __future__ import annotations
 
+from bisect import bisect_right
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass, field
 
-from schemas.answers import Source
+from schemas.answers import AnswerSubmitted, CitationIn, Source
 from services.citations.markdown import code_regions, fenced_blocks
 from services.citations.markers import find_markers
 from services.citations.sentences import split_sentences
+from services.citations.supplied import add_supplied
 from services.citations.types import CitationHit, ClusterHit, ProblemHit, SentenceHit
 from services.text.lexical import span_terms
 
@@ -67,21 +71,35 @@ class Extracted:
     def sentences_by_source(self) -> dict[int, list[int]]:
         """Source index -> indexes of the sentences citing it validly (ascending, unique)."""
         found: dict[int, list[int]] = {}
-        for citation in self.citations:
-            if citation.valid and citation.source_index is not None:
-                indexes = found.setdefault(citation.source_index, [])
-                if not indexes or indexes[-1] != citation.sentence_index:
-                    indexes.append(citation.sentence_index)
+        citations = self.citations
+        for sentence in self.sentences:
+            for i in sentence.citations:
+                citation = citations[i]
+                if citation.valid and citation.source_index is not None:
+                    indexes = found.setdefault(citation.source_index, [])
+                    if not indexes or indexes[-1] != sentence.index:
+                        indexes.append(sentence.index)
         return found
 
 
-def extract(text: str, sources: Sequence[Source]) -> Extracted:
-    """Find every citation of `text`, resolve it against `sources`, and map it to its sentence."""
+def extract_answer(answer: AnswerSubmitted) -> Extracted:
+    """`extract` of an answer: its text, its sources and the citations it brings as spans."""
+    return extract(answer.text, answer.sources, answer.citations)
+
+
+def extract(
+    text: str, sources: Sequence[Source], supplied: Sequence[CitationIn] | None = None
+) -> Extracted:
+    """Find every citation of `text`, resolve it against `sources`, add the `supplied` span
+    citations, and map each to its sentence."""
     code = code_regions(text)
     citations, clusters, problems = find_markers(text, sources, code)
+    if supplied:
+        add_supplied(text, sources, supplied, citations, clusters, problems)
     spans = split_sentences(
         text,
-        [(c.start, c.end) for c in clusters],
+        # zero-width markers of span citations are no markers for the segmenter
+        [(c.start, c.end) for c in clusters if c.end > c.start],
         code,
         fenced_blocks(text) if code else [],
     )
@@ -93,13 +111,36 @@ def extract(text: str, sources: Sequence[Source]) -> Extracted:
 
 
 def _assign(citations: list[CitationHit], sentences: list[SentenceHit]) -> None:
-    """Attach each citation to the last sentence starting at or before it."""
+    """Attach each citation to the last sentence starting at or before it; a span citation
+    to every sentence its span reaches (its own is the one holding its last character)."""
     if not sentences:
         return
     s = 0
     last = len(sentences) - 1
+    starts: list[int] | None = None
     for i, citation in enumerate(citations):
         while s < last and sentences[s + 1].start <= citation.start:
             s += 1
-        citation.sentence_index = s
-        sentences[s].citations.append(i)
+        if citation.span_start is None:
+            citation.sentence_index = s
+            sentences[s].citations.append(i)
+            continue
+        if starts is None:
+            starts = [sentence.start for sentence in sentences]
+        reached = _reached(starts, sentences, citation.span_start, citation.start)
+        citation.sentence_index = reached[-1]
+        citation.sentence_indexes = reached
+        for k in reached:
+            sentences[k].citations.append(i)
+
+
+def _reached(
+    starts: list[int], sentences: list[SentenceHit], start: int, point: int
+) -> list[int]:
+    """Indexes of the sentences overlapping `[start, point)` (the one holding `point` when
+    the span is empty)."""
+    last = max(bisect_right(starts, max(point - 1, start)) - 1, 0)
+    first = max(bisect_right(starts, start) - 1, 0)
+    if first < last and sentences[first].end <= start:
+        first += 1  # the span starts in the blank after that sentence
+    return list(range(first, last + 1))

@@ -31,7 +31,7 @@ from schemas.citations import (
 from schemas.construct import maker
 from schemas.scoring import AnswerScored
 from services.citations.coverage import coverage
-from services.citations.extract import Extracted, extract
+from services.citations.extract import Extracted, extract_answer
 from services.citations.passages import passage_values
 from services.citations.references import references
 from services.citations.segments import TRAILING, source_ref_id
@@ -56,7 +56,7 @@ def cite_answer(scored: AnswerScored, extracted: Extracted | None = None) -> Ans
     and everything built on them."""
     answer = scored.answer
     if extracted is None:
-        extracted = extract(answer.text, answer.sources)
+        extracted = extract_answer(answer)
     return _answer_cited(
         {
             "answer": answer,
@@ -87,6 +87,7 @@ def build_extraction(
     sentences = extracted.sentences
     for c in hits:
         start, end, sentence_index = c.start, c.end, c.sentence_index
+        span_start, span_end = c.span_start, c.span_end
         citations.append(
             _citation(
                 {
@@ -101,6 +102,15 @@ def build_extraction(
                     "problem": c.problem,
                     "cluster_index": c.cluster_index,
                     "sentence_index": sentence_index,
+                    "page": c.page,
+                    "span_start": span_start,
+                    "span_end": span_end,
+                    "span_start_utf16": span_start
+                    if u16 is None or span_start is None
+                    else u16(span_start),
+                    "span_end_utf16": span_end
+                    if u16 is None or span_end is None
+                    else u16(span_end),
                 }
             )
         )
@@ -108,16 +118,15 @@ def build_extraction(
         refs = citation_map.get(key)
         if refs is None:
             refs = citation_map[key] = []
-        elif refs[-1].__dict__["sentence_index"] == sentence_index:
-            continue
-        refs.append(
-            _sentence_ref(
-                {
-                    "sentence_index": sentence_index,
-                    "sentence_text": sentences[sentence_index].text,
-                }
+        # A span citation may reach several sentences; a marker is in one.
+        for reached in c.sentence_indexes or (sentence_index,):
+            if refs and refs[-1].__dict__["sentence_index"] >= reached:
+                continue
+            refs.append(
+                _sentence_ref(
+                    {"sentence_index": reached, "sentence_text": sentences[reached].text}
+                )
             )
-        )
     clusters = []
     for k in extracted.clusters:
         start, end = k.start, k.end

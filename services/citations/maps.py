@@ -13,8 +13,9 @@ def citation_map(extracted: Extracted) -> dict[str, list[tuple[int, str]]]:
     sentences = extracted.sentences
     for citation in extracted.citations:
         refs = found.setdefault(str(citation.id), [])
-        if not refs or refs[-1][0] != citation.sentence_index:
-            refs.append((citation.sentence_index, sentences[citation.sentence_index].text))
+        for k in citation.sentence_indexes or (citation.sentence_index,):
+            if not refs or refs[-1][0] < k:
+                refs.append((k, sentences[k].text))
     return found
 
 

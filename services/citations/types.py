@@ -23,6 +23,11 @@ class CitationHit:
     cluster_index: int = 0
     sentence_index: int = 0
     page: int | None = None  # a pinpoint's page (`[1, p. 12]`)
+    # A span citation (SPEC §10, no marker in the text): the supported text, and every
+    # sentence it reaches (`sentence_index` is the one its chip is in, the last).
+    span_start: int | None = None
+    span_end: int | None = None
+    sentence_indexes: list[int] | None = None
 
 
 @dataclass(slots=True)

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from schemas.answers import AnswerAccepted, AnswerSubmitted
 from schemas.construct import maker
 from schemas.scoring import AnswerScored, ScoreExplanation, SourceScore
-from services.citations.extract import Extracted, extract
+from services.citations.extract import Extracted, extract_answer
 from services.scoring.combine import Plan, cited_phrase, plan
 from services.scoring.parts import lexical_relevance, retriever_norms, support
 from services.text.lexical import analyse
@@ -153,5 +153,5 @@ def score_answer(accepted: AnswerAccepted, found: Extracted | None = None) -> An
     (`found`, when the caller already ran it on this answer)."""
     answer = accepted.answer
     if found is None:
-        found = extract(answer.text, answer.sources)
+        found = extract_answer(answer)
     return score_sources(answer, citing_from(found))

@@ -20,12 +20,13 @@ def _reference_markers(
     length: int, citations: list[Citation], clusters: list[Cluster]
 ) -> list[tuple[int, int, list[Citation]]]:
     """Each cluster with the citations inside it, each other citation alone, in text
-    order, dropping ranges outside the text or overlapping an earlier one."""
+    order (an empty one is a span citation's chip), dropping ranges outside the text or
+    overlapping an earlier one."""
     cites = sorted(
-        (c for c in citations if 0 <= c.start < c.end <= length), key=lambda c: c.start
+        (c for c in citations if 0 <= c.start <= c.end <= length), key=lambda c: c.start
     )
     spans = sorted(
-        (c for c in clusters if 0 <= c.start < c.end <= length), key=lambda c: c.start
+        (c for c in clusters if 0 <= c.start <= c.end <= length), key=lambda c: c.start
     )
     found = []
     position = 0
