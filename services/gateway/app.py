@@ -54,6 +54,16 @@ def _routes() -> list[BaseRoute]:
     return [*core_routes(), *stream_routes(), *document_routes(), *page_routes()]
 
 
+def app_from_env() -> Starlette:
+    """The application of one `citeflow serve` worker: settings from the environment,
+    JSON logs configured."""
+    from services.runtime.logging import configure
+
+    settings = GatewaySettings.from_env()
+    configure(settings.runtime.log_level)
+    return create_app(settings)
+
+
 def create_app(
     settings: GatewaySettings, *, store: ResultsStore | None = None,
     producer: AnswerProducer | None = None, hub: Waiter | None = None,

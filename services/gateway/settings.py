@@ -4,20 +4,14 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass, field, replace
-from pathlib import Path
 from typing import Any
 
 from services.ingest.answers import max_answer_bytes
 from services.runtime.config import RuntimeConfig
+from services.store.engine import store_url
 
 DEFAULT_HOST = "127.0.0.1"
 DEFAULT_PORT = 8000
-
-
-def default_store_url() -> str:
-    """An SQLite file in the data directory (`$CITEFLOW_DATA_DIR` or `.citeflow/`)."""
-    data_dir = Path(os.environ.get("CITEFLOW_DATA_DIR") or ".citeflow")
-    return f"sqlite+aiosqlite:///{(data_dir / 'citeflow.db').resolve()}"
 
 
 def _number(env: dict[str, str] | os._Environ[str], name: str, default: float) -> float:
@@ -66,7 +60,7 @@ class GatewaySettings:
         values: dict[str, Any] = {
             "host": env.get("CITEFLOW_HTTP_HOST") or DEFAULT_HOST,
             "port": int(_number(env, "CITEFLOW_HTTP_PORT", DEFAULT_PORT)),
-            "store_url": env.get("CITEFLOW_STORE_URL") or default_store_url(),
+            "store_url": store_url(dict(env)),
             "runtime": RuntimeConfig.from_env(dict(env)),
             "rate_per_s": _number(env, "CITEFLOW_RATE_LIMIT", cls.rate_per_s),
             "key_cache_seconds": _number(env, "CITEFLOW_KEY_CACHE_SECONDS",

@@ -1,0 +1,49 @@
+"""`citeflow serve`: the HTTP gateway (SPEC §9) on uvicorn."""
+
+from __future__ import annotations
+
+import os
+from typing import Any
+
+import click
+
+from services.cli import main
+from services.cli.runtime_cmds import _config, _config_options, err
+
+
+@main.command()
+@click.option("--host", help="Interface to listen on [env CITEFLOW_HTTP_HOST; 127.0.0.1]")
+@click.option("--port", type=int, help="Port [env CITEFLOW_HTTP_PORT; 8000]")
+@click.option("--workers", type=click.IntRange(min=1), default=1, show_default=True,
+              help="Worker processes sharing the port (each its own producer, store "
+                   "connections, stream consumer and metrics)")
+@click.option("--store-url", help="Results store, SQLAlchemy URL [env CITEFLOW_STORE_URL; "
+                                  "an SQLite file in CITEFLOW_DATA_DIR or .citeflow/]")
+@click.option("--log-level", help="Log level [env CITEFLOW_LOG_LEVEL; info]")
+@_config_options()
+def serve(host: str | None, port: int | None, workers: int, store_url: str | None,
+          log_level: str | None, **flags: Any) -> None:
+    """Serve the HTTP gateway: submit answers, read results and stats, the live stream,
+    documents, the reader and dashboard pages, /docs, /metrics, /healthz and /readyz.
+
+    Every request needs an API key (`citeflow keys create`). Logs are JSON lines on
+    stderr, one per request.
+    """
+    import uvicorn
+
+    from services.gateway.settings import GatewaySettings
+
+    config = _config(**flags)
+    # Workers are started by uvicorn and read their settings from the environment.
+    os.environ["KAFKA_BOOTSTRAP_SERVERS"] = config.bootstrap_servers
+    for name, value in (("CITEFLOW_TOPIC_PREFIX", config.topic_prefix),
+                        ("CITEFLOW_STORE_URL", store_url),
+                        ("CITEFLOW_LOG_LEVEL", log_level)):
+        if value:
+            os.environ[name] = value
+    settings = GatewaySettings.from_env(host=host, port=port)
+    err.print(f"[green]gateway[/] on http://{settings.host}:{settings.port} "
+              f"({workers} worker{'s' * (workers > 1)}, broker {config.bootstrap_servers})")
+    uvicorn.run("services.gateway.app:app_from_env", factory=True, host=settings.host,
+                port=settings.port, workers=workers, log_config=None, access_log=False,
+                lifespan="on", server_header=False, timeout_graceful_shutdown=10)
