@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 
 import structlog
 
-from services.gateway.stream import frames
+from services.gateway.stream import frames, metrics
 from services.gateway.stream.feed import Feed
 from services.gateway.stream.filters import StreamFilter
 from services.gateway.stream.frames import Frame
@@ -152,6 +152,7 @@ class Hub:
             if not isinstance(update, ResultUpdate):
                 return
             if update.event_id in self._recent_ids:
+                metrics.DUPLICATES.inc()
                 return  # an at-least-once duplicate: delivered once
             frame = frames.update_frame(update, encode_position(self.vector))
         except PermanentError as exc:
@@ -167,14 +168,18 @@ class Hub:
             return
         self._resolve_waiters(update.answer_id)
         ended = []
+        offered = 0
         for group in (self._by_tenant.get(frame.tenant), self._by_tenant.get(None)):
             for sub in group or ():
                 if sub.filter.accepts(frame.tenant, frame.status, frame.model, frame.summary):
                     sub.offer(frame)
+                    offered += 1
                     if sub.ending is not None:
                         ended.append(sub)
         for sub in ended:
             self._retire(sub)
+        metrics.RECORDS.inc()
+        metrics.DELIVERIES.inc(offered)
 
     def _remember(self, update: ResultUpdate) -> None:
         self._recent_ids[update.event_id] = None
@@ -220,6 +225,7 @@ class Hub:
             try:
                 vector = decode_position(last_event_id)
             except BadPosition as exc:
+                metrics.RESUMES.labels("bad_id").inc()
                 notice.append(_error("bad_last_event_id", f"Last-Event-ID: {exc}; streaming "
                                      "from now"))
             else:
@@ -229,6 +235,7 @@ class Hub:
                         "state": self.feed.state, "detail": "not ready to resume yet; "
                         "reconnect"}, retry_ms=RETRY_MS))
                 elif self._behind(vector) > self.limits.max_behind:
+                    metrics.RESUMES.labels("too_old").inc()
                     notice.append(_error(
                         "last_event_id_too_old", f"Last-Event-ID is more than "
                         f"{self.limits.max_behind} records old; streaming from now (query "
@@ -238,20 +245,25 @@ class Hub:
                     sub.seen = set()
                     if not self.ring.covers(vector):
                         store_from = vector
+                    metrics.RESUMES.labels("ring" if store_from is None else "store").inc()
                     backlog = self.ring.after(vector, lambda f: stream_filter.accepts(
                         f.tenant, f.status, f.model, f.summary))
         if sub.ending is None:
             self._by_tenant.setdefault(stream_filter.tenant, set()).add(sub)
+            metrics.CLIENTS.inc()
         return Subscription(sub, b"".join(notice), store_from, backlog)
 
     def unsubscribe(self, sub: Subscriber) -> None:
         """Forget a client (its connection closed); idempotent."""
         group = self._by_tenant.get(sub.filter.tenant)
+        known = sub in self._ending or (group is not None and sub in group)
         if group is not None:
             group.discard(sub)
             if not group:
                 del self._by_tenant[sub.filter.tenant]
         self._ending.discard(sub)
+        if known:
+            metrics.CLIENTS.dec()
         sub.pending.clear()
 
     async def catch_up(self, subscription: Subscription, write: Write) -> None:
@@ -266,7 +278,6 @@ class Hub:
             except StoreUnavailable:
                 sub.end(_error("store_unavailable", "the results store cannot be reached to "
                                "resume this stream; reconnect later", retry_ms=5 * RETRY_MS))
-                self._retire(sub)
                 return
         out = [data for f in subscription.backlog if (data := sub.render(f)) is not None]
         if out:
@@ -317,11 +328,13 @@ class Hub:
                 sub.sending_since = 0.0
 
     def _retire(self, sub: Subscriber) -> None:
-        """An ended client gets no more frames; watched until its last write completes."""
+        """An ended client (overflow: `offer` ends a client for nothing else) gets no more
+        frames; it is watched until its last write completes."""
         group = self._by_tenant.get(sub.filter.tenant)
-        if group is not None:
+        if group is not None and sub in group:
             group.discard(sub)
-        self._ending.add(sub)
+            self._ending.add(sub)
+            metrics.OVERFLOWS.inc()
 
     @property
     def clients(self) -> int:
@@ -349,10 +362,10 @@ class Hub:
             if now >= next_beat:
                 next_beat = now + self.limits.heartbeat_s
                 self._offer_all(frames.HEARTBEAT, only_idle=True)
-            for sub in list(self._ending):
+            for sub in self._ending:
                 if (sub.sending_since and now - sub.sending_since > self.limits.stall_s
-                        and sub.task is not None):
-                    self._ending.discard(sub)
+                        and sub.task is not None and not sub.dropped):
+                    metrics.DROPPED.inc()
                     sub.dropped = True
                     sub.task.cancel()
 
