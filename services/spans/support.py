@@ -11,6 +11,7 @@ that span as evidence.
 
 from __future__ import annotations
 
+from bisect import bisect_right
 from collections.abc import Sequence
 
 from schemas.citations import Citation, CitationExtraction, Sentence
@@ -58,14 +59,18 @@ def _verbatim(
 ) -> dict[tuple[int, int], SourceSpan]:
     """(sentence index, source index) -> a span where a verbatim unit covers the sentence."""
     found: dict[tuple[int, int], SourceSpan] = {}
-    units = [u for u in units if u.kind == "verbatim" and u.origin != "quotation"]
-    if not units:
-        return found
-    for sentence in sentences:
-        size = len(ctx.without_markers(sentence.start, sentence.end))
-        for unit in units:
-            if unit.start is None or unit.end is None:
-                continue
+    ends = [sentence.end for sentence in sentences]
+    for unit in units:
+        if unit.kind != "verbatim" or unit.origin == "quotation":
+            continue
+        if unit.start is None or unit.end is None:
+            continue
+        # the sentences the unit overlaps: from the first ending after its start
+        for number in range(bisect_right(ends, unit.start), len(sentences)):
+            sentence = sentences[number]
+            if sentence.start >= unit.end:
+                break
+            size = len(ctx.without_markers(sentence.start, sentence.end))
             overlap = min(unit.end, sentence.end) - max(unit.start, sentence.start)
             if size and overlap >= VERBATIM_COVER * size:
                 for span in unit.source_spans:

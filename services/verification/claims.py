@@ -1,8 +1,9 @@
 """What a claim asserts, read lexically: its content terms, numbers and negation.
 
-Claims are read in the canonical form span resolution uses (services.text.normalize), so a
-ligature, a line-end hyphenation or a compatibility form reads the same in the claim and in
-the source. Terms are those of services.text.lexical (stopwords dropped, plurals folded);
+Claims are read in NFKC without ignorable characters (soft hyphens, zero-width characters):
+the part of span resolution's canonical form (services.text.normalize) that changes words, so
+a ligature or a compatibility form reads the same in the claim and in the source (quotes and
+dashes separate words either way; line-end hyphenation is not expected inside a claim). Terms are those of services.text.lexical (stopwords dropped, plurals folded);
 numbers are digit runs, so single digits count too (`5 years`), and `12,717` reads as `12`
 and `717` on both sides.
 """
@@ -10,10 +11,11 @@ and `717` on both sides.
 from __future__ import annotations
 
 import re
+import unicodedata
 from dataclasses import dataclass
 
 from services.text.lexical import stem, terms_of, words
-from services.text.normalize import normalize
+from services.text.normalize import IGNORABLE
 
 # Words that negate what they govern; `t` is what `n't` leaves (`don't` -> `don`, `t`).
 NEGATIONS = frozenset(
@@ -21,6 +23,7 @@ NEGATIONS = frozenset(
 )
 DIGITS = re.compile(r"\d+")
 _SURFACE = re.compile(r"[^\W_]+")
+_DROP_IGNORABLE = str.maketrans(dict.fromkeys(IGNORABLE))
 
 
 @dataclass(frozen=True, slots=True)
@@ -35,7 +38,11 @@ class Claim:
 
 def read_claim(text: str) -> Claim:
     """The claim in `text` (citation markers already removed)."""
-    canonical = normalize(text).text
+    canonical = (
+        text
+        if text.isascii()
+        else unicodedata.normalize("NFKC", text.translate(_DROP_IGNORABLE))
+    )
     tokens = words(canonical)
     numbers = frozenset(DIGITS.findall(canonical))
     return Claim(
@@ -54,6 +61,8 @@ def negated(text: str) -> bool:
 def surface_words(claim: Claim, items: frozenset[str] | set[str]) -> list[str]:
     """The claim's own words (first spelling, claim order) for some of its `items`."""
     found: list[str] = []
+    if not items:
+        return found
     seen: set[str] = set()
     for word in _SURFACE.findall(claim.text):
         lower = word.lower()

@@ -70,7 +70,11 @@ def citation_quality(
         return judgements.supports((texts[index], sources))
 
     # Three rounds, each one batch for the judge: together, each alone, the others.
-    judgements.prefetch((texts[i], cited) for i, cited in refs.items() if cited)
+    judgements.prefetch(
+        (texts[i], cited)
+        for i, cited in refs.items()
+        if cited and verbatim.get(i, frozenset()).isdisjoint(cited)
+    )
     joint = {i: bool(cited) and supported(i, cited) for i, cited in refs.items()}
     several = [i for i, cited in refs.items() if joint[i] and len(cited) > 1]
     judgements.prefetch((texts[i], (source,)) for i in several for source in refs[i])

@@ -4,19 +4,21 @@ content terms and numbers.
 The text is the source's pieces (its chunks joined by section, as span resolution builds
 them) in the canonical form of services.text.normalize, so the check is stable under
 ligatures, line-end hyphenation and Unicode forms; window offsets map back to the pieces' own
-text. Windows are the sentences that the citations stage cuts chunks into
+text. A piece whose canonical form would only fold quotes, dashes and whitespace (which
+separate words either way) is read as it is: same words, no offset map to build. Windows are the sentences that the citations stage cuts chunks into
 (`chunk_sentences`). Views are memoised by their texts (bounded): a source retrieved again,
 or judged again in the same process, is read once.
 """
 
 from __future__ import annotations
 
+import unicodedata
 from collections.abc import Sequence
 from dataclasses import dataclass
 
 from services.citations.passages import chunk_sentences
 from services.text.lexical import span_terms
-from services.text.normalize import Normalized, normalize
+from services.text.normalize import IGNORABLE, Normalized, has_break_hyphen, normalize
 from services.verification.claims import DIGITS
 
 _MEMO_LIMIT = 1_024
@@ -25,33 +27,36 @@ _VIEWS: dict[tuple[str, ...], SourceView] = {}
 _NUDGE = 4
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class Window:
-    """One sentence of a piece: `[start, end)` of the piece's canonical text."""
+    """One sentence of a piece: `[start, end)` of the piece's canonical text (not frozen: a
+    frozen dataclass costs several times more to build, and a view builds many)."""
 
     piece: int
     start: int
     end: int
-    items: frozenset[str]
+    items: set[str]  # treat as read-only
 
 
 @dataclass(frozen=True, slots=True)
 class SourceView:
     """The canonical pieces of one source, their windows and everything they contain."""
 
-    pieces: tuple[Normalized, ...]
+    texts: tuple[str, ...]  # what is read of each piece
+    maps: tuple[Normalized | None, ...]  # None: read as it is
     windows: tuple[Window, ...]
     vocabulary: frozenset[str]
 
-    def text(self, window: Window, last: Window | None = None) -> str:
-        """The canonical text from `window` to `last` (same piece; default: itself)."""
-        end = (last or window).end
-        return self.pieces[window.piece].text[window.start : end]
+    def text(self, window: Window) -> str:
+        """The text of a window."""
+        return self.texts[window.piece][window.start : window.end]
 
     def original_bounds(self, piece: int, start: int, end: int) -> tuple[int, int]:
-        """`[start, end)` of canonical piece text as offsets in the piece's own text (nudged
+        """`[start, end)` of the text read as offsets in the piece's own text (nudged
         outwards when a bound falls inside a folded character)."""
-        view = self.pieces[piece]
+        view = self.maps[piece]
+        if view is None:
+            return start, end
         for step in range(_NUDGE + 1):
             span = view.original_span(max(0, start - step), min(len(view.text), end + step))
             if span is not None:
@@ -65,25 +70,36 @@ def source_view(texts: Sequence[str]) -> SourceView | None:
     cached = _VIEWS.get(key)
     if cached is not None:
         return cached
-    pieces = tuple(normalize(text) for text in key)
+    maps = tuple(map(_canonical, key))
+    texts = tuple(text if view is None else view.text for text, view in zip(key, maps))
     windows: list[Window] = []
-    for number, piece in enumerate(pieces):
-        text = piece.text
+    for number, text in enumerate(texts):
         spans = chunk_sentences(text)
         with_digits = DIGITS.search(text) is not None
         for (start, end), terms in zip(spans, span_terms(text, spans), strict=True):
             if with_digits:
                 terms.update(DIGITS.findall(text, start, end))
-            windows.append(Window(number, start, end, frozenset(terms)))
+            windows.append(Window(number, start, end, terms))
     if not windows:
         return None
     view = SourceView(
-        pieces, tuple(windows), frozenset().union(*(w.items for w in windows))
+        texts, maps, tuple(windows), frozenset().union(*(w.items for w in windows))
     )
     if len(_VIEWS) >= _MEMO_LIMIT:
         _VIEWS.clear()
     _VIEWS[key] = view
     return view
+
+
+def _canonical(text: str) -> Normalized | None:
+    """The canonical form of a piece, or None when reading it as it is gives the same words."""
+    if (
+        unicodedata.is_normalized("NFKC", text)
+        and not any(ch in text for ch in IGNORABLE)
+        and not has_break_hyphen(text)
+    ):
+        return None
+    return normalize(text)
 
 
 def clear_memo() -> None:

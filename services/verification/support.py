@@ -41,7 +41,7 @@ class Evidence:
     @property
     def text(self) -> str:
         """The window's canonical text."""
-        return self.view.pieces[self.piece].text[self.start : self.end]
+        return self.view.texts[self.piece][self.start : self.end]
 
 
 @dataclass(frozen=True, slots=True)

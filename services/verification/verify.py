@@ -25,6 +25,7 @@ from services.verification.sources import SourceView
 from services.verification.support import Evidence
 
 BETTER_MARGIN = 0.15
+CANDIDATES = 2
 VERBATIM_JUDGE = "verbatim"
 
 
@@ -120,12 +121,23 @@ def _better_sources(
     candidates: dict[int, Key] = {}
     for claim in claims:
         own = judgements.assessment(_key(claim)).score
-        others: list[Key] = [
-            (claim.text, (index,))
-            for index in sources
-            if index not in claim.sentence_sources and judgements.view(index) is not None
-        ]
-        best = max(others, key=lambda key: judgements.assessment(key).score, default=None)
+        items = judgements.claim(claim.text).items
+        # A source's lexical score is at most the share of the claim's items it holds: only
+        # the `CANDIDATES` sources holding most are assessed in full.
+        bounds: list[tuple[float, int]] = []
+        for index in sources:
+            view = judgements.view(index)
+            if index not in claim.sentence_sources and view is not None:
+                bound = len(items & view.vocabulary) / len(items)
+                if bound >= own + BETTER_MARGIN:
+                    bounds.append((-bound, index))
+        best: Key | None = None
+        for _, index in sorted(bounds)[:CANDIDATES]:
+            key = (claim.text, (index,))
+            if best is None or (
+                judgements.assessment(key).score > judgements.assessment(best).score
+            ):
+                best = key
         if best is not None and judgements.assessment(best).score >= own + BETTER_MARGIN:
             candidates[claim.position] = best
     judgements.prefetch(candidates.values())

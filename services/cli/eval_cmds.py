@@ -1,0 +1,95 @@
+"""`citeflow eval attribution` and `citeflow bench verification`: support verification on
+the corpus answers and its cost."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import click
+import orjson
+
+from services.cli import bench, main
+
+
+def _answers_default() -> Path:
+    configured = os.environ.get("CITEFLOW_CORPUS")
+    root = Path(configured) if configured else Path(__file__).resolve().parents[3] / "shared" / "corpus"
+    return root / "answers"
+
+
+@main.group("eval")
+def eval_group() -> None:
+    """Evaluations on the corpus, each beside baselines measured in the same run."""
+
+
+@eval_group.command("attribution")
+@click.option("--answers", type=click.Path(exists=True, file_okay=False, path_type=Path),
+              default=_answers_default, show_default="$CITEFLOW_CORPUS/answers or ../shared/corpus/answers",
+              help="Directory holding expertqa_cited_answers.json and alce_demos.json.")
+@click.option("--judge", "setting", default=None,
+              help="Judge to evaluate: 'lexical' or 'nli:/path/to/model' (default: $CITEFLOW_JUDGE).")
+def eval_attribution(answers: Path, setting: str | None) -> None:
+    """Wrong-citation detection and support grading on ExpertQA and ALCE answers: AUC and
+    balanced accuracy of the judge beside a citation's mere presence and plain content-word
+    recall, and pairs judged per second."""
+    from rich.console import Console
+    from rich.table import Table
+
+    from services.eval.attribution import evaluate
+    from services.verification.config import configured_judge, judge_from_setting
+
+    judge = judge_from_setting(setting) if setting is not None else configured_judge()
+    figures = evaluate(answers, judge)
+    wrong, graded = figures["wrong_citation"], figures["support_grading"]
+    table = Table(title=f"citeflow eval attribution (judge: {judge.name}; thresholds chosen "
+                        "on these data: in-sample)")
+    for column in ("task", "measure", "judge", "mere presence", "content-word recall", "target"):
+        table.add_column(column)
+    table.add_row(f"(a) wrong citation: {wrong['right']} right, {wrong['wrong']} swapped",
+                  "balanced accuracy", f"{wrong['judge_balanced_accuracy']:.3f} (verdicts)",
+                  f"{wrong['presence_balanced_accuracy']:.3f}",
+                  f"{wrong['recall_best_balanced_accuracy']:.3f} (best threshold)", ">= 0.85")
+    table.add_row("", "AUC", f"{wrong['judge_auc_margin']:.3f} (score - best other source); "
+                  f"{wrong['judge_auc_score']:.3f} (score)", f"{wrong['presence_auc']:.3f}",
+                  f"{wrong['recall_auc']:.3f}", "-")
+    table.add_row(f"(b) Complete vs Partial/Incomplete: {graded['complete']} of {graded['claims']}",
+                  "balanced accuracy", f"{graded['judge_balanced_accuracy']:.3f} (verdicts)",
+                  f"{graded['presence_balanced_accuracy']:.3f}",
+                  f"{graded['recall_best_balanced_accuracy']:.3f} (best threshold)",
+                  "published 0.55-0.61")
+    table.add_row("", "AUC", f"{graded['judge_auc']:.3f}", f"{graded['presence_auc']:.3f}",
+                  f"{graded['recall_auc']:.3f}", "-")
+    table.add_row("pace", "pairs/s", f"{wrong['pairs_per_second']:,.0f}", "-", "-", "-")
+    Console(stderr=True).print(table)
+    click.echo(orjson.dumps(figures).decode())
+
+
+@bench.command("verification")
+@click.option("--answers", type=click.Path(file_okay=False, path_type=Path),
+              default=_answers_default, show_default="../shared/corpus/answers")
+@click.option("--runs", default=50, show_default=True, help="Timed rounds per answer.")
+def bench_verification_cmd(answers: Path, runs: int) -> None:
+    """CPU the support verification adds per answer (ExpertQA answers and the SPEC §7 answer),
+    beside the spans stage and the whole in-process pipeline on the same answers."""
+    from rich.console import Console
+    from rich.table import Table
+
+    from services import native
+    from services.bench.verification import bench_verification
+
+    figures = bench_verification(answers if answers.exists() else None, runs)
+    logic = "compiled" if native.is_active() else "plain Python"
+    table = Table(title=f"citeflow bench verification (per answer; {logic}; cold source views)")
+    for column in ("answers", "verification (CPU)", "verification (wall, median)",
+                   "spans stage incl. it", "whole pipeline", "target"):
+        table.add_column(column)
+    for name in ("expertqa", "section7"):
+        if name in figures:
+            f = figures[name]
+            table.add_row(f"{name} ({f['answers']})", f"{f['verification_cpu_ms']:.3f} ms",
+                          f"{f['verification_ms']:.3f} ms", f"{f['spans_stage_ms']:.3f} ms",
+                          f"{f['pipeline_ms']:.3f} ms",
+                          f"<= {figures['target_ms']} ms" if name == "expertqa" else "-")
+    Console(stderr=True).print(table)
+    click.echo(orjson.dumps(figures).decode())
