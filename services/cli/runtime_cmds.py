@@ -149,9 +149,10 @@ def _wait_for_signal(done: Callable[[], bool]) -> None:
 
 def _stage_inputs(specs: list[str] | None = None) -> list[str]:
     from services.runtime.registry import load_stage, pipeline_stage_names
+    from services.stages import SINK_NAMES
 
     try:
-        stages = [load_stage(s) for s in specs or pipeline_stage_names()]
+        stages = [load_stage(s) for s in specs or (*pipeline_stage_names(), *SINK_NAMES)]
     except LookupError as exc:
         raise click.BadParameter(str(exc), param_hint="--stage") from None
     return [topic for stage in stages for topic in stage.input_topics]

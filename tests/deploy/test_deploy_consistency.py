@@ -8,7 +8,7 @@ from pathlib import Path
 import yaml
 
 from schemas.topics import ALL_TOPICS, dlq_topic
-from services.stages import STAGE_NAMES, all_stages
+from services.stages import SINK_NAMES, STAGE_NAMES, all_stages, stage
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -19,13 +19,26 @@ def _compose() -> dict:
 
 def test_compose_runs_every_stage_as_its_own_service() -> None:
     services = _compose()["services"]
-    for name in STAGE_NAMES:
+    for name in STAGE_NAMES + SINK_NAMES:
         assert name in services, f"stage {name} has no compose service"
         assert services[name]["command"] == ["run", name]
         assert services[name]["build"]["dockerfile"] == "deploy/Dockerfile"
         assert services[name]["environment"]["KAFKA_BOOTSTRAP_SERVERS"] == "kafka:9092"
     stage_services = {n for n, s in services.items() if s.get("command", [None])[0] == "run"}
-    assert stage_services == set(STAGE_NAMES)
+    assert stage_services == set(STAGE_NAMES + SINK_NAMES)
+
+
+def test_compose_runs_the_gateway_and_the_store_on_postgres() -> None:
+    services = _compose()["services"]
+    gateway, store = services["gateway"], services["store"]
+    assert gateway["command"][0] == "serve" and "8000:8000" in gateway["ports"]
+    for service in (gateway, store, services["migrate"]):
+        assert service["environment"]["CITEFLOW_STORE_URL"].startswith("postgresql+asyncpg://")
+    assert services["migrate"]["command"] == ["store", "migrate"]
+    assert "postgres" in services and "pg_isready" in services["postgres"]["healthcheck"]["test"][1]
+    # The gateway writes uploaded documents where ingest reads them.
+    assert services["gateway"]["volumes"] == ["documents:/data/documents"]
+    assert services["ingest"]["volumes"] == ["documents:/data/documents:ro"]
 
 
 def test_compose_has_kraft_kafka_and_a_topic_job() -> None:
@@ -38,18 +51,35 @@ def test_compose_has_kraft_kafka_and_a_topic_job() -> None:
 
 def test_kubernetes_has_a_deployment_per_stage() -> None:
     docs = list(yaml.safe_load_all((ROOT / "deploy" / "k8s" / "citeflow.yaml").read_text()))
-    deployments = {d["metadata"]["labels"]["stage"]: d for d in docs if d["kind"] == "Deployment"}
-    assert set(deployments) == set(STAGE_NAMES)
+    deployments = {d["metadata"]["labels"]["stage"]: d for d in docs
+                   if d["kind"] == "Deployment" and "stage" in d["metadata"]["labels"]}
+    assert set(deployments) == set(STAGE_NAMES + SINK_NAMES)
     for name, deployment in deployments.items():
         container = deployment["spec"]["template"]["spec"]["containers"][0]
         assert container["args"] == ["run", name]
 
 
+def test_kubernetes_has_the_gateway_behind_a_service_and_a_migration_job() -> None:
+    docs = list(yaml.safe_load_all((ROOT / "deploy" / "k8s" / "citeflow.yaml").read_text()))
+    by_name = {d["metadata"]["name"]: d for d in docs}
+    gateway = by_name["citeflow-gateway"]
+    kinds = {d["kind"] for d in docs if d["metadata"]["name"] == "citeflow-gateway"}
+    assert kinds == {"Deployment", "Service"}
+    deployment = next(d for d in docs if d["metadata"]["name"] == "citeflow-gateway"
+                      and d["kind"] == "Deployment")
+    container = deployment["spec"]["template"]["spec"]["containers"][0]
+    assert container["args"][0] == "serve"
+    assert container["readinessProbe"]["httpGet"]["path"] == "/readyz"
+    assert gateway["metadata"]["labels"]["component"] == "gateway"
+    assert by_name["citeflow-migrate"]["spec"]["template"]["spec"]["containers"][0]["args"] == [
+        "store", "migrate"]
+
+
 def test_topic_definitions_cover_every_topic_and_dead_letter_topic() -> None:
     defined = {t["name"] for t in yaml.safe_load((ROOT / "deploy" / "topics.yaml").read_text())["topics"]}
     expected = set(ALL_TOPICS)
-    for stage in all_stages().values():
-        expected.update(stage.input_topics)
-        expected.update(stage.output_topics)
-        expected.update(dlq_topic(t) for t in stage.input_topics)
+    for consumer in [*all_stages().values(), *(stage(name) for name in SINK_NAMES)]:
+        expected.update(consumer.input_topics)
+        expected.update(consumer.output_topics)
+        expected.update(dlq_topic(t) for t in consumer.input_topics)
     assert defined == expected
