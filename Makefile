@@ -49,13 +49,23 @@ browser:
 	  || echo "could not install chromium: the browser checks will skip"; \
 	else echo "no chromium here and no way to install it: the browser checks will skip"; fi
 
-test: install browser
+# PostgreSQL server binaries (Debian's `postgresql` package) for the results store's tests,
+# which start a throwaway cluster themselves (tests/pg.py: initdb on a free loopback port in
+# a temp dir); where it cannot be installed (no apt-get, not root) those tests skip.
+postgres:
+	@if ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 || command -v initdb >/dev/null; then :; \
+	elif command -v apt-get >/dev/null && [ "$$(id -u)" = 0 ]; then \
+	  (apt-get update -qq && apt-get install -y -qq --no-install-recommends postgresql) \
+	    >/dev/null 2>&1 || echo "could not install postgresql: the PostgreSQL tests will skip"; \
+	else echo "no PostgreSQL here and no way to install it: the PostgreSQL tests will skip"; fi
+
+test: install browser postgres
 	$(BIN)/python -m pytest -q
 
-test-unit: install browser
+test-unit: install browser postgres
 	$(BIN)/python -m pytest -q -m "not integration"
 
-test-integration: install
+test-integration: install postgres
 	$(BIN)/python -m pytest -q -m integration
 
 bench: install
