@@ -285,7 +285,8 @@
 
   // ---- wiring ---------------------------------------------------------------------------
   function wire() {
-    const chips = Array.from(answerBox.querySelectorAll("a.citation"));
+    // Valid chips are links; invalid ones are plain <sup> elements, made focusable here.
+    const chips = Array.from(answerBox.querySelectorAll(".citation[data-citation-id]"));
     chips.forEach((chip, position) => {
       const citation = citationOf(chip, position);
       const source = citation && sourceOf(citation.source_index);
@@ -295,7 +296,13 @@
         ? "Citation " + citation.marker + ": " + ((source && source.title) || "source")
           + ", open the supporting passage"
         : "Invalid citation " + chip.textContent);
-      if (!citation || !citation.valid) chip.classList.add("citation-invalid");
+      if (!citation || !citation.valid) {
+        chip.classList.add("citation-invalid");
+        chip.setAttribute("tabindex", "0");
+        chip.addEventListener("keydown", (event) => {
+          if (event.key === "Enter") chip.click();
+        });
+      }
       chip.addEventListener("mouseenter", () => showCard(chip, citation));
       chip.addEventListener("focus", () => showCard(chip, citation));
       chip.addEventListener("mouseleave", hideCard);
@@ -317,7 +324,8 @@
       };
       node.addEventListener("click", go);
       node.addEventListener("keydown", (event) => {
-        if (event.key === "Enter" || event.key === " ") go(event);
+        // Keys pressed on a chip inside the unit belong to the chip.
+        if (event.target === node && (event.key === "Enter" || event.key === " ")) go(event);
       });
     }
     for (const node of answerBox.querySelectorAll(".unit-derived")) {

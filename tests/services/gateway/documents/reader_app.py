@@ -37,6 +37,26 @@ class MemoryStore:
         self.documents: dict[str, DocumentRecord] = {}
         self.answers: dict[str, AnswerRecord] = {}
 
+    async def migrate(self) -> None: ...
+
+    async def close(self) -> None: ...
+
+    async def create_key(self, tenant: str, scopes: frozenset[str], name: str | None = None,
+                         rate_per_s: float | None = None) -> tuple[ApiKey, str]:
+        secret = f"key-{tenant}-{len(KEYS)}"
+        KEYS[secret] = (tenant, scopes)
+        key = await self.verify_key(secret)
+        assert key is not None
+        return key, secret
+
+    async def apply(self, updates: Any) -> int:
+        for update in updates:
+            self.answers[update.answer_id] = AnswerRecord(
+                update.answer_id, update.tenant, update.status, update.model,
+                update.submitted_at, update.event_time, update.event_id, update.result,
+                update.reason, update.detail, update.summary, None, update.position)
+        return len(updates)
+
     async def verify_key(self, secret: str) -> ApiKey | None:
         if secret not in KEYS:
             return None

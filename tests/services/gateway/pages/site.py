@@ -1,0 +1,77 @@
+"""Browser helpers for the reader's page tests: traps installed before any page script (calls
+of alert & co., script errors, CSP violations are recorded), a results store, opening the
+viewer and clicking with an explicit wait for the panel (no fixed sleeps)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+SCREENSHOTS = Path(__file__).resolve().parents[4] / ".citeflow" / "screenshots"
+SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+
+TRAPS = """
+window.__fired = [];
+window.__violations = [];
+for (const name of ["alert", "confirm", "prompt", "print"]) {
+  window[name] = function (...args) { window.__fired.push(name + "(" + args.join(", ") + ")"); };
+}
+window.addEventListener("error", (e) => {
+  if (e instanceof ErrorEvent) window.__fired.push("script error: " + e.message);
+});
+document.addEventListener("securitypolicyviolation", (e) => {
+  window.__violations.push(e.violatedDirective + " " + (e.sample || ""));
+});
+"""
+
+
+def install_traps(driver: Any) -> None:
+    driver.execute_cdp_cmd("Page.addScriptToEvaluateOnNewDocument", {"source": TRAPS})
+
+
+def traps_fired(driver: Any) -> list[str]:
+    return list(driver.execute_script("return window.__fired || [];"))
+
+
+def violations(driver: Any) -> list[str]:
+    return list(driver.execute_script("return window.__violations || [];"))
+
+
+@contextmanager
+def results_store(directory: Path) -> Iterator[Any]:
+    """The real SQL results store (SQLite in `directory`)."""
+    try:
+        from services.gateway.app import open_store
+
+        store = open_store(f"sqlite+aiosqlite:///{directory / 'citeflow.db'}")
+    except ImportError as exc:  # the store's package is not in this tree
+        pytest.skip(f"the results store is not available: {exc}")
+    yield store
+
+
+def wait_until(driver: Any, condition: Any, timeout: float = 30) -> Any:
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    return WebDriverWait(driver, timeout, poll_frequency=0.02).until(condition)
+
+
+def open_viewer(driver: Any, site: Any, answer_id: str) -> None:
+    driver.get(site.viewer_url(answer_id))
+    wait_until(driver, lambda d: d.find_element("id", "viewer").get_attribute("data-state")
+               in ("ready", "error"))
+    assert driver.find_element("id", "viewer").get_attribute("data-state") == "ready", (
+        driver.find_element("id", "answer").text)
+
+
+def click_and_wait(driver: Any, element: Any) -> None:
+    """Click and wait for the panel to say it is ready (a fresh open, not the last one)."""
+    driver.execute_script(
+        "document.getElementById('source-panel').dataset.state = 'clicked';")
+    driver.execute_script("arguments[0].scrollIntoView({block: 'center'});", element)
+    element.click()
+    wait_until(driver, lambda d: d.find_element("id", "source-panel")
+               .get_attribute("data-state") == "ready")

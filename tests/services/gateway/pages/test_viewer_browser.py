@@ -1,0 +1,180 @@
+"""The answer viewer in headless Chromium over the real gateway (create_app), the results
+store and the corpus documents: every chip and verbatim unit of answers over moby-dick.epub,
+tracemonkey.pdf, copy_paste_ligatures.pdf, the scanned c02-22.pdf, a text and a web source is
+clicked and its highlight checked against the quote (EPUB, text, web), against the words
+PyMuPDF finds on that page (PDF), or for the page-only note (scan). Screenshots go to
+.citeflow/screenshots/."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import orjson
+import pymupdf
+import pytest
+
+from services.bench.reader_corpus import corpus_answers, formatted, load_documents
+from services.text.normalize import normalize_quote
+from tests.browser import start_browser
+from tests.services.gateway.pages.site import (
+    SCREENSHOTS,
+    click_and_wait,
+    install_traps,
+    open_viewer,
+    results_store,
+    traps_fired,
+)
+
+ROOT = Path(__file__).resolve().parents[4]
+CORPUS = ROOT.parent / "shared" / "corpus"
+pytestmark = pytest.mark.skipif(not CORPUS.is_dir(), reason="no ../shared/corpus")
+
+
+@pytest.fixture(scope="module")
+def corpus():
+    documents = load_documents(CORPUS)
+    answers = [formatted(answer) for answer in corpus_answers(documents)]
+    return documents, answers
+
+
+@pytest.fixture(scope="module")
+def site(corpus, tmp_path_factory):
+    from services.bench.reader_site import reader_site
+
+    documents, answers = corpus
+    with results_store(tmp_path_factory.mktemp("store")) as store, reader_site(
+            store, documents, answers, tmp_path_factory.mktemp("site")) as running:
+        yield running
+
+
+@pytest.fixture(scope="module")
+def driver():
+    browser = start_browser()
+    browser.set_window_size(1280, 900)
+    install_traps(browser)
+    yield browser
+    browser.quit()
+
+
+def _marked_text(driver: Any) -> str:
+    return driver.execute_script(
+        "return Array.from(document.querySelectorAll('#panel-body [data-citeflow-highlight]'))"
+        ".map((m) => m.textContent).join(' ');")
+
+
+def _boxes(driver: Any) -> list[tuple[int, list[float]]]:
+    """(page, [x0, y0, x1, y1] as fractions of the page) of every highlight box."""
+    return driver.execute_script("""
+        return Array.from(document.querySelectorAll('#panel-body .pdf-highlight')).map((b) => [
+          Number(b.closest('figure').dataset.page),
+          [parseFloat(b.style.left) / 100, parseFloat(b.style.top) / 100,
+           (parseFloat(b.style.left) + parseFloat(b.style.width)) / 100,
+           (parseFloat(b.style.top) + parseFloat(b.style.height)) / 100]]);""")
+
+
+def _check_pdf(driver: Any, documents: dict[str, Any], doc_id: str, locator: dict) -> str:
+    """The words PyMuPDF reads inside the highlight boxes are the quote: nothing more (no
+    whole lines, no neighbours), nothing less."""
+    note = driver.find_element("id", "panel-note").text
+    if doc_id == "huck-scan":
+        assert note == "page only, no text layer" and not _boxes(driver)
+        return "scan"
+    exact = locator["selector"]["exact"]
+    boxes = _boxes(driver)
+    assert boxes, f"no highlight for {exact!r} ({note})"
+    with pymupdf.open(stream=documents[doc_id].data) as pdf:
+        lines = []
+        for number, (x0, y0, x1, y1) in boxes:
+            page = pdf[number - 1]
+            width, height = page.rect.width, page.rect.height
+            box = pymupdf.Rect(x0 * width, y0 * height, x1 * width, y1 * height)
+            assert box.height < 20, f"a box is taller than a line: {box}"
+            lines.append(page.get_textbox(box))
+    read = "\n".join(lines)
+    assert normalize_quote(exact) in (normalize_quote(read),
+                                      normalize_quote(read, keep_break_hyphens=True)), (
+        read, exact)
+    return "pdf"
+
+
+def _check(driver: Any, documents: dict[str, Any], locator: dict, doc_id: str | None) -> str:
+    kind = locator["type"]
+    if kind == "pdf_text":
+        return _check_pdf(driver, documents, doc_id or "", locator)
+    marked = _marked_text(driver)
+    assert normalize_quote(marked) == normalize_quote(locator["selector"]["exact"]), (
+        marked, locator)
+    if kind == "web":
+        link = driver.find_element("css selector", "#panel-body a.open-site")
+        assert "#:~:text=" in link.get_attribute("href")
+    return "epub" if kind == "epub_text" else kind
+
+
+def test_every_chip_and_unit_lands_on_its_highlight(site, driver, corpus):
+    documents = {d.doc_id: d for d in corpus[0]}
+    seen: dict[str, int] = {}
+    for result in corpus[1]:
+        data = orjson.loads(result)
+        open_viewer(driver, site, data["answer_id"])
+        chips = driver.find_elements("css selector", "#answer .citation[data-citation-id]")
+        assert len(chips) == len(data["citations"])
+        for chip, citation in zip(chips, data["citations"], strict=True):
+            click_and_wait(driver, chip)
+            label = driver.find_element("id", "panel-label").get_attribute("textContent")
+            if not citation["valid"]:
+                assert label == "Invalid citation"
+                seen["invalid"] = seen.get("invalid", 0) + 1
+                continue
+            link = next(link for link in data["links"] if link["citation_id"] == citation["id"]
+                        and link["sentence_index"] == citation["sentence_index"])
+            assert label.startswith("Supporting passage")
+            kind = _check(driver, documents, link["locator"], link["doc_id"])
+            seen[kind] = seen.get(kind, 0) + 1
+        units = [u for u in data["answer_units"]["units"] if u["kind"] == "verbatim"]
+        nodes = driver.find_elements("css selector", "#answer .unit-verbatim")
+        assert len(nodes) == len(units)
+        for node, unit in zip(nodes, units, strict=True):
+            click_and_wait(driver, node)
+            assert driver.find_element("id", "panel-label").get_attribute("textContent") == "Quoted passage"
+            span = unit["source_spans"][0]
+            _check(driver, documents, span["locator"], span["doc_id"])
+            seen["unit"] = seen.get("unit", 0) + 1
+            if span["doc_id"] == "huck-scan":
+                driver.save_screenshot(str(SCREENSHOTS / "viewer-fallback.png"))
+        shot = {"corpus-epub": "viewer-epub.png", "corpus-pdf": "viewer-pdf.png"}
+        if data["answer_id"] in shot:
+            click_and_wait(driver, nodes[0])
+            driver.save_screenshot(str(SCREENSHOTS / shot[data["answer_id"]]))
+        # Derived units are not clickable: a click opens nothing.
+        driver.find_element("tag name", "body").send_keys("\ue00c")  # Esc
+        for derived in driver.find_elements("css selector", "#answer .unit-derived"):
+            assert derived.get_attribute("role") is None
+        assert traps_fired(driver) == []
+    assert {"epub", "pdf", "scan", "text", "web", "invalid", "unit"} <= set(seen), seen
+
+
+def test_keyboard_opens_and_escape_closes(site, driver):
+    open_viewer(driver, site, "corpus-epub")
+    chip = driver.find_element("css selector", "#answer a.citation")
+    assert "Citation [1]" in chip.get_attribute("aria-label")
+    chip.send_keys("\ue007")  # Enter
+    panel = driver.find_element("id", "source-panel")
+    driver.execute_script("return 1")
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    WebDriverWait(driver, 20).until(lambda d: panel.get_attribute("data-state") == "ready")
+    assert panel.is_displayed() and panel.get_attribute("role") == "dialog"
+    assert driver.find_element("id", "preview-card").get_attribute("role") == "tooltip"
+    driver.switch_to.active_element.send_keys("\ue00c")  # Esc
+    WebDriverWait(driver, 5).until(lambda d: not panel.is_displayed())
+    assert driver.switch_to.active_element == chip
+
+
+def test_preview_card_on_focus(site, driver):
+    open_viewer(driver, site, "corpus-text-web")
+    chip = driver.find_element("css selector", "#answer a.citation")
+    driver.execute_script("arguments[0].focus()", chip)
+    card = driver.find_element("id", "preview-card")
+    assert card.is_displayed()
+    assert "Notes on citation quality" in card.text and "score" in card.text
