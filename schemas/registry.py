@@ -7,7 +7,12 @@ from dataclasses import dataclass
 
 from pydantic import BaseModel
 
-from schemas.answers import AnswerAccepted, AnswerRejected, AnswerSubmitted
+from schemas.answers import (
+    AnswerAccepted,
+    AnswerRejected,
+    AnswerSubmitted,
+    ProviderAnswer,
+)
 from schemas.citations import AnswerCited
 from schemas.documents import DocumentIngested, DocumentRejected, DocumentSubmitted
 from schemas.formatted import AnswerFormatted
@@ -38,6 +43,8 @@ EVENT_TYPES: dict[str, EventType] = {
     e.name: e
     for e in (
         EventType("answer.submitted", 1, AnswerSubmitted, oldest_readable=0),
+        # A provider's own response, on `answers.submitted` too; ingest normalises it (§10).
+        EventType("answer.provider", 1, ProviderAnswer),
         EventType("answer.accepted", 1, AnswerAccepted),
         EventType("answer.rejected", 1, AnswerRejected),
         EventType("answer.scored", 1, AnswerScored),

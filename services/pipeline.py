@@ -10,7 +10,7 @@ from schemas.formatted import AnswerFormatted
 from services.citations.extract import extract_answer
 from services.citations.logic import cite_answer
 from services.formatting.logic import format_answer
-from services.ingest.answers import admit_data
+from services.ingest.answers import admit_data, admit_provider
 from services.scoring.logic import score_answer
 from services.spans.logic import resolve_answer
 
@@ -27,9 +27,15 @@ class StageFailure:
 Result = AnswerFormatted | AnswerRejected | StageFailure
 
 
-def process_answer(raw: bytes, *, event_id: str, position: str | None = None) -> Result:
-    """One `answer.submitted` data object (JSON bytes) through all five stages."""
-    admitted = admit_data(raw, event_id=event_id, position=position)
+def process_answer(
+    raw: bytes, *, event_id: str, position: str | None = None, provider: str | None = None
+) -> Result:
+    """One `answer.submitted` data object (JSON bytes) through all five stages; with
+    `provider`, one provider line (`services.providers`) normalised first."""
+    if provider is None:
+        admitted = admit_data(raw, event_id=event_id, position=position)
+    else:
+        admitted = admit_provider(raw, provider, event_id=event_id, position=position)
     if isinstance(admitted, AnswerRejected):
         return admitted
     stage = "scoring"

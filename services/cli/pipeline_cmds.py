@@ -9,6 +9,7 @@ from typing import IO
 import click
 import orjson
 
+from schemas.answers import PROVIDERS
 from services.cli import bench, main, schemas
 
 
@@ -19,13 +20,17 @@ def _emit_error(stream: IO[str], payload: dict[str, object]) -> None:
 
 @main.command()
 @click.argument("source", type=click.File("rb"), default="-")
-def process(source: IO[bytes]) -> None:
+@click.option("--from", "provider", type=click.Choice(PROVIDERS), default=None,
+              help="Lines are PROVIDER responses: {\"response\", \"request\" (optional), "
+              "\"answer_id\", \"metadata\"} objects, normalised into answers first.")
+def process(source: IO[bytes], provider: str | None) -> None:
     """Run the whole pipeline in-process, no broker.
 
-    SOURCE holds `answer.submitted` data objects, one JSON object per line (default: stdin).
-    Each formatted answer is printed to stdout as one JSON line; each rejection or failure
-    is printed to stderr as JSON naming the answer_id, and the exit code is 1 if any line
-    was not processed. Good lines are printed either way.
+    SOURCE holds `answer.submitted` data objects, one JSON object per line (default: stdin);
+    with `--from PROVIDER`, one provider response per line (SPEC §10). Each formatted answer
+    is printed to stdout as one JSON line; each rejection or failure is printed to stderr as
+    JSON naming the answer_id, and the exit code is 1 if any line was not processed. Good
+    lines are printed either way.
     """
     from schemas.answers import AnswerRejected
     from schemas.envelope import payload_json
@@ -39,7 +44,7 @@ def process(source: IO[bytes]) -> None:
         if not line.strip():
             continue
         result = process_answer(line.rstrip(b"\r\n"), event_id=f"process:{number}",
-                                position=f"line {number}")
+                                position=f"line {number}", provider=provider)
         if isinstance(result, AnswerRejected):
             failed += 1
             _emit_error(sys.stderr, {
@@ -79,9 +84,9 @@ def bench_process(runs: int) -> None:
     from rich.console import Console
     from rich.table import Table
 
-    from services.bench.process import bench_pipeline
     from services.bench.extraction import bench_extraction
     from services.bench.formatting import bench_formatting
+    from services.bench.process import bench_pipeline
     from services.bench.scoring import bench_scoring
     from services.bench.spans import bench_spans
 

@@ -2,9 +2,14 @@
 anything else becomes an `AnswerRejected` with a stable code, a message, the JSON path of the
 problem, the answer_id when it could be read and the original bytes. Never raises on input.
 
+A provider's own response (`answer.provider` on the topic, `admit_provider` for a line of
+`citeflow process --from PROVIDER`) is normalised by `services.providers` first; one that
+cannot be read is rejected with `invalid_provider_response` and the JSON path in it.
+
 Error codes: `too_large`, `invalid_utf8`, `invalid_json`, `not_an_object`, `not_an_envelope`,
 `unknown_type`, `unexpected_type`, `unknown_version`, `upcast_failed`, `missing_field`,
-`wrong_type`, `invalid_answer_id`, `limit_exceeded`, `duplicate_source_index`, `invalid_value`.
+`wrong_type`, `invalid_answer_id`, `limit_exceeded`, `duplicate_source_index`, `invalid_value`,
+`invalid_provider_response`.
 """
 
 from __future__ import annotations
@@ -22,6 +27,7 @@ from schemas.answers import (
     AnswerAccepted,
     AnswerRejected,
     AnswerSubmitted,
+    ProviderAnswer,
     RejectionError,
 )
 from schemas.envelope import (
@@ -34,6 +40,7 @@ from schemas.envelope import (
 from schemas.registry import event_type_of
 from schemas.topics import ANSWERS_ACCEPTED, ANSWERS_REJECTED
 from schemas.upcasters import UpcastError, upcast
+from services.providers import ProviderError, normalize_data
 from services.runtime.stage import Message, Output
 
 MAX_BYTES_ENV = "CITEFLOW_MAX_ANSWER_BYTES"
@@ -43,6 +50,7 @@ MAX_METADATA_DEPTH = 64
 _NON_FINITE = "NaN and infinite numbers are not JSON"
 _ANSWER_ID_MAX = 200
 _SUBMITTED = event_type_of(AnswerSubmitted)
+_PROVIDER = event_type_of(ProviderAnswer)
 
 
 def max_answer_bytes() -> int:
@@ -195,6 +203,26 @@ def _validate(data: object, prefix: str) -> AnswerSubmitted:
     return _check_numbers_and_nesting(answer, prefix)
 
 
+def _provider_answer(data: object, prefix: str) -> AnswerSubmitted:
+    """A provider line (parsed; `provider` among its fields) normalised and validated, or a
+    Rejection: the line's own errors at their path, an unreadable response as
+    `invalid_provider_response`, a normalised answer over a limit at its answer path."""
+    answer_id = readable_answer_id(data)
+    if not isinstance(data, dict):
+        raise Rejection("not_an_object", f"{prefix}: a provider line must be a JSON object",
+                        prefix)
+    try:
+        line = ProviderAnswer.model_validate(data)
+        normalised = normalize_data(line)
+    except ValidationError as exc:
+        raise _from_validation(exc, prefix, answer_id) from None
+    except ProviderError as exc:
+        path = prefix + exc.path[1:]
+        raise Rejection("invalid_provider_response", f"{path}: {exc.message}", path,
+                        answer_id=answer_id) from None
+    return _validate(normalised, f"{prefix}<normalised {line.provider} answer>")
+
+
 def _check_size(raw: bytes, max_bytes: int) -> None:
     if len(raw) > max_bytes:
         raise Rejection(
@@ -242,6 +270,22 @@ def admit_data(
     return AnswerAccepted(answer=answer, submitted_event_id=event_id, size_bytes=len(raw))
 
 
+def admit_provider(
+    raw: bytes, provider: str, *, event_id: str, position: str | None = None,
+    max_bytes: int | None = None,
+) -> AnswerAccepted | AnswerRejected:
+    """Admit one provider line (`{"response", "request", "answer_id", "metadata", …}`, a line
+    of `citeflow process --from PROVIDER`): normalised, then admitted like an answer."""
+    try:
+        _check_size(raw, MAX_BYTES if max_bytes is None else max_bytes)
+        data = _load(raw)
+        line = {**data, "provider": provider} if isinstance(data, dict) else data
+        answer = _provider_answer(line, "$")
+    except Rejection as exc:
+        return _rejected(exc, raw, event_id=event_id, position=position)
+    return AnswerAccepted(answer=answer, submitted_event_id=event_id, size_bytes=len(raw))
+
+
 def _loose_object(value: bytes) -> dict[str, Any] | None:
     """The JSON object of a value that is not a valid envelope, when it is an object at all."""
     try:
@@ -273,6 +317,8 @@ def _decode_data(body: dict[str, Any]) -> tuple[dict[str, Any], AnswerSubmitted,
         etype, version = resolve_type(body["type"])
     except EventDecodeError as exc:
         raise Rejection(exc.code, exc.message, exc.path, answer_id=answer_id) from None
+    if etype is _PROVIDER:
+        return body, _provider_answer(data, "$.data"), None
     if etype is not _SUBMITTED:
         raise Rejection(
             "unexpected_type", f"expected {_SUBMITTED.type}, got {body['type']!r}", "$.type",
