@@ -236,25 +236,40 @@ def _parse_replicas(values: tuple[str, ...]) -> dict[str, int]:
               default=Path(".citeflow/logs"), show_default=True,
               help="Where each stage process writes its JSON log lines")
 @click.option("--submit", "--demo", "submit_file", type=click.File("r"),
-              help="After start-up, publish these answers (one JSON object, a JSON array, "
+              help="After start-up, submit these answers (one JSON object, a JSON array, "
                    "or JSON lines) and print their formatted results on stdout; then keep "
-                   "serving")
+                   "serving. With the gateway they go through POST /v1/answers?wait= with a "
+                   "new key of the demo tenant, else straight to the topic")
+@click.option("--gateway/--no-gateway", default=True, show_default=True,
+              help="Also run the results-store sink and the HTTP gateway (`citeflow serve`)")
+@click.option("--http-host", default=None,
+              help="Gateway interface [env CITEFLOW_HTTP_HOST; 127.0.0.1]")
+@click.option("--http-port", type=int, default=None,
+              help="Gateway port [env CITEFLOW_HTTP_PORT; 8000]")
 def up(replicas: tuple[str, ...], specs: tuple[str, ...], log_dir: Path,
-       submit_file: Any, **flags: Any) -> None:
-    """Run the whole pipeline: broker, topics, and every stage as its own process.
+       submit_file: Any, gateway: bool, http_host: str | None, http_port: int | None,
+       **flags: Any) -> None:
+    """Run everything: broker, topics, every stage as its own process, the results-store
+    sink and the HTTP gateway.
 
-    With CITEFLOW_METRICS_PORT=P each process serves Prometheus metrics on P, P+1, ...
+    With CITEFLOW_METRICS_PORT=P each stage process serves Prometheus metrics on P, P+1, ...
+    (the gateway serves its own on /metrics).
 
     Starts the embedded broker unless KAFKA_BOOTSTRAP_SERVERS (or --bootstrap) names one,
-    creates the topics, starts each stage (restarting one that dies) and serves until
-    Ctrl-C, which stops the stages cleanly and then the broker.
+    creates the topics, migrates the store, starts each process (restarting one that dies),
+    prints the gateway URL and serves until Ctrl-C, which stops the processes cleanly and then
+    the broker.
     """
     from services.broker import forget_bootstrap, remember_bootstrap, start_broker
+    from services.cli import demo
+    from services.gateway.settings import GatewaySettings
     from services.runtime.config import to_env
     from services.runtime.registry import pipeline_stage_names
     from services.runtime.supervisor import Child, Supervisor
+    from services.stages import SINK_NAMES
 
-    stage_specs = list(specs) or list(pipeline_stage_names())
+    with_gateway = gateway and not specs
+    stage_specs = list(specs) or [*pipeline_stage_names(), *(SINK_NAMES if gateway else ())]
     counts = _parse_replicas(replicas)
     unknown = set(counts) - set(stage_specs)
     if unknown:
@@ -283,10 +298,20 @@ def up(replicas: tuple[str, ...], specs: tuple[str, ...], log_dir: Path,
         if config.metrics_port:
             err.print(f"metrics on ports {config.metrics_port}.."
                       f"{config.metrics_port + len(children) - 1}")
+        base = None
+        if with_gateway:
+            err.print(f"results store: {demo.migrate_store()}")
+            http = GatewaySettings.from_env(host=http_host, port=http_port)
+            base = f"http://{http.host}:{http.port}"
+            children.append(demo.gateway_child(env, http.host, http.port,
+                                               log_dir / "gateway-0.log"))
         supervisor = Supervisor(children)
         supervisor.start()
-        if submit_file is not None:
-            # In the background, so dying stages are restarted while we wait for results.
+        if base is not None:
+            # In the background, so dying processes are restarted while we wait.
+            lines = _answer_lines(submit_file.read()) if submit_file is not None else []
+            threading.Thread(target=_gateway_ready, daemon=True, args=(base, lines)).start()
+        elif submit_file is not None:
             threading.Thread(target=_submit_and_show, daemon=True,
                              args=(config, _answer_lines(submit_file.read()))).start()
         _supervise(supervisor, embedded)
@@ -298,6 +323,20 @@ def up(replicas: tuple[str, ...], specs: tuple[str, ...], log_dir: Path,
             forget_bootstrap(embedded.bootstrap)
             embedded.stop()
             err.print("broker stopped")
+
+
+def _gateway_ready(base: str, lines: list[str]) -> None:
+    """Once the gateway is ready: a demo key, the demo answers through it, the URLs."""
+    from services.cli import demo
+
+    if not demo.wait_ready(base):
+        err.print(f"[red]gateway not ready at {base}[/] (see its log)")
+        return
+    key = demo.create_demo_key()
+    if lines:
+        demo.submit_demo(base, key, lines)
+    else:
+        demo.print_access(base, key)
 
 
 def _metrics_env(config: RuntimeConfig, index: int) -> dict[str, str]:

@@ -1,0 +1,122 @@
+"""The read side under `citeflow up`: the store migrated before anything writes it, the
+gateway as a supervised process, and the demo — a key for the `demo` tenant, the demo answer
+submitted over HTTP with `?wait=`, its result and the URLs a person opens next."""
+
+from __future__ import annotations
+
+import asyncio
+import sys
+import time
+import urllib.error
+import urllib.request
+from pathlib import Path
+from typing import Any
+
+import click
+import orjson
+from rich.console import Console
+
+from services.runtime.supervisor import Child
+
+err = Console(stderr=True)
+DEMO_TENANT = "demo"
+DEMO_SCOPES = frozenset({"submit", "read", "stream"})
+READY_TIMEOUT_S = 60.0
+
+
+def migrate_store() -> str:
+    """Bring the results store (CITEFLOW_STORE_URL or the SQLite file) to the newest schema
+    once, before the sink and the gateway start; returns its URL."""
+    from services.store.engine import store_url
+    from services.store.sql import SqlStore
+
+    async def go() -> None:
+        store = SqlStore()
+        try:
+            await store.migrate()
+        finally:
+            await store.close()
+
+    asyncio.run(go())
+    return store_url()
+
+
+def gateway_child(env: dict[str, str], host: str, port: int, log_path: Path) -> Child:
+    """`citeflow serve` as a supervised child of `citeflow up`."""
+    argv = [sys.executable, "-m", "services.cli", "serve", "--host", host, "--port", str(port)]
+    return Child("gateway", 0, env, log_path, argv=argv)
+
+
+def create_demo_key() -> str:
+    """A fresh key of the demo tenant (submit, read, stream); its secret."""
+    from services.store.sql import SqlStore
+
+    async def go() -> str:
+        store = SqlStore()
+        try:
+            _key, secret = await store.create_key(DEMO_TENANT, DEMO_SCOPES, name="citeflow up")
+            return secret
+        finally:
+            await store.close()
+
+    return asyncio.run(go())
+
+
+def wait_ready(base: str, timeout: float = READY_TIMEOUT_S) -> bool:
+    """Poll `/readyz` until the gateway reaches its broker and store."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        try:
+            with urllib.request.urlopen(f"{base}/readyz", timeout=2) as response:
+                if response.status == 200:
+                    return True
+        except (urllib.error.URLError, OSError):
+            pass
+        time.sleep(0.3)
+    return False
+
+
+def _post(url: str, key: str, body: bytes, timeout: float) -> tuple[int, dict[str, Any]]:
+    request = urllib.request.Request(url, data=body, method="POST", headers={
+        "Authorization": f"Bearer {key}", "Content-Type": "application/json"})
+    try:
+        with urllib.request.urlopen(request, timeout=timeout) as response:
+            return response.status, orjson.loads(response.read() or b"{}")
+    except urllib.error.HTTPError as exc:
+        return exc.code, orjson.loads(exc.read() or b"{}")
+
+
+def _line(text: str) -> None:
+    """One unwrapped line on stderr (URLs and keys must survive copy and paste)."""
+    click.echo(text, err=True)
+
+
+def print_access(base: str, key: str, sample_id: str | None = None) -> None:
+    """The URL, a ready curl line with the key, and the pages."""
+    _line(f"gateway on {base}  (API docs: {base}/docs)")
+    _line(f"demo key (tenant {DEMO_TENANT}): {key}")
+    target = f"/v1/answers/{sample_id}" if sample_id else "/v1/answers"
+    _line(f"try:  curl -H 'Authorization: Bearer {key}' {base}{target}")
+    _line(f"dashboard:  {base}/dashboard#key={key}")
+
+
+def submit_demo(base: str, key: str, lines: list[str], wait_s: float = 60.0) -> None:
+    """POST each demo answer with `?wait=` and print its result: the formatted data as JSON on
+    stdout, a readable summary and the viewer URL on stderr."""
+    from services.cli.summary import summary
+
+    for line in lines:
+        status, body = _post(f"{base}/v1/answers?wait={int(min(wait_s, 30))}", key,
+                             line.encode(), timeout=wait_s + 10)
+        answer_id = body.get("answer_id") or orjson.loads(line).get("answer_id")
+        if status == 200:
+            sys.stdout.buffer.write(orjson.dumps(body) + b"\n")
+            sys.stdout.buffer.flush()
+            err.print(summary(body))
+        elif status == 202:
+            err.print(f"[yellow]{answer_id}: accepted, result not ready within the wait[/]")
+        else:
+            err.print(f"[red]{answer_id}: HTTP {status}[/] {orjson.dumps(body).decode()}")
+            continue
+        _line(f"viewer:  {base}/answers/{answer_id}#key={key}")
+        print_access(base, key, answer_id)
