@@ -24,6 +24,7 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 
 import structlog
+from aiokafka.errors import KafkaError
 
 from services.gateway.stream import frames, metrics
 from services.gateway.stream.feed import Feed
@@ -38,6 +39,7 @@ from services.gateway.stream.positions import (
     encode_position,
 )
 from services.gateway.stream.ring import Ring
+from services.gateway.stream.sink_progress import SinkProgress
 from services.gateway.stream.subscriber import Subscriber
 from services.runtime.config import RuntimeConfig
 from services.runtime.stage import Message, PermanentError
@@ -52,6 +54,7 @@ from services.store.decode import decode_record
 log = structlog.get_logger("citeflow.stream")
 
 Write = Callable[[bytes], Awaitable[None]]
+StoreWritten = Callable[[Vector], Awaitable[bool]]
 RETRY_MS = 2000  # the reconnection delay clients are told (SSE `retry:`)
 
 
@@ -70,16 +73,19 @@ class HubLimits:
     store_page: int = 200  # rows per `since` call during a catch-up
     recent_ids: int = 65_536  # event ids remembered to drop at-least-once duplicates
     ready_wait_s: float = 10.0  # how long a resume waits for the hub's history to load
+    sink_wait_s: float = 5.0  # how long a resume waits for the store to reach the ring
 
 
 @dataclass
 class Subscription:
     """A client as `subscribe` registered it, and what it must be sent before live frames:
-    `notice` bytes, then the store's rows after `store_from` (None: none), then `backlog`."""
+    `notice` bytes, then the store's rows after `store_from` (None: none; the store must
+    hold everything up to `store_until` first), then `backlog`."""
 
     subscriber: Subscriber
     notice: bytes
     store_from: Vector | None = None
+    store_until: Vector = field(default_factory=dict)
     backlog: list[Frame] = field(default_factory=list)
 
 
@@ -89,9 +95,14 @@ class Hub:
 
     def __init__(self, config: RuntimeConfig, store: ResultsStore,
                  limits: HubLimits | None = None,
-                 decode: Callable[[Message], object] = decode_record) -> None:
+                 decode: Callable[[Message], object] = decode_record,
+                 store_written: StoreWritten | None = None) -> None:
         self.config = config
         self.store = store
+        # Whether the store holds every record up to a vector (default: the committed
+        # offsets of the store sink's group).
+        self.store_written = store_written or SinkProgress(
+            config, config.group_for("store")).written
         self.limits = limits or HubLimits()
         self.decode = decode
         self.vector: Vector = {}
@@ -218,6 +229,7 @@ class Hub:
         sub = Subscriber(stream_filter, self.limits.client_buffer, self._overflow)
         notice = [self._status()]
         store_from: Vector | None = None
+        store_until: Vector = {}
         backlog: list[Frame] = []
         if last_event_id:
             with contextlib.suppress(TimeoutError):
@@ -245,13 +257,15 @@ class Hub:
                     sub.seen = set()
                     if not self.ring.covers(vector):
                         store_from = vector
+                        store_until = {tp: floor for tp, floor in self.ring.floor.items()
+                                       if vector.get(tp, -1) < floor}
                     metrics.RESUMES.labels("ring" if store_from is None else "store").inc()
                     backlog = self.ring.after(vector, lambda f: stream_filter.accepts(
                         f.tenant, f.status, f.model, f.summary))
         if sub.ending is None:
             self._by_tenant.setdefault(stream_filter.tenant, set()).add(sub)
             metrics.CLIENTS.inc()
-        return Subscription(sub, b"".join(notice), store_from, backlog)
+        return Subscription(sub, b"".join(notice), store_from, store_until, backlog)
 
     def unsubscribe(self, sub: Subscriber) -> None:
         """Forget a client (its connection closed); idempotent."""
@@ -273,6 +287,11 @@ class Hub:
         sub = subscription.subscriber
         await write(subscription.notice)
         if subscription.store_from is not None and sub.vector is not None:
+            if not await self._store_reached(subscription.store_until):
+                sub.end(_error("store_behind", "the results store has not yet recorded "
+                               "everything this stream must resume from; reconnect later",
+                               retry_ms=5 * RETRY_MS))
+                return
             try:
                 await self._from_store(sub, write)
             except StoreUnavailable:
@@ -282,6 +301,21 @@ class Hub:
         out = [data for f in subscription.backlog if (data := sub.render(f)) is not None]
         if out:
             await write(b"".join(out))
+
+    async def _store_reached(self, needed: Vector) -> bool:
+        """Whether the store holds every record up to `needed`, waiting a little for the
+        sink (any failure to find out counts as no: the client retries later)."""
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + self.limits.sink_wait_s
+        while True:
+            try:
+                if await asyncio.wait_for(self.store_written(needed), self.limits.sink_wait_s):
+                    return True
+            except (KafkaError, OSError, TimeoutError) as exc:
+                log.warning("store sink progress unknown", error=f"{type(exc).__name__}: {exc}")
+            if loop.time() >= deadline:
+                return False
+            await asyncio.sleep(0.2)
 
     async def _from_store(self, sub: Subscriber, write: Write) -> None:
         assert sub.vector is not None and sub.seen is not None

@@ -26,8 +26,13 @@ from tests.services.gateway.stream.helpers import (
 ACME = StreamFilter("acme")
 
 
+async def store_current(needed: object) -> bool:
+    return True  # the in-memory store is written before the hub sees a record
+
+
 def make_hub(store: SinceStore | None = None, **limits: object) -> Hub:
-    hub = Hub(RuntimeConfig(), store or SinceStore(), HubLimits(**limits))  # type: ignore[arg-type]
+    hub = Hub(RuntimeConfig(), store or SinceStore(), HubLimits(**limits),  # type: ignore[arg-type]
+              store_written=store_current)
     attach(hub)
     return hub
 
@@ -276,6 +281,27 @@ async def test_store_down_during_a_resume_ends_the_stream_without_skipping() -> 
     assert [e.event for e in events] == ["status", "error"]
     assert events[-1].json()["code"] == "store_unavailable"
     assert "retry:" in collector.data.decode()
+
+
+async def test_a_store_behind_the_ring_is_not_read_the_client_retries_later() -> None:
+    store = SinceStore()
+    needed_seen = []
+
+    async def behind(needed: object) -> bool:
+        needed_seen.append(needed)
+        return False
+
+    hub = Hub(RuntimeConfig(), store, HubLimits(ring_frames=2, sink_wait_s=0.3),  # type: ignore[arg-type]
+              store_written=behind)
+    attach(hub)
+    for i in range(6):
+        hub.publish(formatted(f"a-{i}", i))
+    _, collector, task = await connect(hub, last_event_id=encode_position({FORMATTED: 0}))
+    await asyncio.wait_for(task, 5)
+    events = parse_events(collector.data.decode())
+    assert [e.event for e in events] == ["status", "error"]
+    assert events[-1].json()["code"] == "store_behind"
+    assert needed_seen[0] == {FORMATTED: 3}  # the ring holds 4 and 5
 
 
 async def test_disconnected_client_frees_its_queue() -> None:
