@@ -90,15 +90,17 @@ def normalize(draft: Draft, response: Any, request: Any) -> None:
             offset, offsets = located
             start_cp, end_cp = offsets.code_point(first), offsets.code_point(last)
             if start_cp is None or end_cp is None or start_cp > end_cp:
-                problem = f"segment bytes [{first}, {last}) are not character boundaries of the part"
+                problem = (
+                    f"segment bytes [{first}, {last}) are not character boundaries within "
+                    f"the part ({len(offsets.encoded)} bytes)"
+                )
             else:
                 start, end, problem = place(answer, offset + start_cp, offset + end_cp, said)
         for k, chunk in enumerate(indices):
             number = integer(chunk, f"{path}.groundingChunkIndices[{k}]")
-            index = sources[number] if number < len(sources) else None
-            draft.cite(index, start, end, problem=problem or (
-                None if index is not None else f"grounding chunk {number} does not exist"
-            ))
+            # a chunk index past the list cites source number + 1, which the stage flags
+            index = sources[number] if number < len(sources) else number + 1
+            draft.cite(index, start, end, problem=problem)
 
 
 def _request_text(request: dict[str, Any]) -> str | None:

@@ -1,0 +1,29 @@
+"""`citeflow process --from PROVIDER FILE`: one provider line per line, results on stdout,
+rejections as JSON on stderr with exit code 1."""
+
+from __future__ import annotations
+
+import orjson
+from click.testing import CliRunner
+
+from services.cli import main
+from tests.services.providers import fixtures as fx
+
+
+def test_process_from_provider(tmp_path) -> None:
+    source = tmp_path / "gemini.jsonl"
+    lines = [fx.gemini(), fx.line({"candidates": "none"}, answer_id="bad-1")]
+    source.write_bytes(b"\n".join(orjson.dumps(line) for line in lines) + b"\n")
+    result = CliRunner().invoke(main, ["process", "--from", "gemini", str(source)])
+    assert result.exit_code == 1
+    [formatted] = [orjson.loads(out) for out in result.stdout.splitlines()]
+    assert formatted["answer_id"] == "gemini-1"
+    assert [c["span_start"] for c in formatted["citations"] if c["valid"]][:2] == [0, 0]
+    [error] = [orjson.loads(err) for err in result.stderr.splitlines() if err.startswith("{")]
+    assert (error["line"], error["answer_id"], error["code"], error["path"]) == (
+        2, "bad-1", "invalid_provider_response", "$.response.candidates")
+
+
+def test_unknown_provider_is_a_usage_error() -> None:
+    result = CliRunner().invoke(main, ["process", "--from", "acme", "-"], input="")
+    assert result.exit_code == 2 and "acme" in result.output
