@@ -1,5 +1,5 @@
-"""`measure_store_writes` (what `citeflow bench store` and the gateway bench call): both
-sides write every row, and the scratch table is left empty."""
+"""`measure_store_writes` (what `citeflow bench store` and the gateway bench call): figures
+for the database it ran on, distinct rows to write, and the scratch table left empty."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ from services.store.sql import SqlStore
 from services.store.tables import answers
 
 
-async def test_both_sides_write_the_same_rows(tmp_path: Path) -> None:
+async def test_figures_and_an_empty_table_afterwards(tmp_path: Path) -> None:
     url = f"sqlite+aiosqlite:///{tmp_path / 'bench.db'}"
     figures = await measure_store_writes(url, rows=30, batch=7, rounds=1)
     assert (figures.database, figures.rows, figures.batch) == ("sqlite", 30, 7)
