@@ -14,7 +14,8 @@ from collections.abc import Collection, Sequence
 from dataclasses import dataclass, field
 
 from schemas.answers import AnswerSubmitted, CitationIn, Source
-from services.citations.markdown import code_regions, fenced_blocks
+from services.citations.footnotes import check_definitions, footnote_definitions
+from services.citations.markdown import code_regions, fenced_blocks, inside
 from services.citations.markers import find_markers
 from services.citations.sentences import split_sentences
 from services.citations.supplied import add_supplied
@@ -93,7 +94,12 @@ def extract(
     """Find every citation of `text`, resolve it against `sources`, add the `supplied` span
     citations, and map each to its sentence."""
     code = code_regions(text)
-    citations, clusters, problems = find_markers(text, sources, code)
+    definitions = footnote_definitions(text)
+    # Nothing inside a footnote definition is a citation or a sentence of the answer.
+    notes = [(start, end) for start, end, _ in definitions]
+    citations, clusters, problems = find_markers(
+        text, sources, sorted(code + notes) if notes else code
+    )
     if supplied:
         add_supplied(text, sources, supplied, citations, clusters, problems)
     spans = split_sentences(
@@ -103,6 +109,9 @@ def extract(
         code,
         fenced_blocks(text) if code else [],
     )
+    if definitions:
+        spans = [span for span in spans if not inside(notes, span[0])]
+        problems += check_definitions(text, definitions, sources)
     sentences = [
         SentenceHit(i, start, end, text[start:end]) for i, (start, end) in enumerate(spans)
     ]

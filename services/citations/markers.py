@@ -51,7 +51,7 @@ _CLUSTER_GAP = re.compile(r"[ \t]*[,;]?[ \t]*")
 _GAP_CHARS = " \t,;"  # a gap can only start with one of these (a cheap test first)
 
 
-def _url_key(url: str) -> str:
+def url_key(url: str) -> str:
     """A URL reduced for comparison: lowercase host without `www.`, no fragment, no trailing `/`."""
     parts = urlsplit(url.strip().strip("<>"))
     host = parts.netloc.lower().removeprefix("www.")
@@ -159,7 +159,7 @@ class _Resolver:
     ) -> None:
         """A citation of `source` whose marker links `url`: the URL must be the source's."""
         problem = None
-        if source.url and _url_key(url) != _url_key(source.url):
+        if source.url and url_key(url) != url_key(source.url):
             problem = ("url_mismatch", f"{marker} links {url}, but {label} is {source.url}")
         self.add(source.index, marker, start, end, source, problem)
 

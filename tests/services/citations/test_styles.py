@@ -119,3 +119,19 @@ def test_renderings_leave_no_marker_residue() -> None:
     shown = re.sub(r"<[^>]*>", "", result.renderings.html)  # the HTML's text, tags left out
     for residue in ("citation:", "¹", "【", "†", "［", "[Source"):
         assert residue not in shown, residue
+
+
+def test_footnote_definitions_are_references_not_sentences() -> None:
+    text = (
+        "Paris is the capital[^1]. Lyon is large[^2].\n\n"
+        "[^1]: Atlas of France. https://example.org/1\n"
+        "[^2]: City guide [3], https://elsewhere.org/x\n"
+        "    continued on an indented line.\n"
+    )
+    extraction = extract(text, _sources())
+    assert [s.text for s in extraction.sentences] == [
+        "Paris is the capital[^1].", "Lyon is large[^2]."]
+    assert [c.marker for c in extraction.citations] == ["[^1]", "[^2]"]
+    assert [(p.code, p.message) for p in extraction.problems] == [
+        ("url_mismatch",
+         "footnote [^2] links https://elsewhere.org/x, but source 2 is https://example.org/2")]
