@@ -214,6 +214,10 @@ class DocumentRecord:
     detail: Mapping[str, Any] | None = None
 
 
+# What the store sink decodes from one record (services.store.decode).
+StoreItem = Submission | ResultUpdate | DocumentRecord
+
+
 class ResultsStore(Protocol):
     """The store the sink writes and the gateway reads."""
 

@@ -38,11 +38,16 @@ from schemas.formatted import AnswerFormatted
 from schemas.registry import parse_type
 from services.runtime.dead_letters import read_dead_letter
 from services.runtime.stage import Message, PermanentError
-from services.store.api import DocumentRecord, Position, ResultUpdate, Submission
+from services.store.api import (
+    DocumentRecord,
+    Position,
+    ResultUpdate,
+    StoreItem,
+    Submission,
+)
 from services.store.summary import summarize
 
 DEFAULT_TENANT = "default"
-StoreItem = Submission | ResultUpdate | DocumentRecord
 
 _ANSWER_DLQ_PREFIX = "answers."
 _DLQ_SUFFIX = ".dlq"

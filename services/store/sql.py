@@ -41,6 +41,7 @@ from services.store.api import (
     StatsQuery,
     Status,
     StoredResponse,
+    StoreItem,
     Submission,
     SubmitOutcome,
     Summary,
@@ -55,7 +56,7 @@ from services.store.tables import (
     idempotency_keys,
 )
 
-StoreItem = Submission | ResultUpdate | DocumentRecord
+AnswerEvent = Submission | ResultUpdate
 # An Idempotency-Key is remembered this long (the draft leaves expiry to the server).
 IDEMPOTENCY_TTL_MS = 24 * 3600 * 1000
 _ANSWER_COLUMNS = [c.name for c in answers.columns]
@@ -125,10 +126,12 @@ class SqlStore:
             return 0
         async with transaction(self.engine) as conn:
             changed = 0
-            docs = [i for i in items if isinstance(i, DocumentRecord)]
-            for doc in docs:
-                changed += await _upsert_document(conn, doc)
-            events = [i for i in items if not isinstance(i, DocumentRecord)]
+            events: list[AnswerEvent] = []
+            for item in items:
+                if isinstance(item, DocumentRecord):
+                    changed += await _upsert_document(conn, item)
+                else:
+                    events.append(item)
             if events:
                 changed += await _apply_answer_events(conn, events)
             return changed
@@ -289,12 +292,12 @@ class SqlStore:
 # -- helpers: answers ------------------------------------------------------------------------
 
 
-async def _apply_answer_events(conn: AsyncConnection, events: Sequence[StoreItem]) -> int:
+async def _apply_answer_events(conn: AsyncConnection, events: Sequence[AnswerEvent]) -> int:
     """New answers inserted in one statement; the rest locked, folded and updated."""
     now = _now_ms()
-    by_answer: dict[str, list[StoreItem]] = {}
+    by_answer: dict[str, list[AnswerEvent]] = {}
     for item in events:
-        by_answer.setdefault(item.answer_id, []).append(item)  # type: ignore[union-attr]
+        by_answer.setdefault(item.answer_id, []).append(item)
     fresh = {answer_id: _fold(None, items, now) for answer_id, items in by_answer.items()}
     inserted = await _insert_new(conn, answers, "answer_id",
                                  [row for row in fresh.values() if row is not None])
@@ -311,19 +314,19 @@ async def _apply_answer_events(conn: AsyncConnection, events: Sequence[StoreItem
     return len(inserted) + len(updated)
 
 
-def _fold(row: Row | None, items: Sequence[StoreItem], now: int) -> Row | None:
+def _fold(row: Row | None, items: Sequence[AnswerEvent], now: int) -> Row | None:
     """The row after `items` in order (None when nothing changed it)."""
     changed = False
     for item in items:
         if row is None:
             row = (submission_row(item, now) if isinstance(item, Submission)
-                   else update_row(item, now))  # type: ignore[arg-type]
+                   else update_row(item, now))
             changed = True
             continue
         if isinstance(item, Submission):
             after = apply_submission(row, item, now)
         else:
-            after = apply_update(row, item, now)  # type: ignore[arg-type]
+            after = apply_update(row, item, now)
         if after is not None:
             row, changed = after, True
     return row if changed else None
