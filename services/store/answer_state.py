@@ -72,7 +72,7 @@ def update_row(update: ResultUpdate, now_ms: int) -> Row:
     return row
 
 
-def apply_submission(row: Row, submission: Submission, now_ms: int) -> Row | None:
+def apply_submission(row: Row, submission: Submission) -> Row | None:
     """`row` with what the submission adds, or None when it adds nothing."""
     changes: Row = {}
     if row["submitted_at_ms"] is None:
@@ -86,7 +86,8 @@ def apply_submission(row: Row, submission: Submission, now_ms: int) -> Row | Non
             changes[column] = value
     if not changes:
         return None
-    return {**row, **changes, "updated_at_ms": now_ms}
+    # `updated_at_ms` stays: it marks changes of status or result (the order of `since`).
+    return {**row, **changes}
 
 
 def apply_update(row: Row, update: ResultUpdate, now_ms: int) -> Row | None:

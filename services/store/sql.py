@@ -59,6 +59,8 @@ from services.store.tables import (
 AnswerEvent = Submission | ResultUpdate
 # An Idempotency-Key is remembered this long (the draft leaves expiry to the server).
 IDEMPOTENCY_TTL_MS = 24 * 3600 * 1000
+# A claim still in flight after this long belongs to a request that died with its process.
+IN_FLIGHT_TTL_MS = 5 * 60 * 1000
 _ANSWER_COLUMNS = [c.name for c in answers.columns]
 
 
@@ -109,7 +111,7 @@ class SqlStore:
                           and existing["body_sha256"] != submission.body_sha256)
             if other_body or existing["tenant"] != submission.tenant:
                 return SubmitOutcome("conflict", _record(existing))
-            changed = apply_submission(existing, submission, now)
+            changed = apply_submission(existing, submission)
             if changed is not None:
                 await _update_rows(conn, [changed])
             return SubmitOutcome("same", _record(changed or existing))
@@ -199,7 +201,10 @@ class SqlStore:
                 return None
             where = (t.c.tenant == tenant, t.c.key == key)
             row = (await conn.execute(sa.select(t).where(*where).with_for_update())).one()
-            if now - row.created_at_ms > IDEMPOTENCY_TTL_MS:  # expired: a new claim
+            age = now - row.created_at_ms
+            if age > IDEMPOTENCY_TTL_MS or (row.status == 0 and age > IN_FLIGHT_TTL_MS):
+                # Expired, or claimed by a request that never finished (its gateway died):
+                # this request claims it anew.
                 await conn.execute(sa.update(t).where(*where).values(claim))
                 return None
             return StoredResponse(row.fingerprint, row.status, dict(row.headers), row.body,
@@ -324,7 +329,7 @@ def _fold(row: Row | None, items: Sequence[AnswerEvent], now: int) -> Row | None
             changed = True
             continue
         if isinstance(item, Submission):
-            after = apply_submission(row, item, now)
+            after = apply_submission(row, item)
         else:
             after = apply_update(row, item, now)
         if after is not None:

@@ -28,7 +28,8 @@ answers = sa.Table(
     # The event that set the current status, and its own time.
     sa.Column("event_id", ID),
     sa.Column("event_time_ms", sa.BigInteger),
-    # When the store last changed the row (orders `since`).
+    # When the store last changed the row's status or result (orders `since`: a submission
+    # that only fills in the submit time later does not move an answer in that order).
     sa.Column("updated_at_ms", sa.BigInteger, nullable=False),
     sa.Column("result", sa.LargeBinary),
     sa.Column("reason", ID),

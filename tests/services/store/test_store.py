@@ -321,3 +321,24 @@ async def test_ping_and_store_down(tmp_path) -> None:
     with pytest.raises(StoreUnavailable):
         await down.get("x", None)
     await down.close()
+
+
+async def test_stale_claims_are_claimed_anew(store: SqlStore) -> None:
+    from services.store.sql import IN_FLIGHT_TTL_MS
+    from services.store.tables import idempotency_keys
+
+    assert await store.claim_idempotency_key("t", "k", "fp") is None
+    async with store.engine.begin() as conn:  # the claiming request died long ago
+        await conn.execute(sa.update(idempotency_keys).values(
+            created_at_ms=idempotency_keys.c.created_at_ms - IN_FLIGHT_TTL_MS - 1))
+    assert await store.claim_idempotency_key("t", "k", "fp") is None
+
+
+async def test_a_late_submission_does_not_reorder_since(store: SqlStore) -> None:
+    data = [r.answer(f"o-{i}") for i in range(2)]
+    for i, d in enumerate(data):
+        await store.apply_batch([decode_record(r.formatted(d, iso(T0), offset=i))])
+    await store.apply_batch([decode_record(r.submitted(data[0], iso(T0)))])
+    rows = await store.since({}, None, frozenset({"formatted"}), 10)
+    assert [row.answer_id for row in rows] == ["o-0", "o-1"]
+    assert rows[0].latency_ms is not None
