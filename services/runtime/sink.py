@@ -80,11 +80,14 @@ class SinkRunner(StageRunner):
         pending: list[_Pending] = []
         topic = self.config.logical(tp.topic)
         decode = self.sink.decode
+        perf = time.perf_counter
+        times: list[float] = []
         for record in records:
             message = Message(topic, record.value or b"", record.key, record.partition,
                               record.offset, tuple(record.headers or ()), record.timestamp)
             self.tracker.start(tp, record.offset)
             item = _SinkPending(tp, message, [])
+            began = perf()
             try:
                 value = decode(message)
             except Exception as exc:  # noqa: BLE001 - a record we cannot read: dead letter
@@ -93,9 +96,11 @@ class SinkRunner(StageRunner):
                 item.records = [self._dead_letter(message, exc, 1)]
                 await self._send(item)
             else:
+                times.append(perf() - began)
                 if value is not None:
                     item.values.append(value)
             pending.append(item)
+        self.metrics.processing_times(times)
         return pending
 
     async def _deliver(self, pending: list[_Pending]) -> None:
@@ -120,8 +125,6 @@ class SinkRunner(StageRunner):
         values = [v for item in items for v in item.values]
         if not values:
             return
-        assert self._writer is not None
-        started = time.perf_counter()
         try:
             await self._retrying(values)
         except Abandoned:
@@ -139,7 +142,6 @@ class SinkRunner(StageRunner):
                     self.metrics.failed(type(record_error).__name__)
                     item.records = [self._dead_letter(item.message, record_error, 1)]
                     await self._send(item)
-        self.metrics.processing_time(time.perf_counter() - started)
 
     async def _retrying(self, values: list[Any]) -> None:
         """One transaction, retried while the database is unreachable; Abandoned when the
