@@ -7,12 +7,12 @@ from dataclasses import dataclass
 
 from schemas.answers import AnswerRejected
 from schemas.formatted import AnswerFormatted
-from services.citations.extract import extract_answer
 from services.citations.logic import cite_answer
 from services.formatting.logic import format_answer
 from services.ingest.answers import admit_data, admit_provider
 from services.scoring.logic import score_answer
 from services.spans.logic import resolve_answer
+from services.text.extraction import extract_answer
 
 
 @dataclass(frozen=True)

@@ -10,9 +10,9 @@ from typing import Any
 from schemas.answers import AnswerAccepted, AnswerSubmitted
 from services.bench.timing import samples_ms
 from services.bench.workload import bench_answer
-from services.citations.extract import extract
 from services.citations.logic import cite_answer
 from services.citations.maps import citation_map, sentence_map
+from services.text.extraction import extract
 
 BUDGET_MS = 0.5
 

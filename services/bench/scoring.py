@@ -9,9 +9,9 @@ from typing import Any
 from schemas.answers import AnswerAccepted, AnswerSubmitted
 from services.bench.timing import median_ms
 from services.bench.workload import bench_answer
-from services.citations.extract import extract
 from services.scoring.logic import citing_from, score_answer, score_sources
 from services.text import lexical
+from services.text.extraction import extract
 
 
 def bench_scoring(runs: int) -> dict[str, Any]:

@@ -53,12 +53,12 @@ def real_events() -> tuple[BaseModel, ...]:
     """The events after each of the five hops for one e2e-shaped answer."""
     from services.bench.e2e import ANSWER_SHAPE
     from services.bench.workload import bench_answer
-    from services.citations.extract import extract
     from services.citations.logic import cite_answer
     from services.formatting.logic import format_answer
     from services.ingest.answers import admit_data
     from services.scoring.logic import score_answer
     from services.spans.logic import resolve_answer
+    from services.text.extraction import extract
 
     admitted = admit_data(orjson.dumps(bench_answer(**ANSWER_SHAPE)), event_id="codec")
     assert isinstance(admitted, AnswerAccepted)

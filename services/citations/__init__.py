@@ -1,8 +1,8 @@
-"""The citations stage (SPEC §4.3): citation markers, sentences, maps, inline segments,
-coverage, AMA references and supporting passages.
+"""The citations stage (SPEC §4.3): maps, inline segments, coverage, AMA references and
+supporting passages, built on the recognition of `services.text.extraction` (markers of every
+style, span citations, sentences), which the scoring stage uses too.
 
-Public entry points: `services.citations.extract.extract` (shared with the scoring stage),
-`services.citations.logic.cite_answer` (the stage logic), `services.citations.stage.STAGE`,
-and `services.citations.sentences.split_sentences`. Its benchmark is
-`services.bench.extraction` (benchmarks live in services/bench, which no stage imports).
+Public entry points: `services.citations.logic.cite_answer` (the stage logic) and
+`services.citations.stage.STAGE`. Its benchmark is `services.bench.extraction` (benchmarks
+live in services/bench, which no stage imports).
 """

@@ -7,7 +7,7 @@ from collections.abc import Collection, Sequence
 from dataclasses import dataclass, field
 
 from schemas.answers import Source
-from services.citations.extract import Extracted
+from services.text.extraction import Extracted
 
 _WORDISH = re.compile(r"[^\W_]")
 

@@ -31,10 +31,10 @@ from schemas.citations import (
 from schemas.construct import maker
 from schemas.scoring import AnswerScored
 from services.citations.coverage import coverage
-from services.citations.extract import Extracted, extract_answer
 from services.citations.passages import passage_values
 from services.citations.references import references
 from services.citations.segments import TRAILING, source_ref_id
+from services.text.extraction import Extracted, extract_answer
 from services.text.offsets import Utf16Index
 
 _answer_cited = maker(AnswerCited)

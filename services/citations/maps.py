@@ -3,7 +3,7 @@ sentence -> citations, keyed by strings as JSON needs."""
 
 from __future__ import annotations
 
-from services.citations.extract import Extracted
+from services.text.extraction import Extracted
 
 
 def citation_map(extracted: Extracted) -> dict[str, list[tuple[int, str]]]:

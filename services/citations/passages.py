@@ -18,9 +18,9 @@ from operator import lshift
 from typing import Any
 
 from schemas.answers import Chunk, Source
-from services.citations.extract import Extracted
-from services.citations.protected import positions
+from services.text.extraction import Extracted
 from services.text.lexical import span_terms
+from services.text.protected import positions
 
 MAX_PASSAGE_CHARS = 600
 # A chunk sentence ends after a run of terminal punctuation (then closing quotes and brackets)

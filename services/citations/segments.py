@@ -7,8 +7,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 from schemas.answers import Source
-from services.citations.extract import Extracted
-from services.citations.types import CitationHit
+from services.text.extraction import Extracted
+from services.text.hits import CitationHit
 
 TRAILING = ".,;:!?)]\"'”’»"
 

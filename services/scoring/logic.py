@@ -12,9 +12,9 @@ from dataclasses import dataclass, field
 from schemas.answers import AnswerAccepted, AnswerSubmitted
 from schemas.construct import maker
 from schemas.scoring import AnswerScored, ScoreExplanation, SourceScore
-from services.citations.extract import Extracted, extract_answer
 from services.scoring.combine import Plan, cited_phrase, plan
 from services.scoring.parts import lexical_relevance, retriever_norms, support
+from services.text.extraction import Extracted, extract_answer
 from services.text.lexical import analyse
 
 

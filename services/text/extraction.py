@@ -14,13 +14,13 @@ from collections.abc import Collection, Sequence
 from dataclasses import dataclass, field
 
 from schemas.answers import AnswerSubmitted, CitationIn, Source
-from services.citations.footnotes import check_definitions, footnote_definitions
-from services.citations.markdown import code_regions, fenced_blocks, inside
-from services.citations.markers import find_markers
-from services.citations.sentences import split_sentences
-from services.citations.supplied import add_supplied
-from services.citations.types import CitationHit, ClusterHit, ProblemHit, SentenceHit
+from services.text.footnotes import check_definitions, footnote_definitions
+from services.text.hits import CitationHit, ClusterHit, ProblemHit, SentenceHit
 from services.text.lexical import span_terms
+from services.text.markdown import code_regions, fenced_blocks, inside
+from services.text.markers import find_markers
+from services.text.sentences import split_sentences
+from services.text.supplied import add_supplied
 
 
 @dataclass(slots=True)

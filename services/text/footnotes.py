@@ -10,8 +10,8 @@ import re
 from collections.abc import Sequence
 
 from schemas.answers import Source
-from services.citations.markers import url_key
-from services.citations.types import ProblemHit
+from services.text.hits import ProblemHit
+from services.text.markers import url_key
 
 _DEFINITION = re.compile(
     r"^[ \t]{0,3}\[\^(?P<label>[^\]\s]+)\]:[^\n]*(?:\n(?:[ ]{2,}|\t)[^\n]*)*", re.MULTILINE

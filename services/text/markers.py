@@ -4,7 +4,7 @@ Syntaxes: `[1]`, `[1][2]`, `[1] [2]`, `[1], [2]`, `[1, 2]`, `[1,2,3]`, `[1; 2]`,
 `[1-3]` / `[1–3]`, `[Document N]` (the Nth document source), `[Web Source N](url)` (the Nth web
 source, URL cross-checked), footnotes `[^1]` and `[^1^]`, `[citation:1]`, `[Source 1]` /
 `[Sources 2, 3]`, `[[1]](url)` (source 1, URL cross-checked), pinpoints `[1, p. 12]` (the page
-kept as a hint), and the rarer styles of `services.citations.styles` (full-width `［1］`,
+kept as a hint), and the rarer styles of `services.text.marker_styles` (full-width `［1］`,
 `<sup>1</sup>`, superscript digits, OpenAI file-search markers `【4:0†source】`). Code spans,
 fenced code, markdown links to text, reference-style links, escaped brackets (`\\[1]`),
 footnote and link-reference definitions, `[abc]` and `[]` are not citations.
@@ -18,13 +18,13 @@ from heapq import merge
 from urllib.parse import urlsplit
 
 from schemas.answers import Source
-from services.citations.styles import (
+from services.text.hits import CitationHit, ClusterHit, ProblemHit
+from services.text.marker_styles import (
     RARE_MARKER,
     RARE_START,
     SUPERSCRIPT_TABLE,
     is_exponent,
 )
-from services.citations.types import CitationHit, ClusterHit, ProblemHit
 
 MAX_RANGE = 50  # a range citing more sources than this is flagged, not expanded
 
@@ -164,7 +164,7 @@ class _Resolver:
         self.add(source.index, marker, start, end, source, problem)
 
     def rare(self, match: re.Match[str], text: str) -> bool:
-        """A marker of `services.citations.styles`; False when it is not a citation (an
+        """A marker of `services.text.marker_styles`; False when it is not a citation (an
         exponent)."""
         oai, wide, sup, superscript = match.groups()
         marker, (start, end) = match.group(), match.span()

@@ -16,10 +16,10 @@ from __future__ import annotations
 
 import re
 
-from services.citations import lexicon
-from services.citations.lists import list_breaks
-from services.citations.markdown import inside
-from services.citations.protected import positions, protected_intervals
+from services.text import lexicon
+from services.text.lists import list_breaks
+from services.text.markdown import inside
+from services.text.protected import positions, protected_intervals
 
 # A run of terminal punctuation with closing quotes/brackets after it
 # (`.`, `?!`, `...`, `. . .`, `."`, `.)`, `.).`).

@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from schemas.answers import CitationIn, Source
-from services.citations.types import CitationHit, ClusterHit, ProblemHit
+from services.text.hits import CitationHit, ClusterHit, ProblemHit
 
 
 def _problem_of(cited: CitationIn, size: int, known: set[int]) -> tuple[str, str] | None:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from services.citations.extract import extract
+from services.text.extraction import extract
 from tests.services.citations.helpers import sources
 
 

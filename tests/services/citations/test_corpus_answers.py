@@ -95,7 +95,7 @@ def test_sentences_agree_with_pysbd_on_real_and_benchmark_answers() -> None:
     sentences are exactly pySBD's (markers stay where pySBD leaves them)."""
     pysbd = pytest.importorskip("pysbd")
     from services.bench.workload import bench_answer
-    from services.citations.extract import extract
+    from services.text.extraction import extract
 
     segmenter = pysbd.Segmenter(language="en", clean=False)
     answers = [bench_answer()["text"]]

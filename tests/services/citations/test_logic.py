@@ -9,13 +9,13 @@ from schemas import topics
 from schemas.citations import AnswerCited, Citation, Sentence
 from schemas.construct import construct
 from schemas.envelope import encode, make_event
-from services.citations.extract import extract
 from services.citations.logic import cite_answer
 from services.citations.maps import citation_map, sentence_map
 from services.citations.references import ama_reference, references
 from services.citations.segments import piece_source_ids, segment_pieces, source_ref_id
 from services.citations.stage import STAGE
 from services.runtime.stage import Message
+from services.text.extraction import extract
 from tests.services.citations.helpers import (
     chunk,
     scored,

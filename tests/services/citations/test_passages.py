@@ -12,12 +12,12 @@ import pytest
 
 from schemas.answers import Chunk, Source
 from services.citations import passages
-from services.citations.extract import extract
 from services.citations.passages import (
     chunk_sentences,
     passage_values,
     source_index,
 )
+from services.text.extraction import extract
 from services.text.lexical import text_terms
 
 

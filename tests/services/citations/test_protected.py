@@ -6,7 +6,7 @@ import random
 
 import pytest
 
-from services.citations.protected import (
+from services.text.protected import (
     QUOTE_REACH,
     TERMINAL,
     positions,

@@ -9,8 +9,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from services.citations.extract import extract
-from services.citations.sentences import split_sentences
+from services.text.extraction import extract
+from services.text.sentences import split_sentences
 from tests.conftest import corpus_path
 from tests.services.citations.helpers import sources
 
@@ -223,7 +223,7 @@ def test_segmentation_invariants(text: str) -> None:
 def test_fast_path_agrees_with_the_general_rules(monkeypatch: pytest.MonkeyPatch) -> None:
     """The `word. Next` fast path decides exactly as the general rules do."""
     from services.bench.workload import bench_answer
-    from services.citations import sentences
+    from services.text import sentences
 
     data = json.loads(corpus_path("answers", "expertqa_cited_answers.json").read_text("utf-8"))
     samples = [bench_answer()["text"], *(r["answer"] for r in data["records"])]

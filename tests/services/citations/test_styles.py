@@ -9,8 +9,8 @@ import orjson
 import pytest
 
 from schemas.formatted import AnswerFormatted
-from services.citations.extract import extract
 from services.pipeline import process_answer
+from services.text.extraction import extract
 from tests.services.citations.helpers import source
 
 

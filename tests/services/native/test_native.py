@@ -29,7 +29,7 @@ def _write(path: Path, text: str) -> str:
 
 def test_compiled_sources_are_the_pure_logic_modules() -> None:
     names = {native.module_name(p) for p in native.compiled_sources()}
-    assert {"services.spans.logic", "services.text.lexical", "services.citations.sentences",
+    assert {"services.spans.logic", "services.text.lexical", "services.text.sentences",
             "services.formatting.render_html", "services.scoring.logic"} <= names
     assert not {n for n in names if n.rsplit(".", 1)[1] in {"__init__", "stage", "bench"}}
     assert not {n for n in names if n.split(".")[1] in {"runtime", "cli", "ingest", "native"}}
