@@ -28,6 +28,7 @@ from services.spans.logic import resolve_answer
 from tests.conftest import corpus_path
 
 _JSON_LEAVES = (str, int, float, bool, type(None))
+_FREE_FORM = (".metadata", "ProviderAnswer.response", "ProviderAnswer.request")
 
 
 def _models(model: type[BaseModel], seen: set[type[BaseModel]]) -> Iterator[type[BaseModel]]:
@@ -56,9 +57,10 @@ def _leaves(annotation: object, where: str) -> Iterator[type[BaseModel]]:
     elif isinstance(annotation, type) and issubclass(annotation, BaseModel):
         yield annotation
     elif annotation is typing.Any:
-        # Free-form metadata: values parsed from JSON, which orjson writes as pydantic does
-        # (see the big-integer test for the one it cannot).
-        assert where.endswith(".metadata"), f"{where}: Any outside metadata"
+        # Free-form metadata and a provider's own response and request: values parsed from
+        # JSON, which orjson writes as pydantic does (see the big-integer test for the one it
+        # cannot).
+        assert where.endswith(_FREE_FORM), f"{where}: Any outside metadata"
     else:
         assert annotation in _JSON_LEAVES, f"{where}: {annotation!r} is not a JSON-native type"
 
