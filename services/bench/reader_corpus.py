@@ -103,7 +103,7 @@ def corpus_answers(documents: list[CorpusDocument]) -> list[dict[str, Any]]:
     epub_text = " ".join(
         f'Melville writes "{quote}" [1].' for quote in epub_quotes
     ) + " The narrator treats the sea as a cure for melancholy [1]."
-    trace = _chunks(by_id["tracemonkey"], list(range(0, 14)))
+    trace = _chunks(by_id["tracemonkey"], list(range(14)))
     pdf_quotes = _quotes(trace, 8)
     ligatures = _chunks(by_id["ligatures"], [0])
     scan = [{"chunk_id": "huck-scan:ocr", "section_id": "huck-scan:0", "page": 1,
@@ -141,6 +141,6 @@ def corpus_answers(documents: list[CorpusDocument]) -> list[dict[str, Any]]:
 def formatted(answer: dict[str, Any]) -> bytes:
     """The `answer.formatted` data of one answer, through the five stages in-process."""
     result = process_answer(orjson.dumps(answer), event_id=f"bench-{answer['answer_id']}")
-    if not isinstance(result, AnswerFormatted):
-        raise RuntimeError(f"answer {answer['answer_id']} did not format: {result}")
-    return result.model_dump_json().encode()
+    if isinstance(result, AnswerFormatted):
+        return result.model_dump_json().encode()
+    raise RuntimeError(f"answer {answer['answer_id']} did not format: {result}")

@@ -44,7 +44,8 @@ class _Lru:
         with self._lock:
             if key in self._items:
                 self._items.move_to_end(key)
-                return self._items[key]  # type: ignore[no-any-return]
+                found: T = self._items[key]
+                return found
         value = make()
         with self._lock:
             self._items[key] = value

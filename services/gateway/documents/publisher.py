@@ -8,6 +8,7 @@ from __future__ import annotations
 import asyncio
 from typing import Protocol
 
+from aiokafka import AIOKafkaProducer
 from aiokafka.errors import KafkaError
 
 from schemas.documents import DocumentSubmitted
@@ -35,10 +36,10 @@ class KafkaDocumentPublisher:
         self._config = config
         self._timeout_s = timeout_s
         self._retry_after_s = retry_after_s
-        self._producer = None
+        self._producer: AIOKafkaProducer | None = None
         self._lock = asyncio.Lock()
 
-    async def _started(self):  # type: ignore[no-untyped-def]
+    async def _started(self) -> AIOKafkaProducer:
         async with self._lock:
             if self._producer is None:
                 producer = make_producer(self._config,

@@ -11,7 +11,10 @@ from typing import Any
 from starlette.requests import Request
 
 from services.gateway.documents.library import DocumentLibrary
-from services.gateway.documents.publisher import DocumentPublisher, KafkaDocumentPublisher
+from services.gateway.documents.publisher import (
+    DocumentPublisher,
+    KafkaDocumentPublisher,
+)
 from services.ingest.documents.limits import DEFAULT_LIMITS
 from services.ingest.documents.store import LocalDocumentStore, WritableDocumentStore
 from services.runtime.config import RuntimeConfig

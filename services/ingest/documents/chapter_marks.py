@@ -120,12 +120,12 @@ def prepare_chapter(
         text, slots = _layout(root)
         found = find_quote(text, exact, prefix, suffix)
         marks = _mark(slots, found) if found is not None else 0
-        outcome = {
-            "found": marks > 0, "match": found.match if marks else None,
-            "confidence": found.confidence if marks else 0.0, "marks": marks,
-            "occurrences": found.occurrences if found else 0,
-            "note": None if marks else "passage not located in this chapter",
-        }
+        outcome = {"found": False, "match": None, "confidence": 0.0, "marks": 0,
+                   "occurrences": found.occurrences if found else 0,
+                   "note": "passage not located in this chapter"}
+        if found is not None and marks:
+            outcome.update(found=True, match=found.match, confidence=found.confidence,
+                           marks=marks, note=None)
     inner = (root.text or "") + "".join(
         etree.tostring(child, method="html", encoding="unicode") for child in root
     )

@@ -20,12 +20,13 @@ import pymupdf
 
 from services.ingest.documents.pdf import PDF_FAILURES
 from services.ingest.documents.pdf_text import TEXT_FLAGS
-from services.ingest.documents.quote_match import Found, find_quote
+from services.ingest.documents.quote_match import Found, SearchText, find_quote
 from services.ingest.documents.rejection import DocumentRejection
 
 Box = tuple[float, float, float, float]
 NOT_ON_PAGE = "passage not located on this page"
 NO_TEXT_LAYER = "page only, no text layer"
+RUNS_KEPT = 8
 
 
 @dataclass
@@ -54,7 +55,7 @@ def page_text(page: pymupdf.Page, number: int) -> PageText:
             for span in line.get("spans", []):
                 for char in span.get("chars", []):
                     chars.append(char["c"])
-                    boxes.append(tuple(char["bbox"]))  # type: ignore[arg-type]
+                    boxes.append(tuple(char["bbox"]))
                     lines.append(line_number)
             chars.append("\n")
             boxes.append(None)
@@ -66,10 +67,13 @@ def page_text(page: pymupdf.Page, number: int) -> PageText:
 
 @dataclass
 class PdfIndex:
-    """The laid-out text of a document's pages, extracted on first use of each page."""
+    """The laid-out text of a document's pages, extracted on first use of each page, and the
+    searchable text of the page runs searched so far (a few kept)."""
 
     document: pymupdf.Document
     _pages: dict[int, PageText] = field(default_factory=dict)
+    _runs: dict[tuple[int, ...], tuple[SearchText, list[tuple[int, PageText]]]] = field(
+        default_factory=dict)
 
     @property
     def page_count(self) -> int:
@@ -129,11 +133,18 @@ def _rects(found: Found, starts: list[tuple[int, PageText]]) -> dict[int, list[l
 
 
 def _search(index: PdfIndex, numbers: list[int], exact: str, prefix: str, suffix: str,
-            hint: int | None) -> tuple[Found, list[tuple[int, PageText]]] | None:
-    pages = [index.page(number) for number in numbers]
-    text, starts = _joined(pages)
+            hint: int, approximate: bool) -> tuple[Found, list[tuple[int, PageText]]] | None:
+    key = tuple(numbers)
+    run = index._runs.get(key)
+    if run is None:
+        text, starts = _joined([index.page(number) for number in numbers])
+        run = (SearchText(text), starts)
+        if len(index._runs) >= RUNS_KEPT:
+            index._runs.pop(next(iter(index._runs)))
+        index._runs[key] = run
+    searched, starts = run
     anchor = next((offset for offset, page in starts if page.number == hint), None)
-    found = find_quote(text, exact, prefix, suffix, anchor)
+    found = find_quote(searched, exact, prefix, suffix, anchor, approximate=approximate)
     return None if found is None else (found, starts)
 
 
@@ -146,10 +157,13 @@ def locate(
     hinted = index.page(page)
     has_text = bool(hinted.text.strip())
     near = [n for n in (page - 1, page, page + 1) if 1 <= n <= index.page_count]
-    result = _search(index, near, exact, prefix, suffix, page) if exact.strip() else None
+    result = (_search(index, near, exact, prefix, suffix, page, approximate=True)
+              if exact.strip() else None)
     if result is None and exact.strip() and index.page_count > len(near):
+        # The hint was wrong: the whole document, exact matches only (an approximate match
+        # far from the hint is not confident enough to highlight).
         everything = list(range(1, index.page_count + 1))
-        result = _search(index, everything, exact, prefix, suffix, page)
+        result = _search(index, everything, exact, prefix, suffix, page, approximate=False)
     placed = _rects(*result) if result else {}
     view: dict[str, Any] = {
         "page": page, "found": bool(placed), "match": None, "confidence": 0.0,

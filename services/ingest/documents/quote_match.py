@@ -15,7 +15,12 @@ from dataclasses import dataclass
 from typing import Literal
 
 from services.text.approx import match_quote
-from services.text.normalize import Normalized, has_break_hyphen, normalize, normalize_quote
+from services.text.normalize import (
+    Normalized,
+    has_break_hyphen,
+    normalize,
+    normalize_quote,
+)
 
 # An approximate match must be at most this share of edits away from the quote...
 MAX_ERROR_RATE = 0.05
@@ -23,8 +28,9 @@ MAX_ERROR_RATE = 0.05
 MIN_APPROX_SCORE = 0.9
 # ...and the quote must be long enough for edits to mean little.
 MIN_APPROX_CHARS = 20
-# Approximate search runs once per text character in Python: only over texts this long.
-MAX_APPROX_TEXT = 200_000
+# Approximate search runs once per text character in Python (about 15 ms per 1,000): only
+# over texts this long (a chapter, three PDF pages).
+MAX_APPROX_TEXT = 40_000
 
 
 @dataclass(frozen=True)
@@ -38,12 +44,21 @@ class Found:
     occurrences: int
 
 
-def _views(text: str) -> list[Normalized]:
-    """The canonical readings of `text`: hyphenation joined, then (if it matters) kept."""
-    views = [normalize(text)]
-    if has_break_hyphen(text):
-        views.append(normalize(text, keep_break_hyphens=True))
-    return views
+class SearchText:
+    """A text and its canonical readings (hyphenation joined, then, if it matters, kept),
+    built on first use: keep one to search the same text again cheaply."""
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self._views: list[Normalized] | None = None
+
+    @property
+    def views(self) -> list[Normalized]:
+        if self._views is None:
+            self._views = [normalize(self.text)]
+            if has_break_hyphen(self.text):
+                self._views.append(normalize(self.text, keep_break_hyphens=True))
+        return self._views
 
 
 def _common_suffix(a: str, b: str) -> int:
@@ -84,13 +99,18 @@ def _context(text: str, span: tuple[int, int], prefix: str, suffix: str) -> int:
 
 
 def find_quote(
-    text: str, exact: str, prefix: str = "", suffix: str = "", hint: int | None = None
+    searched: str | SearchText, exact: str, prefix: str = "", suffix: str = "",
+    hint: int | None = None, *, approximate: bool = True,
 ) -> Found | None:
-    """The best place of the quote in `text` (original offsets), or None: abstain."""
+    """The best place of the quote in the text (original offsets), or None: abstain.
+    `approximate=False` accepts exact (normalised) matches only."""
+    if isinstance(searched, str):
+        searched = SearchText(searched)
+    text = searched.text
     needle = normalize_quote(exact)
     if not needle or not text:
         return None
-    views = _views(text)
+    views = searched.views
     for view in views:
         spans = _occurrences(view, needle)
         if spans:
@@ -104,7 +124,7 @@ def find_quote(
 
         best = min(spans, key=rank) if len(spans) > 1 else spans[0]
         return Found(best[0], best[1], "exact", 1.0, len(spans))
-    return _approximate(views[0], needle, prefix, suffix, hint)
+    return _approximate(views[0], needle, prefix, suffix, hint) if approximate else None
 
 
 def _approximate(
