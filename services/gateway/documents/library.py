@@ -19,6 +19,8 @@ from typing import Any, TypeVar
 
 from services.ingest.documents.archive import open_zip
 from services.ingest.documents.chapter import chapter_view
+from services.ingest.documents.ingest import epub_sections
+from services.ingest.documents.quote_match import SearchText
 from services.ingest.documents.epub import EpubPackage, open_epub
 from services.ingest.documents.limits import DEFAULT_LIMITS
 from services.ingest.documents.pdf import open_pdf
@@ -86,6 +88,14 @@ class DocumentLibrary:
             (sha256, doc_id, href),
             lambda: chapter_view(self.epub(path, sha256), href, doc_id),
         )
+
+    def chapter_texts(self, path: str, sha256: str) -> list[tuple[str, SearchText]]:
+        """Every spine item's reading text (as ingest extracts it), searchable."""
+        def make() -> list[tuple[str, SearchText]]:
+            sections, _ = epub_sections(self.epub(path, sha256), "reader")
+            return [(section["href"], SearchText(section["text"])) for section in sections]
+
+        return self._documents.get(("texts", sha256), make)
 
     def resource(self, path: str, sha256: str, name: str) -> tuple[bytes, str] | None:
         """An image of the EPUB by its full container path, with its media type; None when

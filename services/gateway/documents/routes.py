@@ -24,7 +24,7 @@ from services.gateway.documents.reader import reader_of
 from services.gateway.documents.selectors import Quote, from_query, from_result
 from services.gateway.documents.upload import receive_upload
 from services.gateway.problems import ProblemError, unavailable
-from services.ingest.documents.chapter_marks import prepare_chapter
+from services.ingest.documents.chapter_marks import chapter_of_quote, prepare_chapter
 from services.ingest.documents.pdf import is_pdf
 from services.ingest.documents.pdf_locate import locate
 from services.ingest.documents.rejection import DocumentRejection
@@ -150,6 +150,14 @@ async def chapter(request: Request) -> Response:
         else:
             html, highlight = prepare_chapter(view["html"], quote.exact, quote.prefix,
                                               quote.suffix)
+            if highlight is not None and not highlight["found"]:
+                # The chapter was only a hint: say where the quote really is, if anywhere.
+                elsewhere = chapter_of_quote(
+                    library.chapter_texts(record.path, record.sha256), quote.exact,
+                    quote.prefix, quote.suffix, skip=href)
+                highlight["found_in"] = elsewhere
+                if elsewhere:
+                    highlight["note"] = f"passage found in {elsewhere}, not in this chapter"
         return {**view, "doc_id": record.doc_id, "html": html, "highlight": highlight}
 
     try:

@@ -21,7 +21,7 @@ from typing import Any
 import lxml.html
 from lxml import etree
 
-from services.ingest.documents.quote_match import Found, find_quote
+from services.ingest.documents.quote_match import Found, SearchText, find_quote
 from services.ingest.documents.xhtml import BLOCK_TAGS, LINE_TAGS
 
 MARK_ATTRIBUTE = "data-citeflow-highlight"
@@ -130,3 +130,15 @@ def prepare_chapter(
         etree.tostring(child, method="html", encoding="unicode") for child in root
     )
     return inner, outcome
+
+
+def chapter_of_quote(
+    texts: list[tuple[str, SearchText]], exact: str, prefix: str = "", suffix: str = "",
+    skip: str | None = None,
+) -> str | None:
+    """The href of the first chapter (spine order) whose reading text holds the quote
+    exactly (normalised), other than `skip`: where to look when the hinted chapter is wrong."""
+    for href, searched in texts:
+        if href != skip and find_quote(searched, exact, prefix, suffix, approximate=False):
+            return href
+    return None

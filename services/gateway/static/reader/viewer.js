@@ -135,22 +135,33 @@
       }));
   }
 
+  function chapterPath(docId, href) {
+    return "/v1/documents/" + encodeURIComponent(docId) + "/chapters/"
+      + href.split("/").map(encodeURIComponent).join("/");
+  }
+
   async function showEpub(locator, docId, target, started, mine) {
-    const path = "/v1/documents/" + encodeURIComponent(docId) + "/chapters/"
-      + locator.href.split("/").map(encodeURIComponent).join("/");
-    const view = await get(path + "?" + query(target));
+    let view = await get(chapterPath(docId, locator.href) + "?" + query(target));
+    let moved = null;
+    if (view.highlight && !view.highlight.found && view.highlight.found_in) {
+      // The chapter was only a hint: open the one that holds the quote.
+      moved = view.highlight.note;
+      view = await get(chapterPath(docId, view.highlight.found_in) + "?" + query(target));
+    }
     if (mine !== generation) return;
     const chapter = element("div", {class: "chapter"});
     chapter.innerHTML = view.html;  // sanitised by the gateway; chapter scripts never run
     panelBody.replaceChildren(chapter);
     if (!view.highlight || !view.highlight.found) {
       note((view.highlight && view.highlight.note) || "passage not located in this chapter");
+    } else if (moved) {
+      note(moved);
     }
     chapter.addEventListener("click", (event) => {
       const a = event.target.closest("a[href^='/v1/documents/']");
       if (a) event.preventDefault();  // in-book links stay in the panel, never navigate
     });
-    painted(started, "epub", docId + "#" + locator.href, mine);
+    painted(started, "epub", docId + "#" + view.href, mine);
     loadImages(chapter);
   }
 

@@ -236,3 +236,14 @@ def test_corpus_scanned_page_says_page_only(client):
                       headers=A).json()
     assert not view["found"] and view["note"] == "page only, no text layer"
     assert not view["has_text_layer"]
+
+
+def test_a_wrong_chapter_hint_says_where_the_quote_is(client):
+    _upload(client, _epub(), "book")
+    wrong = client.get("/v1/documents/book/chapters/OPS/c2.xhtml",
+                       params={"exact": "stormy final night"}, headers=A).json()["highlight"]
+    assert not wrong["found"] and wrong["found_in"] == "OPS/c1.xhtml"
+    assert wrong["note"] == "passage found in OPS/c1.xhtml, not in this chapter"
+    nowhere = client.get("/v1/documents/book/chapters/OPS/c2.xhtml",
+                         params={"exact": "in no chapter at all"}, headers=A).json()
+    assert nowhere["highlight"]["found_in"] is None
