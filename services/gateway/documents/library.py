@@ -19,12 +19,12 @@ from typing import Any, TypeVar
 
 from services.ingest.documents.archive import open_zip
 from services.ingest.documents.chapter import chapter_view
-from services.ingest.documents.ingest import epub_sections
-from services.ingest.documents.quote_match import SearchText
 from services.ingest.documents.epub import EpubPackage, open_epub
+from services.ingest.documents.ingest import epub_sections
 from services.ingest.documents.limits import DEFAULT_LIMITS
 from services.ingest.documents.pdf import open_pdf
 from services.ingest.documents.pdf_locate import PdfIndex, render_png
+from services.ingest.documents.quote_match import SearchText
 from services.ingest.documents.store import DocumentStore
 
 T = TypeVar("T")
