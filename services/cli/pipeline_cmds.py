@@ -118,6 +118,31 @@ def bench_process(runs: int) -> None:
                              "scoring": scoring, "formatting": formatting}).decode())
 
 
+@bench.command("adapters")
+@click.option("--runs", default=100, show_default=True, help="Timed runs per measurement.")
+def bench_adapters(runs: int) -> None:
+    """Provider-native input (SPEC §10): the SPEC §7 answer as each provider returns it;
+    normalisation per answer beside `orjson.loads` of the same line, and the in-process
+    pipeline on it beside the same answer given as `[N]` text."""
+    from rich.console import Console
+    from rich.table import Table
+
+    from services.bench.adapters import bench_adapters as run
+
+    result = run(runs)
+    table = Table(title=f"citeflow bench adapters (per answer, median of {runs} runs)")
+    for column in ("provider", "normalise", "orjson.loads (floor)", "ratio",
+                   "pipeline", "[N] pipeline (same run)", "ratio"):
+        table.add_column(column)
+    for provider, row in result["providers"].items():
+        table.add_row(provider, f"{row['normalize_ms']:.3f} ms", f"{row['json_loads_ms']:.3f} ms",
+                      f"{row['normalize_ms'] / row['json_loads_ms']:.1f}x",
+                      f"{row['pipeline_ms']:.3f} ms", f"{row['marked_pipeline_ms']:.3f} ms",
+                      f"{row['pipeline_over_marked']:.2f}x")
+    Console(stderr=True).print(table)
+    click.echo(orjson.dumps(result).decode())
+
+
 @bench.command("memory")
 @click.option("--events", default=100_000, show_default=True, help="Answers to push through.")
 def bench_memory(events: int) -> None:

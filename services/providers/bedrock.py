@@ -80,7 +80,10 @@ def normalize(draft: Draft, response: Any, request: Any) -> None:
         references = arr(citation.get("retrievedReferences"), f"{path}.retrievedReferences")
         if not references:
             draft.cite(None, start, end, problem=problem or "the citation has no references")
+        cited: set[int] = set()  # several chunks of one source back the part once
         for r, reference in enumerate(references):
             index = _reference(draft, obj(reference, f"{path}.retrievedReferences[{r}]"),
                                f"reference-{c}-{r}")
-            draft.cite(index, start, end, problem=problem)
+            if index not in cited:
+                cited.add(index)
+                draft.cite(index, start, end, problem=problem)
