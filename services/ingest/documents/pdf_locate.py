@@ -26,7 +26,6 @@ from services.ingest.documents.rejection import DocumentRejection
 Box = tuple[float, float, float, float]
 NOT_ON_PAGE = "passage not located on this page"
 NO_TEXT_LAYER = "page only, no text layer"
-RUNS_KEPT = 8
 
 
 @dataclass
@@ -67,13 +66,12 @@ def page_text(page: pymupdf.Page, number: int) -> PageText:
 
 @dataclass
 class PdfIndex:
-    """The laid-out text of a document's pages, extracted on first use of each page, and the
-    searchable text of the page runs searched so far (a few kept)."""
+    """The laid-out text of a document's pages and its searchable (normalised) form, both
+    made on first use of each page."""
 
     document: pymupdf.Document
     _pages: dict[int, PageText] = field(default_factory=dict)
-    _runs: dict[tuple[int, ...], tuple[SearchText, list[tuple[int, PageText]]]] = field(
-        default_factory=dict)
+    _searchable: dict[int, SearchText] = field(default_factory=dict)
 
     @property
     def page_count(self) -> int:
@@ -93,20 +91,14 @@ class PdfIndex:
             self._pages[number] = found
         return found
 
-
-def _joined(pages: list[PageText]) -> tuple[str, list[tuple[int, PageText]]]:
-    """The pages' texts end to end (a line break between pages) and where each begins."""
-    starts: list[tuple[int, PageText]] = []
-    parts: list[str] = []
-    offset = 0
-    for page in pages:
-        starts.append((offset, page))
-        parts.append(page.text)
-        offset += len(page.text) + 1
-    return "\n".join(parts), starts
+    def searchable(self, number: int) -> SearchText:
+        found = self._searchable.get(number)
+        if found is None:
+            found = self._searchable[number] = SearchText(self.page(number).text)
+        return found
 
 
-def _rects(found: Found, starts: list[tuple[int, PageText]]) -> dict[int, list[list[float]]]:
+def _rects(found: Found, starts: Run) -> dict[int, list[list[float]]]:
     """Per page number, one rectangle per line run of the matched characters."""
     result: dict[int, list[list[float]]] = {}
     for offset, page in starts:
@@ -132,20 +124,49 @@ def _rects(found: Found, starts: list[tuple[int, PageText]]) -> dict[int, list[l
     return result
 
 
-def _search(index: PdfIndex, numbers: list[int], exact: str, prefix: str, suffix: str,
-            hint: int, approximate: bool) -> tuple[Found, list[tuple[int, PageText]]] | None:
-    key = tuple(numbers)
-    run = index._runs.get(key)
-    if run is None:
-        text, starts = _joined([index.page(number) for number in numbers])
-        run = (SearchText(text), starts)
-        if len(index._runs) >= RUNS_KEPT:
-            index._runs.pop(next(iter(index._runs)))
-        index._runs[key] = run
-    searched, starts = run
-    anchor = next((offset for offset, page in starts if page.number == hint), None)
-    found = find_quote(searched, exact, prefix, suffix, anchor, approximate=approximate)
-    return None if found is None else (found, starts)
+Run = list[tuple[int, PageText]]  # where each page's text begins in a searched text
+
+
+def _on_page(index: PdfIndex, number: int, quote: tuple[str, str, str],
+             approximate: bool) -> tuple[Found, Run] | None:
+    found = find_quote(index.searchable(number), *quote, approximate=approximate)
+    return None if found is None else (found, [(0, index.page(number))])
+
+
+def _across(index: PdfIndex, first: int, quote: tuple[str, str, str]) -> tuple[Found, Run] | None:
+    """An exact match that starts on page `first` and ends on the next one: the end of one
+    and the start of the other, a line break between them, searched together."""
+    before, after = index.page(first), index.page(first + 1)
+    reach = 2 * len(quote[0]) + 64
+    head = before.text[-reach:]
+    text = head + "\n" + after.text[:reach]
+    found = find_quote(text, *quote, approximate=False)
+    if found is None or found.start >= len(head) or found.end <= len(head) + 1:
+        return None  # not across the break (each page alone was searched already)
+    return found, [(len(head) - len(before.text), before), (len(head) + 1, after)]
+
+
+def _search(index: PdfIndex, hint: int, quote: tuple[str, str, str]
+            ) -> tuple[Found, Run] | None:
+    """The hinted page, then across its page breaks, then its neighbours (approximate
+    matches allowed there); then every other page and page break, exact matches only (an
+    approximate match far from the hint is not confident enough to highlight)."""
+    count = index.page_count
+    near = [n for n in (hint, hint - 1, hint + 1) if 1 <= n <= count]
+    breaks = [n for n in (hint - 1, hint) if 1 <= n < count]
+    # (page, approximate) searches one page; (page, None) the break after it.
+    attempts: list[tuple[int, bool | None]] = [(hint, False)]
+    attempts += [(n, None) for n in breaks]
+    attempts += [(n, False) for n in near if n != hint]
+    attempts += [(n, True) for n in near]
+    attempts += [(n, False) for n in range(1, count + 1) if n not in near]
+    attempts += [(n, None) for n in range(1, count) if n not in breaks]
+    for number, approximate in attempts:
+        result = (_across(index, number, quote) if approximate is None
+                  else _on_page(index, number, quote, approximate))
+        if result is not None:
+            return result
+    return None
 
 
 def locate(
@@ -156,14 +177,7 @@ def locate(
     width, height, note}`."""
     hinted = index.page(page)
     has_text = bool(hinted.text.strip())
-    near = [n for n in (page - 1, page, page + 1) if 1 <= n <= index.page_count]
-    result = (_search(index, near, exact, prefix, suffix, page, approximate=True)
-              if exact.strip() else None)
-    if result is None and exact.strip() and index.page_count > len(near):
-        # The hint was wrong: the whole document, exact matches only (an approximate match
-        # far from the hint is not confident enough to highlight).
-        everything = list(range(1, index.page_count + 1))
-        result = _search(index, everything, exact, prefix, suffix, page, approximate=False)
+    result = _search(index, page, (exact, prefix, suffix)) if exact.strip() else None
     placed = _rects(*result) if result else {}
     view: dict[str, Any] = {
         "page": page, "found": bool(placed), "match": None, "confidence": 0.0,

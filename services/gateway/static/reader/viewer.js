@@ -165,9 +165,33 @@
     loadImages(chapter);
   }
 
+  // Page images fetched (with the key) and decoded once per page view, then the same
+  // element is moved into each new figure of that page.
+  const pageImages = new Map();
+
+  async function loadPage(docId, number) {
+    const blob = await get("/v1/documents/" + encodeURIComponent(docId) + "/pages/"
+      + number + ".png?scale=1.5", "blob");
+    const img = element("img", {alt: "page " + number});
+    img.src = URL.createObjectURL(blob);
+    await img.decode().catch(() => null);
+    return img;
+  }
+
+  function pageImage(docId, number) {
+    const key = docId + "#" + number;
+    if (!pageImages.has(key)) {
+      pageImages.set(key, loadPage(docId, number).catch((error) => {
+        pageImages.delete(key);
+        throw error;
+      }));
+    }
+    return pageImages.get(key);
+  }
+
   async function pageFigure(docId, number, rects, width, height) {
     const figure = element("figure", {class: "pdf-page", "data-page": String(number)});
-    const img = element("img", {alt: "page " + number});
+    const img = await pageImage(docId, number);
     figure.append(img);
     for (const [x0, y0, x1, y1] of rects) {
       const box = element("div", {"data-citeflow-highlight": "", class: "pdf-highlight"});
@@ -178,10 +202,6 @@
       figure.append(box);
     }
     figure.append(element("figcaption", {}, "page " + number));
-    const blob = await get("/v1/documents/" + encodeURIComponent(docId) + "/pages/"
-      + number + ".png?scale=1.5", "blob");
-    img.src = URL.createObjectURL(blob);
-    await img.decode().catch(() => null);
     return figure;
   }
 
