@@ -35,6 +35,7 @@ OnPartition = Callable[[tuple[str, int], int, int], None]
 OnMessage = Callable[[Message], None]
 OnState = Callable[[str, str | None], None]  # "live" | "degraded", detail
 OnCaughtUp = Callable[[], None]  # the history of the first assignment has been read
+OnRewind = Callable[[tuple[str, int], int], None]  # a partition restarted at this offset
 
 
 class Feed:
@@ -43,14 +44,15 @@ class Feed:
 
     def __init__(self, config: RuntimeConfig, topics: tuple[str, ...],
                  on_partition: OnPartition, on_message: OnMessage, on_state: OnState,
-                 on_caught_up: OnCaughtUp, warm: int = 0, probe_s: float = 5.0,
-                 poll_ms: int = 500) -> None:
+                 on_caught_up: OnCaughtUp, on_rewind: OnRewind, warm: int = 0,
+                 probe_s: float = 5.0, poll_ms: int = 500) -> None:
         self.config = config
         self.topics = topics
         self.on_partition = on_partition
         self.on_message = on_message
         self.on_state = on_state
         self.on_caught_up = on_caught_up
+        self.on_rewind = on_rewind
         self.warm = warm
         # How often a live consumer checks the broker (metadata: also finds new
         # partitions); a failed check is how a broker outage is noticed, as fetches
@@ -76,11 +78,15 @@ class Feed:
                 attempt = 0
                 await self._consume(consumer)
             except asyncio.CancelledError:
-                raise
+                if _stopping():
+                    raise
+                attempt += 1  # a CancelledError leaked by the client library: a failure
+                self._set_state("degraded", "the broker connection was lost; retrying")
             except Exception as exc:  # noqa: BLE001 - the broker or network; retried
                 attempt += 1
-                log.warning("stream feed failed; retrying", error=f"{type(exc).__name__}: "
-                            f"{exc}", attempt=attempt)
+                if attempt == 1 or attempt % 20 == 0:  # an outage logs once, then seldom
+                    log.warning("stream feed failed; retrying", attempt=attempt,
+                                error=f"{type(exc).__name__}: {exc}")
                 self._set_state("degraded", "the broker cannot be reached "
                                 f"({type(exc).__name__}); retrying")
             finally:
@@ -95,9 +101,14 @@ class Feed:
             for tp, records in batches.items():
                 topic = self.config.logical(tp.topic)
                 for r in records:
+                    if r.offset < self._next[tp]:
+                        # Only an offset reset reads backwards: the log was lost and began
+                        # again, and the consumer was reset to its beginning.
+                        self.on_rewind((topic, tp.partition), r.offset)
                     self._next[tp] = r.offset + 1
                     self.on_message(Message(topic, r.value or b"", r.key, r.partition,
                                             r.offset, r.headers, r.timestamp))
+            await self._check_logs(consumer)
             if not self.caught_up:
                 await self._check_caught_up(consumer)
             if loop.time() - last_probe >= self.probe_s:
@@ -105,6 +116,20 @@ class Feed:
                 found = await asyncio.wait_for(self._discover(consumer), self.probe_s)
                 if set(found) != consumer.assignment():
                     await self._assign(consumer, found)
+
+    async def _check_logs(self, consumer: AIOKafkaConsumer) -> None:
+        """A partition whose log now ends before our position lost its data and began
+        again (a topic recreated, an in-memory broker restarted): read it from its new
+        beginning. (A log that has already grown past our position again cannot be told
+        from the old one: those records are skipped.) The high watermark comes from fetch
+        responses, which Tansu answers exactly."""
+        for tp in consumer.assignment():
+            end = consumer.highwater(tp)
+            if end is not None and self._next.get(tp, 0) > end:
+                begin = (await consumer.beginning_offsets([tp]))[tp]
+                consumer.seek(tp, begin)
+                self._next[tp] = begin
+                self.on_rewind((self.config.logical(tp.topic), tp.partition), begin)
 
     async def _check_caught_up(self, consumer: AIOKafkaConsumer) -> None:
         """Whether every partition read its history (its position is at its live offset:
@@ -160,5 +185,16 @@ class Feed:
 async def _stop_quietly(consumer: AIOKafkaConsumer) -> None:
     try:
         await consumer.stop()
+    except asyncio.CancelledError:
+        # aiokafka's stop awaits its fetch task after cancelling it and may pass that
+        # CancelledError on when the broker is gone: only our own cancellation goes up.
+        if _stopping():
+            raise
     except Exception as exc:  # noqa: BLE001 - a consumer that failed may fail to stop too
         log.debug("stream consumer stop failed", error=str(exc))
+
+
+def _stopping() -> bool:
+    """Whether the running task itself is being cancelled (not a library's inner task)."""
+    task = asyncio.current_task()
+    return task is not None and task.cancelling() > 0

@@ -108,7 +108,8 @@ class Hub:
         self.vector: Vector = {}
         self.ring = Ring(self.limits.ring_frames, self.limits.ring_bytes)
         self.feed = Feed(config, STREAM_TOPICS, self._on_partition, self.publish,
-                         self._on_state, self._on_caught_up, warm=self.limits.ring_frames)
+                         self._on_state, self._on_caught_up, self._on_rewind,
+                         warm=self.limits.ring_frames)
         self._live_from: dict[TopicPartition, int] = {}  # first offset streamed, per partition
         self._warm = asyncio.Event()
         self._by_tenant: dict[str | None, set[Subscriber]] = {}
@@ -205,6 +206,15 @@ class Hub:
         self.vector.setdefault(tp, before)
         self.ring.add_partition(tp, before)
         self._live_from[tp] = live_from
+
+    def _on_rewind(self, tp: TopicPartition, offset: int) -> None:
+        """The partition's log began again: follow it. Ids given out before name offsets
+        of the old log; on this partition they may skip records up to those offsets."""
+        log.warning("stream partition restarted at an earlier offset (topic recreated or "
+                    "broker data lost)", topic=tp[0], partition=tp[1], offset=offset,
+                    was=self.vector.get(tp))
+        self.vector[tp] = offset - 1
+        self.ring.restart(tp, offset - 1)
 
     def _on_caught_up(self) -> None:
         self._warm.set()

@@ -30,6 +30,13 @@ class Ring:
         """A partition the hub reads from offset `before + 1` on: older records are not here."""
         self.floor.setdefault(tp, before)
 
+    def restart(self, tp: TopicPartition, before: int) -> None:
+        """A partition whose log began again at `before + 1`: its old frames go."""
+        kept = [f for f in self.frames if (f.topic, f.partition) != tp]
+        self.frames = deque(kept)
+        self.bytes = sum(len(f.wire) for f in kept)
+        self.floor[tp] = before
+
     def append(self, frame: Frame) -> None:
         self.frames.append(frame)
         self.bytes += len(frame.wire)

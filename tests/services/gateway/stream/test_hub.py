@@ -351,3 +351,16 @@ async def test_stop_ends_every_client_with_a_status_event() -> None:
     await hub.stop()
     await asyncio.wait_for(task, 5)
     assert parse_events(collector.data.decode())[-1].json()["state"] == "stopping"
+
+
+async def test_a_partition_whose_log_began_again_is_followed() -> None:
+    hub = make_hub()
+    _, collector, task = await connect(hub)
+    for i in range(3):
+        hub.publish(formatted(f"old-{i}", i))
+    hub._on_rewind(FORMATTED, 0)  # what the feed reports when the log was lost
+    hub.publish(formatted("new-0", 0))
+    await settle()
+    assert collector.events() == ["old-0", "old-1", "old-2", "new-0"]
+    assert [f.answer_id for f in hub.ring.frames] == ["new-0"]
+    task.cancel()
