@@ -13,6 +13,8 @@ from starlette.responses import HTMLResponse
 from starlette.routing import BaseRoute, Mount, Route
 from starlette.staticfiles import StaticFiles
 
+from services.gateway.pages import pipeline
+
 ASSETS = Path(__file__).resolve().parents[1] / "static" / "reader"
 _HEAD = (
     '<!DOCTYPE html><html lang="en"><head><meta charset="utf-8">'
@@ -61,7 +63,10 @@ async def dashboard(request: Request) -> HTMLResponse:
         '<div id="chart-coverage"></div></section>'
         '<section class="tile"><h2>Answers per tenant</h2><div id="chart-tenants"></div>'
         '</section>'
-        '<section class="tile"><h2>Pipeline health</h2><div id="health"></div></section>'
+        '<section class="tile"><h2>Consumer lag per stage</h2><div id="lag"></div>'
+        '</section>'
+        '<section class="tile"><h2>Rejections and dead letters</h2><div id="health"></div>'
+        '</section>'
         '</main>'
     )
     return _page("citeflow dashboard", "dashboard.js", body)
@@ -69,6 +74,7 @@ async def dashboard(request: Request) -> HTMLResponse:
 
 def routes() -> list[BaseRoute]:
     return [
+        *pipeline.routes(),
         Route("/answers/{answer_id}", viewer, methods=["GET"], name="answer_viewer"),
         Route("/dashboard", dashboard, methods=["GET"], name="dashboard"),
         Mount("/static/reader", app=StaticFiles(directory=ASSETS), name="reader_assets"),

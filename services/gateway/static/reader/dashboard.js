@@ -1,7 +1,7 @@
 // The dashboard (/dashboard): a live feed of results over GET /v1/stream (read with fetch so
 // the key travels in the Authorization header; resumed with Last-Event-ID after any drop),
 // charts over time per model and tenant from GET /v1/stats, and pipeline health
-// (rejections and dead letters by reason).
+// (consumer lag per stage from GET /v1/pipeline, rejections and dead letters by reason).
 "use strict";
 
 (() => {
@@ -102,7 +102,8 @@
   function lineChart(container, series, format) {
     const width = 400, height = 160, pad = 28;
     const chart = svg("svg", {viewBox: `0 0 ${width} ${height}`, class: "chart",
-      role: "img", "aria-label": container.previousElementSibling.textContent});
+      role: "img", "aria-label": container.closest("section.tile").querySelector("h2")
+        .textContent});
     const points = series.flatMap((s) => s.points);
     container.replaceChildren(chart);
     if (!points.length) {
@@ -185,7 +186,47 @@
     }
   }
 
+  // ---- pipeline health: consumer lag per stage over time, dead-letter topics --------------
+  const lagHistory = new Map();  // stage -> [[time, lag]]
+  const HISTORY = 120;
+
+  async function pipeline() {
+    const box = document.getElementById("lag");
+    let health;
+    try {
+      health = await get("/v1/pipeline");
+    } catch (error) {
+      box.replaceChildren(element("p", {class: "error"}, "lag unavailable: " + error.message));
+      return;
+    }
+    const now = Date.now();
+    for (const s of health.stages) {
+      if (!lagHistory.has(s.stage)) lagHistory.set(s.stage, []);
+      const points = lagHistory.get(s.stage);
+      points.push([now, s.lag]);
+      if (points.length > HISTORY) points.shift();
+    }
+    const chart = element("div", {});
+    box.replaceChildren(chart);
+    lineChart(chart, Array.from(lagHistory, ([name, points]) => ({name, points})));
+    const table = element("table", {class: "health"});
+    const head = element("tr", {});
+    for (const title of ["stage", "lag (records)", "dead-letter records"]) {
+      head.append(element("th", {}, title));
+    }
+    table.append(head);
+    for (const s of health.stages) {
+      const row = element("tr", {"data-stage": s.stage});
+      row.append(element("td", {}, s.stage), element("td", {}, String(s.lag)),
+        element("td", {class: s.dead_letters ? "error" : ""}, String(s.dead_letters)));
+      table.append(row);
+    }
+    box.append(table);
+  }
+
   stream();
   charts();
+  pipeline();
   setInterval(charts, 30000);
+  setInterval(pipeline, 5000);
 })();
