@@ -38,7 +38,9 @@ async def stream(request: Request) -> EventStream:
     stream_filter = StreamFilter.of(params, _tenant_filter(principal, params.tenant))
     hub: Hub = request.app.state.hub
     last_event_id = request.headers.get("last-event-id") or params.last_event_id
-    return EventStream(hub, await hub.subscribe(stream_filter, last_event_id))
+    subscription = await hub.subscribe(stream_filter, last_event_id,
+                                       full=params.view == "full")
+    return EventStream(hub, subscription)
 
 
 class EventStream:

@@ -9,7 +9,7 @@ passes none of them (as a NULL column fails a comparison in the store's query).
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import Field, create_model, field_validator
 
@@ -27,6 +27,8 @@ class _StreamOnly(_Params):
                                 "dead_lettered (comma-separated)")
     last_event_id: str | None = Field(None, max_length=8192, description="resume after "
                                       "this position (the Last-Event-ID header wins)")
+    view: Literal["full", "summary"] = Field("full", description="full: events carry the "
+                                             "formatted result; summary: without it")
 
     @field_validator("include")
     @classmethod

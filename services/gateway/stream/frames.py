@@ -3,7 +3,9 @@
 An outcome event is `id: <position>` + `event: <status>` + one `data:` line of JSON:
 `{answer_id, tenant, status, model, event_id, event_time, summary, result, reason,
 detail}` where `result` is the `answer.formatted` data (null for failures), embedded as
-the record's own JSON bytes (never parsed and re-written). Control events (`status`,
+the record's own JSON bytes (never parsed and re-written). The `summary` view (what a
+dashboard lists; the full result is one GET away) is the same without `result`: both are
+encoded once per record. Control events (`status`,
 `error`, `overflow`) carry no `id:`, so a client's Last-Event-ID stays on the last outcome
 it received; heartbeats are SSE comments.
 """
@@ -39,10 +41,16 @@ class Frame:
     position: str  # the SSE id: the hub's offset vector as of this record
     body: bytes  # the event without its id line
     wire: bytes  # id line + body: what an in-sync client is sent
+    lean_body: bytes  # the same in the summary view (without `result`)
+    lean_wire: bytes
 
-    def with_position(self, position: str) -> bytes:
+    def data(self, full: bool) -> bytes:
+        """What an in-sync client of the full or the summary view is sent."""
+        return self.wire if full else self.lean_wire
+
+    def with_position(self, position: str, full: bool) -> bytes:
         """The event under another id (for a client whose position is ahead of the hub's)."""
-        return _id_line(position) + self.body
+        return _id_line(position) + (self.body if full else self.lean_body)
 
 
 def update_frame(update: ResultUpdate, position: str) -> Frame:
@@ -77,16 +85,25 @@ def control(event: str, data: Mapping[str, Any], retry_ms: int | None = None) ->
 
 def _frame(topic: str, partition: int, offset: int, event_id: str, answer_id: str,
            tenant: str, model: str | None, status: Status, summary: Summary | None,
-           position: str, data: bytes) -> Frame:
-    body = b"event: " + status.encode() + b"\ndata: " + data + b"\n\n"
+           position: str, data: tuple[bytes, bytes]) -> Frame:
+    id_line = _id_line(position)
+    body = b"event: " + status.encode() + b"\ndata: " + data[0] + b"\n\n"
+    wire = id_line + body
+    if data[1] is data[0]:
+        return Frame(topic, partition, offset, event_id, answer_id, tenant, model, status,
+                     summary, position, body, wire, body, wire)
+    lean = b"event: " + status.encode() + b"\ndata: " + data[1] + b"\n\n"
     return Frame(topic, partition, offset, event_id, answer_id, tenant, model, status,
-                 summary, position, body, _id_line(position) + body)
+                 summary, position, body, wire, lean, id_line + lean)
 
 
 def _data(answer_id: str, tenant: str, status: Status, model: str | None,
           event_id: str | None, event_time: datetime, summary: Summary | None,
-          result: bytes | None, reason: str | None, detail: Mapping[str, Any] | None) -> bytes:
-    payload = {
+          result: bytes | None, reason: str | None,
+          detail: Mapping[str, Any] | None) -> tuple[bytes, bytes]:
+    """The JSON of the full view and of the summary view (the same object when there is
+    no result)."""
+    payload: dict[str, Any] = {
         "answer_id": answer_id,
         "tenant": tenant,
         "status": status,
@@ -94,12 +111,16 @@ def _data(answer_id: str, tenant: str, status: Status, model: str | None,
         "event_id": event_id,
         "event_time": event_time,
         "summary": summary,
-        "result": None if result is None else orjson.Fragment(result),
+        "result": None,
         "reason": reason,
         "detail": detail,
     }
     # default=str: a detail value orjson cannot write becomes its text, never an error.
-    return _one_line(orjson.dumps(payload, default=str))
+    lean = _one_line(orjson.dumps(payload, default=str))
+    if result is None:
+        return lean, lean
+    payload["result"] = orjson.Fragment(result)
+    return _one_line(orjson.dumps(payload, default=str)), lean
 
 
 def _one_line(data: bytes) -> bytes:

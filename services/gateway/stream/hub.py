@@ -232,11 +232,12 @@ class Hub:
 
     # -- clients -------------------------------------------------------------------------
 
-    async def subscribe(self, stream_filter: StreamFilter,
-                        last_event_id: str | None = None) -> Subscription:
-        """Register a client. With a Last-Event-ID, plan its catch-up (once the hub's
-        history is loaded, so the ring's window is known)."""
-        sub = Subscriber(stream_filter, self.limits.client_buffer, self._overflow)
+    async def subscribe(self, stream_filter: StreamFilter, last_event_id: str | None = None,
+                        full: bool = True) -> Subscription:
+        """Register a client (`full`: events carry the result, else the summary view).
+        With a Last-Event-ID, plan its catch-up (once the hub's history is loaded, so the
+        ring's window is known)."""
+        sub = Subscriber(stream_filter, self.limits.client_buffer, self._overflow, full)
         notice = [self._status()]
         store_from: Vector | None = None
         store_until: Vector = {}
@@ -345,7 +346,8 @@ class Hub:
                     continue
                 if row.event_id:
                     sub.seen.add(row.event_id)
-                out.append(frames.record_frame(row, encode_position(sub.vector)).wire)
+                out.append(frames.record_frame(row, encode_position(sub.vector))
+                           .data(sub.full))
             if out:
                 await write(b"".join(out))
             if len(rows) < self.limits.store_page:

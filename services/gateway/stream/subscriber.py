@@ -24,6 +24,7 @@ class Subscriber:
         "dropped",
         "ending",
         "filter",
+        "full",
         "limit",
         "pending",
         "seen",
@@ -32,8 +33,10 @@ class Subscriber:
         "vector",
     )
 
-    def __init__(self, stream_filter: StreamFilter, limit: int, overflow: bytes) -> None:
+    def __init__(self, stream_filter: StreamFilter, limit: int, overflow: bytes,
+                 full: bool = True) -> None:
         self.filter = stream_filter
+        self.full = full  # the full view (with `result`), else the summary view
         self.limit = limit
         self.pending: deque[Item] = deque()
         # The last bytes to send before the stream ends (overflow, shutdown); None: live.
@@ -85,7 +88,7 @@ class Subscriber:
     def render(self, frame: Frame) -> bytes | None:
         """The bytes of `frame` for this client; None when the client had it already."""
         if self.vector is None:
-            return frame.wire
+            return frame.data(self.full)
         if (frame.offset <= self.vector.get((frame.topic, frame.partition), -1)
                 or (self.seen is not None and frame.event_id in self.seen)):
             return None
@@ -95,10 +98,10 @@ class Subscriber:
         if not ahead:
             self.vector = None
             self.seen = None
-            return frame.wire
+            return frame.data(self.full)
         hub_vector.update(ahead)
         self.vector = hub_vector
-        return frame.with_position(encode_position(hub_vector))
+        return frame.with_position(encode_position(hub_vector), self.full)
 
     def _wake(self) -> None:
         if self._waiter is not None and not self._waiter.done():

@@ -145,3 +145,17 @@ async def test_a_client_that_stops_reading_is_cut_off_others_are_not(served: Ser
         assert REGISTRY.get_sample_value("citeflow_stream_dropped_total") > dropped
         assert received == [f"a-{i}" for i in range(offset)]
     raw.close()
+
+
+async def test_the_summary_view_leaves_the_result_out(served: Served) -> None:
+    async with (httpx.AsyncClient(base_url=served.url, timeout=10) as client,
+                client.stream("GET", "/v1/stream?view=summary",
+                              headers=served.auth()) as response):
+        events = read_events(response)
+        await anext(events)  # status
+        served.hub.publish(formatted("a-0", 0))
+        event = (await anext(events)).json()
+        assert event["answer_id"] == "a-0" and event["result"] is None
+        assert event["summary"]["citations"] > 0
+        frame = served.hub.ring.frames[-1]
+        assert len(frame.lean_wire) < len(frame.wire) / 5
