@@ -29,6 +29,7 @@ from services.verification.verify import CitedClaim, Outcome, Verification, veri
 VERBATIM_COVER = 0.8
 
 _support = maker(Support)
+_answer_quality = maker(AnswerQuality)
 
 
 class SourcePieces:
@@ -54,8 +55,27 @@ class SourcePieces:
         return self._pieces.get(index, [])
 
 
+def blanked(text: str, extraction: CitationExtraction) -> str:
+    """`text` with every citation marker replaced by spaces (offsets unchanged): claims are
+    read from it (the lexical check and a model judge read words; the extra spaces are
+    nothing to either)."""
+    ranges = sorted(
+        [(c.start, c.end) for c in extraction.clusters]
+        + [(c.start, c.end) for c in extraction.citations]
+    )
+    pieces: list[str] = []
+    done = 0
+    for start, end in ranges:
+        start = max(start, done)
+        if start < end:
+            pieces += (text[done:start], " " * (end - start))
+            done = end
+    pieces.append(text[done:])
+    return "".join(pieces)
+
+
 def _verbatim(
-    units: Sequence[AnswerUnit], sentences: Sequence[Sentence], ctx: UnitContext
+    units: Sequence[AnswerUnit], sentences: Sequence[Sentence], text: str
 ) -> dict[tuple[int, int], SourceSpan]:
     """(sentence index, source index) -> a span where a verbatim unit covers the sentence."""
     found: dict[tuple[int, int], SourceSpan] = {}
@@ -70,7 +90,7 @@ def _verbatim(
             sentence = sentences[number]
             if sentence.start >= unit.end:
                 break
-            size = len(ctx.without_markers(sentence.start, sentence.end))
+            size = len(text[sentence.start : sentence.end].strip())
             overlap = min(unit.end, sentence.end) - max(unit.start, sentence.start)
             if size and overlap >= VERBATIM_COVER * size:
                 for span in unit.source_spans:
@@ -79,7 +99,7 @@ def _verbatim(
 
 
 def _claims(
-    extraction: CitationExtraction, ctx: UnitContext
+    extraction: CitationExtraction, text: str
 ) -> tuple[list[CitedClaim], list[SentenceClaim]]:
     """The claim of every valid citation, and every sentence with the sources it cites."""
     by_sentence: dict[int, list[tuple[int, Citation]]] = {}
@@ -89,23 +109,23 @@ def _claims(
     claims: list[CitedClaim] = []
     sentences: list[SentenceClaim] = []
     segments = extraction.segments
+    segment_ends = [segment.end for segment in segments]
     for sentence in extraction.sentences:
-        text = ctx.without_markers(sentence.start, sentence.end)
+        sentence_text = text[sentence.start : sentence.end].strip()
         cited = by_sentence.get(sentence.index, [])
         sources = tuple(dict.fromkeys(c.source_index for _, c in cited if c.source_index))
-        if any(ch.isalnum() for ch in text):
-            sentences.append(SentenceClaim(sentence.index, text, sources))
+        if any(map(str.isalnum, sentence_text)):
+            sentences.append(SentenceClaim(sentence.index, sentence_text, sources))
         several = len({c.cluster_index for _, c in cited}) > 1
         for position, citation in cited:
-            claim = text
-            if several:
-                segment = next(
-                    (s for s in segments if s.start <= citation.start < s.end), None
-                )
-                if segment is not None:
-                    claim = ctx.without_markers(
-                        max(segment.start, sentence.start), min(segment.end, sentence.end)
-                    )
+            claim = sentence_text
+            # the segment holding the marker: the first ending after its start
+            at = bisect_right(segment_ends, citation.start) if several else len(segments)
+            if at < len(segments) and segments[at].start <= citation.start:
+                segment = segments[at]
+                claim = text[
+                    max(segment.start, sentence.start) : min(segment.end, sentence.end)
+                ].strip()
             claims.append(
                 CitedClaim(
                     position,
@@ -138,8 +158,9 @@ def citation_support(
     """One support entry per citation of the extraction (None when invalid), and the
     answer's quality."""
     extraction = ctx.extraction
-    claims, sentences = _claims(extraction, ctx)
-    verbatim_spans = _verbatim(units, extraction.sentences, ctx)
+    text = blanked(ctx.text, extraction)
+    claims, sentences = _claims(extraction, text)
+    verbatim_spans = _verbatim(units, extraction.sentences, text)
     verbatim: dict[int, frozenset[int]] = {}
     for sentence_index, source in verbatim_spans:
         verbatim[sentence_index] = verbatim.get(sentence_index, frozenset()) | {source}
@@ -175,19 +196,21 @@ def citation_support(
 def _quality(result: Verification) -> AnswerQuality:
     quality = result.quality
     verdicts = [outcome.verdict for outcome in result.outcomes.values()]
-    return AnswerQuality(
-        judge=result.judge,
-        sentences=quality.sentences,
-        sentences_uncited=quality.sentences_uncited,
-        uncited_sentence_share=round(quality.uncited_sentence_share, 4),
-        citation_recall=round(quality.citation_recall, 4),
-        citation_precision=round(quality.citation_precision, 4),
-        citations_judged=len(verdicts),
-        supported=verdicts.count("supported"),
-        partial=verdicts.count("partial"),
-        unsupported=verdicts.count("unsupported"),
-        unverifiable=verdicts.count("unverifiable"),
-        better_source_found=sum(
-            outcome.better_source is not None for outcome in result.outcomes.values()
-        ),
+    return _answer_quality(
+        {
+            "judge": result.judge,
+            "sentences": quality.sentences,
+            "sentences_uncited": quality.sentences_uncited,
+            "uncited_sentence_share": round(quality.uncited_sentence_share, 4),
+            "citation_recall": round(quality.citation_recall, 4),
+            "citation_precision": round(quality.citation_precision, 4),
+            "citations_judged": len(verdicts),
+            "supported": verdicts.count("supported"),
+            "partial": verdicts.count("partial"),
+            "unsupported": verdicts.count("unsupported"),
+            "unverifiable": verdicts.count("unverifiable"),
+            "better_source_found": sum(
+                outcome.better_source is not None for outcome in result.outcomes.values()
+            ),
+        }
     )

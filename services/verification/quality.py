@@ -19,7 +19,7 @@ from services.verification.memo import Judgements
 MAX_CITATIONS_PER_SENTENCE = 3
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class SentenceClaim:
     """A sentence of the answer (markers removed) and the sources it validly cites."""
 
@@ -28,7 +28,7 @@ class SentenceClaim:
     cited: tuple[int, ...]  # distinct, in order of appearance
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class CitationQuality:
     """ALCE recall and precision of one answer, with their counts."""
 

@@ -5,8 +5,8 @@ The text is the source's pieces (its chunks joined by section, as span resolutio
 them) in the canonical form of services.text.normalize, so the check is stable under
 ligatures, line-end hyphenation and Unicode forms; window offsets map back to the pieces' own
 text. A piece whose canonical form would only fold quotes, dashes and whitespace (which
-separate words either way) is read as it is: same words, no offset map to build. Windows are the sentences that the citations stage cuts chunks into
-(`chunk_sentences`). Views are memoised by their texts (bounded): a source retrieved again,
+separate words either way) is read as it is: same words, no offset map to build. Windows are
+the sentences that the citations stage cuts chunks into (`chunk_sentences`). Views are memoised by their texts (bounded): a source retrieved again,
 or judged again in the same process, is read once.
 """
 
@@ -17,9 +17,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from services.citations.passages import chunk_sentences
-from services.text.lexical import span_terms
+from services.text.lexical import fold_punctuation, span_terms, words
 from services.text.normalize import IGNORABLE, Normalized, has_break_hyphen, normalize
-from services.verification.claims import DIGITS
+from services.verification.claims import has_digit, numbers_of
 
 _MEMO_LIMIT = 1_024
 _VIEWS: dict[tuple[str, ...], SourceView] = {}
@@ -35,21 +35,32 @@ class Window:
     piece: int
     start: int
     end: int
-    items: set[str]  # treat as read-only
+    items: set[str]  # content terms (numbers of two digits or more are terms); read-only
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class SourceView:
     """The canonical pieces of one source, their windows and everything they contain."""
 
     texts: tuple[str, ...]  # what is read of each piece
     maps: tuple[Normalized | None, ...]  # None: read as it is
     windows: tuple[Window, ...]
+    window_items: tuple[set[str], ...]  # each window's items, in order (mapped over)
     vocabulary: frozenset[str]
+    _numbers: frozenset[str] | None = None
 
-    def text(self, window: Window) -> str:
-        """The text of a window."""
-        return self.texts[window.piece][window.start : window.end]
+    @property
+    def numbers(self) -> frozenset[str]:
+        """Every number (digit token) of the source, single digits included (read on first
+        use: only claims with numbers ask)."""
+        if self._numbers is None:
+            self._numbers = frozenset(
+                number
+                for text in self.texts
+                if has_digit(text)
+                for number in numbers_of(words(text))
+            )
+        return self._numbers
 
     def original_bounds(self, piece: int, start: int, end: int) -> tuple[int, int]:
         """`[start, end)` of the text read as offsets in the piece's own text (nudged
@@ -75,16 +86,14 @@ def source_view(texts: Sequence[str]) -> SourceView | None:
     windows: list[Window] = []
     for number, text in enumerate(texts):
         spans = chunk_sentences(text)
-        with_digits = DIGITS.search(text) is not None
-        for (start, end), terms in zip(spans, span_terms(text, spans), strict=True):
-            if with_digits:
-                terms.update(DIGITS.findall(text, start, end))
-            windows.append(Window(number, start, end, terms))
+        windows += [
+            Window(number, start, end, terms)
+            for (start, end), terms in zip(spans, span_terms(text, spans), strict=True)
+        ]
     if not windows:
         return None
-    view = SourceView(
-        texts, maps, tuple(windows), frozenset().union(*(w.items for w in windows))
-    )
+    items = tuple(window.items for window in windows)
+    view = SourceView(texts, maps, tuple(windows), items, frozenset().union(*items))
     if len(_VIEWS) >= _MEMO_LIMIT:
         _VIEWS.clear()
     _VIEWS[key] = view
@@ -93,6 +102,9 @@ def source_view(texts: Sequence[str]) -> SourceView | None:
 
 def _canonical(text: str) -> Normalized | None:
     """The canonical form of a piece, or None when reading it as it is gives the same words."""
+    if fold_punctuation(text).isascii():
+        # ASCII but for quotes, dashes and spaces: only a line-end hyphenation changes words
+        return normalize(text) if has_break_hyphen(text) else None
     if (
         unicodedata.is_normalized("NFKC", text)
         and not any(ch in text for ch in IGNORABLE)

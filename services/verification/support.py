@@ -21,14 +21,15 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from services.verification.claims import Claim, negated
+from services.text.lexical import words
+from services.verification.claims import Claim, has_digit, negates, numbers_of
 from services.verification.sources import SourceView, Window
 
 MAX_EVIDENCE_CHARS = 600
 CONFLICT_FACTOR = 0.5
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class Evidence:
     """The evidence window in one source: `[start, end)` of canonical piece `piece`."""
 
@@ -44,7 +45,7 @@ class Evidence:
         return self.view.texts[self.piece][self.start : self.end]
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class Assessment:
     """What the lexical check found for a claim: one evidence window per source."""
 
@@ -62,7 +63,7 @@ class Assessment:
 def best_window(items: frozenset[str], view: SourceView) -> tuple[Evidence, frozenset[str]]:
     """The evidence window of `view` for `items`, and the items it holds."""
     windows = view.windows
-    counts = [len(items & window.items) for window in windows]
+    counts = list(map(len, map(items.intersection, view.window_items)))
     best = counts.index(max(counts))
     core = windows[best]
     covered = items & core.items
@@ -84,37 +85,30 @@ def assess(claim: Claim, views: Sequence[SourceView]) -> Assessment:
     items = claim.items
     if not items or not views:
         return Assessment(0.0, (), items, ())
+    numbers = claim.numbers
     found: frozenset[str] = frozenset()
     in_evidence: frozenset[str] = frozenset()
     evidence: list[Evidence] = []
+    negated = False
+    others: set[str] = set()  # numbers of the evidence that the claim does not have
     for view in views:
         found |= items & view.vocabulary
         window, covered = best_window(items, view)
         evidence.append(window)
         in_evidence |= covered
+        core_tokens = words(view.texts[window.piece][window.core.start : window.core.end])
+        negated = negated or negates(core_tokens)
+        if numbers:  # single digits are no terms: read the numbers themselves
+            found |= numbers & view.numbers
+            text = window.text
+            held = set(numbers_of(words(text))) if has_digit(text) else set()
+            in_evidence |= numbers & held
+            others |= held - numbers
     conflicts: list[str] = []
-    if claim.numbers - found and any(
-        item.isdigit() and item not in claim.numbers
-        for window in evidence
-        for item in _window_items(window)
-    ):
+    if numbers - found and others:
         conflicts.append("number")
-    if claim.negated != any(
-        negated(window.view.text(window.core)) for window in evidence
-    ):
+    if claim.negated != negated:
         conflicts.append("negation")
     score = (len(found) + len(in_evidence)) / (2 * len(items))
     score *= CONFLICT_FACTOR ** len(conflicts)
-    return Assessment(round(score, 4), tuple(evidence), items - found, tuple(conflicts))
-
-
-def _window_items(evidence: Evidence) -> frozenset[str]:
-    """Every item of the windows the evidence spans."""
-    return frozenset().union(
-        *(
-            window.items
-            for window in evidence.view.windows
-            if window.piece == evidence.piece
-            and evidence.start <= window.start < evidence.end
-        )
-    )
+    return Assessment(score, tuple(evidence), items - found, tuple(conflicts))

@@ -29,7 +29,7 @@ CANDIDATES = 2
 VERBATIM_JUDGE = "verbatim"
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class CitedClaim:
     """A valid citation to judge: its position among the citations, what it claims, and the
     sources cited in its sentence."""
@@ -41,7 +41,7 @@ class CitedClaim:
     sentence_sources: tuple[int, ...]
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class Outcome:
     """The verdict on one citation (`evidence` is None when verbatim or unverifiable)."""
 
@@ -54,7 +54,7 @@ class Outcome:
     judge: str
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class Verification:
     """Every citation's outcome by position, and the answer's citation quality."""
 
