@@ -17,7 +17,7 @@ from services.gateway.problems import ProblemError, unavailable
 from services.store.api import ResultsStore, StoreUnavailable
 
 HEADER = "idempotency-key"
-log = structlog.get_logger("citeflow").bind(stage="gateway")
+log = structlog.get_logger("citeflow", stage="gateway")
 _MAX_KEY_CHARS = 255
 # Headers worth replaying (the security and request-id headers are added afresh).
 _KEPT_HEADERS = ("location", "content-type", "etag", "retry-after", "citeflow-status")

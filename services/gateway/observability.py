@@ -43,7 +43,7 @@ LATENCY = Histogram("citeflow_http_request_seconds", "HTTP request latency (to t
                     "byte sent)", ["method", "route"],
                     buckets=(0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1,
                              2.5, 5, 10, 30))
-log = structlog.get_logger("citeflow").bind(stage="gateway")
+log = structlog.get_logger("citeflow", stage="gateway")
 
 
 def note(request: Request, **fields: Any) -> None:

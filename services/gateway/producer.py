@@ -25,7 +25,7 @@ from services.runtime.kafka import make_producer
 SOURCE = "citeflow/gateway"
 _RECONNECT_S = (0.2, 5.0)  # first and longest pause between start attempts
 _PROBE_TIMEOUT_S = 2.0
-log = structlog.get_logger("citeflow").bind(stage="gateway")
+log = structlog.get_logger("citeflow", stage="gateway")
 
 
 def canonical_sha256(answer: AnswerSubmitted) -> str:

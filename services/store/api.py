@@ -234,6 +234,10 @@ class ResultsStore(Protocol):
         is `same`, another body under the same answer id `conflict`; a later status is never
         moved back to `submitted`."""
 
+    async def record_submissions(self, submissions: Sequence[Submission]) -> None:
+        """`record_submitted` for many answers in one transaction, without outcomes (the
+        gateway's batched write after the broker acknowledged them)."""
+
     async def apply(self, updates: Sequence[ResultUpdate]) -> int:
         """Apply a batch of outcome events in one transaction; return how many changed a row.
         Idempotent by answer id and event id: applying an event again changes nothing, and a
@@ -242,6 +246,10 @@ class ResultsStore(Protocol):
 
     async def get(self, answer_id: str, tenant: str | None) -> AnswerRecord | None:
         """The answer when it exists and belongs to `tenant` (None: any tenant)."""
+
+    async def get_many(self, answer_ids: Sequence[str]) -> dict[str, AnswerRecord]:
+        """The answers of these ids that exist, of any tenant, in one query (the gateway's
+        batched duplicate check)."""
 
     async def query(self, query: AnswerQuery) -> Page: ...
 

@@ -116,6 +116,9 @@ class SqlStore:
                 await _update_rows(conn, [changed])
             return SubmitOutcome("same", _record(changed or existing))
 
+    async def record_submissions(self, submissions: Sequence[Submission]) -> None:
+        await self.apply_batch(submissions)
+
     async def apply(self, updates: Sequence[ResultUpdate]) -> int:
         return await self.apply_batch(updates)
 
@@ -147,6 +150,12 @@ class SqlStore:
         async with transaction(self.engine, write=False) as conn:
             row = (await conn.execute(sa.select(answers).where(*where))).mappings().first()
         return None if row is None else _record(dict(row))
+
+    async def get_many(self, answer_ids: Sequence[str]) -> dict[str, AnswerRecord]:
+        stmt = sa.select(answers).where(answers.c.answer_id.in_(list(answer_ids)))
+        async with transaction(self.engine, write=False) as conn:
+            rows = (await conn.execute(stmt)).mappings().all()
+        return {row["answer_id"]: _record(dict(row)) for row in rows}
 
     async def query(self, query: AnswerQuery) -> Page:
         c = answers.c

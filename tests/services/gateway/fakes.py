@@ -70,6 +70,10 @@ class FakeStore:
         self.answers[submission.answer_id] = record
         return SubmitOutcome("created", record)
 
+    async def record_submissions(self, submissions: Sequence[Submission]) -> None:
+        for submission in submissions:
+            await self.record_submitted(submission)
+
     def finish(self, answer_id: str, status: Status, result: bytes | None = None,
                reason: str | None = None) -> AnswerRecord:
         """Test helper: move an answer to a final status."""
@@ -87,6 +91,10 @@ class FakeStore:
         if record is None or (tenant is not None and record.tenant != tenant):
             return None
         return record
+
+    async def get_many(self, answer_ids: Sequence[str]) -> dict[str, AnswerRecord]:
+        self._check()
+        return {a: self.answers[a] for a in answer_ids if a in self.answers}
 
     async def query(self, query: AnswerQuery) -> Page:
         self._check()

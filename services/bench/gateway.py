@@ -1,0 +1,410 @@
+"""`citeflow bench gateway` (SPEC §9): the HTTP gateway against what a user would put in
+front of Kafka instead, all measured in the same run on the same broker.
+
+Part `submit`: sustained `POST /v1/answers` with 5-8 KB answers (acks=all) through the real
+gateway (one and two uvicorn workers: keys, validation by ingest's code, the store, access
+logs, metrics, the stream hub all on), beside a bare Starlette endpoint and a bare FastAPI
+endpoint that only parse the body and produce it with aiokafka (what a user would
+hand-roll), and beside a raw aiokafka producer sending the same bodies with no HTTP (the
+limit). Then p50/p99 at half the gateway's own rate (latency from each request's scheduled
+time: queueing counts). Karapace's REST proxy is reported only when it is installable.
+
+Part `read`: `GET /v1/answers/{id}` of formatted results p50/p99 at a fixed rate while the
+submit load runs at half the gateway's rate.
+
+Every HTTP server runs as its own uvicorn process; the load comes from one other process
+(`services.bench.http_load`) so neither shares an interpreter with what it measures.
+Other parts (`stream`, `store`) register in PARTS.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+import uuid
+from collections.abc import AsyncIterator, Callable, Iterator
+from contextlib import asynccontextmanager, contextmanager
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import orjson
+
+from schemas.envelope import payload_json
+from schemas.formatted import AnswerFormatted
+from schemas.topics import ANSWERS_SUBMITTED
+from services.bench.http_load import LoadResult, Target, run_load
+from services.bench.workload import bench_answer
+from services.broker import create_topics, free_port, pipeline_topics, start_broker
+from services.runtime.config import RuntimeConfig
+from services.runtime.kafka import make_producer
+
+# (words, citations, sources, chunks per source, chunk chars): 5.8, 6.8 and 7.5 KB bodies.
+SHAPES = ((150, 6, 3, 2, 300), (200, 8, 3, 2, 350), (250, 8, 3, 2, 400))
+ID_WIDTH = 24  # answer ids are padded to this width so bodies are templates
+READ_IDS = 200
+KARAPACE_SPEC_RATE = 1550.0  # SPEC §9: Karapace's REST proxy measured from its source
+STARTUP_S = 60.0
+REPO_ROOT = Path(__file__).resolve().parents[2]
+Out = Callable[[str], None]
+
+
+def answer_templates() -> list[bytes]:
+    """Answer bodies whose `answer_id` is a fixed-width placeholder (`{id}` filled per
+    request by the load generator, so every request is a new answer)."""
+    bodies = []
+    for n, (words, citations, sources, chunks, chars) in enumerate(SHAPES):
+        answer = bench_answer("X" * ID_WIDTH, words=words, citations=citations,
+                              sources=sources, chunks_per_source=chunks, chunk_chars=chars,
+                              verbatim_units=2, seed=n)
+        answer["metadata"] = {"model": f"bench-model-{n}"}
+        bodies.append(orjson.dumps(answer))
+    return bodies
+
+
+# -- the bare endpoints (what a user would hand-roll) ---------------------------------------
+
+
+def _bare_settings() -> tuple[RuntimeConfig, str]:
+    config = RuntimeConfig.from_env()
+    return config, config.physical(ANSWERS_SUBMITTED)
+
+
+def bare_starlette() -> Any:
+    """Starlette: parse the JSON body, produce it keyed by answer_id (acks=all), 202."""
+    from starlette.applications import Starlette
+    from starlette.requests import Request
+    from starlette.responses import Response
+    from starlette.routing import Route
+
+    config, topic = _bare_settings()
+    state: dict[str, Any] = {}
+
+    async def submit(request: Request) -> Response:
+        body = orjson.loads(await request.body())
+        await state["producer"].send_and_wait(topic, orjson.dumps(body),
+                                              key=body["answer_id"].encode())
+        return Response(b'{"status":"accepted"}', 202, media_type="application/json")
+
+    async def healthz(request: Request) -> Response:
+        return Response(b"ok")
+
+    @asynccontextmanager
+    async def lifespan(app: Any) -> AsyncIterator[None]:
+        state["producer"] = make_producer(config)
+        await state["producer"].start()
+        yield
+        await state["producer"].stop()
+
+    return Starlette(routes=[Route("/v1/answers", submit, methods=["POST"]),
+                             Route("/healthz", healthz)], lifespan=lifespan)
+
+
+def bare_fastapi() -> Any:
+    """The same endpoint on FastAPI (a dict body, as a hand-rolled FastAPI route takes it)."""
+    from fastapi import Body, FastAPI
+    from fastapi.responses import Response
+
+    config, topic = _bare_settings()
+    state: dict[str, Any] = {}
+
+    @asynccontextmanager
+    async def lifespan(app: Any) -> AsyncIterator[None]:
+        state["producer"] = make_producer(config)
+        await state["producer"].start()
+        yield
+        await state["producer"].stop()
+
+    app = FastAPI(lifespan=lifespan)
+
+    @app.post("/v1/answers", status_code=202)
+    async def submit(body: dict[str, Any] = Body(...)) -> Response:  # noqa: B008
+        await state["producer"].send_and_wait(topic, orjson.dumps(body),
+                                              key=str(body["answer_id"]).encode())
+        return Response(b'{"status":"accepted"}', 202, media_type="application/json")
+
+    @app.get("/healthz")
+    async def healthz() -> Response:
+        return Response(b"ok")
+
+    return app
+
+
+# -- servers --------------------------------------------------------------------------------
+
+
+@dataclass
+class Bench:
+    """One run's broker, topic prefix, store and key."""
+
+    bootstrap: str
+    prefix: str
+    workdir: Path
+    store_url: str
+    key: str = ""
+    processes: list[subprocess.Popen[bytes]] = field(default_factory=list)
+
+    def env(self) -> dict[str, str]:
+        return {**os.environ, "PYTHONPATH": str(REPO_ROOT),
+                "KAFKA_BOOTSTRAP_SERVERS": self.bootstrap,
+                "CITEFLOW_TOPIC_PREFIX": self.prefix, "CITEFLOW_STORE_URL": self.store_url,
+                "CITEFLOW_FETCH_MAX_WAIT_MS": "50"}
+
+
+@contextmanager
+def serving(bench: Bench, factory: str, name: str, workers: int = 1,
+            ready_path: str = "/healthz") -> Iterator[int]:
+    """A uvicorn process serving `factory` on a free port until the block ends."""
+    port = free_port()
+    log = open(bench.workdir / f"{name}.log", "ab")  # noqa: SIM115 - closed below
+    process = subprocess.Popen(
+        [sys.executable, "-m", "uvicorn", factory, "--factory", "--host", "127.0.0.1",
+         "--port", str(port), "--workers", str(workers), "--no-access-log",
+         "--log-level", "warning", "--no-server-header"],
+        env=bench.env(), stdout=subprocess.DEVNULL, stderr=log, cwd=REPO_ROOT,
+        start_new_session=True,
+    )
+    try:
+        _wait_ready(port, ready_path, process)
+        yield port
+    finally:
+        _stop(process)
+        log.close()
+
+
+def _stop(process: subprocess.Popen[bytes]) -> None:
+    """SIGTERM the server's process group (uvicorn and its workers), SIGKILL after 20 s."""
+    if process.poll() is not None:
+        return
+    os.killpg(process.pid, signal.SIGTERM)
+    try:
+        process.wait(timeout=20)
+    except subprocess.TimeoutExpired:
+        os.killpg(process.pid, signal.SIGKILL)
+        process.wait()
+
+
+def _wait_ready(port: int, path: str, process: subprocess.Popen[bytes]) -> None:
+    import http.client
+
+    deadline = time.monotonic() + STARTUP_S
+    while time.monotonic() < deadline:
+        if process.poll() is not None:
+            raise RuntimeError(f"server exited with {process.returncode}")
+        try:
+            conn = http.client.HTTPConnection("127.0.0.1", port, timeout=2)
+            conn.request("GET", path)
+            if conn.getresponse().status == 200:
+                return
+        except OSError:
+            pass
+        time.sleep(0.2)
+    raise RuntimeError(f"server on port {port} not ready within {STARTUP_S:.0f} s")
+
+
+async def _prepare_store(bench: Bench, formatted: bytes) -> str:
+    """Migrate the store, create the bench key, and store READ_IDS formatted results."""
+    from services.store.api import Position, ResultUpdate
+    from services.store.sql import SqlStore
+    from services.store.summary import summarize
+
+    store = SqlStore(bench.store_url)
+    try:
+        await store.migrate()
+        _, secret = await store.create_key("bench", frozenset({"submit", "read"}),
+                                           name="bench", rate_per_s=1e9)
+        now = datetime.now(UTC)
+        summary = summarize(orjson.loads(formatted))
+        await store.apply([
+            ResultUpdate(answer_id=read_id(n), tenant="bench", status="formatted",
+                         event_id=str(uuid.uuid4()), event_time=now,
+                         position=Position("answers.formatted", 0, n), result=formatted,
+                         summary=summary, submitted_at=now)
+            for n in range(READ_IDS)
+        ])
+    finally:
+        await store.close()
+    return secret
+
+
+def read_id(n: int) -> str:
+    return f"read-{n:06d}"
+
+
+def formatted_result() -> bytes:
+    """A real answer.formatted data object of one bench body (the in-process pipeline)."""
+    from services.pipeline import process_answer
+
+    raw = answer_templates()[1].replace(b"X" * ID_WIDTH, b"formatted-bench")
+    result = process_answer(raw, event_id="bench")
+    assert isinstance(result, AnswerFormatted), result
+    return payload_json(result)
+
+
+# -- the measurements -----------------------------------------------------------------------
+
+
+@dataclass
+class SubmitFigures:
+    rates: dict[str, LoadResult]
+    half_load: dict[str, LoadResult]
+    read: LoadResult | None = None
+    submit_during_read: LoadResult | None = None
+
+
+def _target(port: int, bench: Bench, path: str = "/v1/answers",
+            auth: bool = True) -> Target:
+    headers = {"Authorization": f"Bearer {bench.key}"} if auth else {}
+    return Target("127.0.0.1", port, "POST", path, headers, answer_templates(), ID_WIDTH)
+
+
+async def _raw_producer_rate(bench: Bench, seconds: float, concurrency: int) -> LoadResult:
+    """A raw aiokafka producer sending the same bodies (keyed, acks=all), `concurrency`
+    sends in flight: the limit any endpoint in front of it can reach."""
+    config = RuntimeConfig.from_env({}, bootstrap_servers=bench.bootstrap,
+                                    topic_prefix=bench.prefix)
+    producer = make_producer(config)
+    await producer.start()
+    templates = answer_templates()
+    topic = config.physical(ANSWERS_SUBMITTED)
+    latencies: list[float] = []
+    counter = iter(range(10**12))
+    try:
+        async def sender(deadline: float) -> None:
+            while time.perf_counter() < deadline:
+                n = next(counter)
+                key = f"raw-{n:0{ID_WIDTH - 4}d}".encode()
+                body = templates[n % len(templates)].replace(b"X" * ID_WIDTH, key)
+                started = time.perf_counter()
+                await producer.send_and_wait(topic, body, key=key)
+                latencies.append(time.perf_counter() - started)
+
+        warm = time.perf_counter() + 1.0
+        await asyncio.gather(*(sender(warm) for _ in range(concurrency)))
+        latencies.clear()
+        started = time.perf_counter()
+        await asyncio.gather(*(sender(started + seconds) for _ in range(concurrency)))
+        elapsed = time.perf_counter() - started
+    finally:
+        await producer.stop()
+    return LoadResult.of(latencies, elapsed, {202: len(latencies)})
+
+
+def run_submit(bench: Bench, seconds: float, concurrency: int, progress: Out,
+               read: bool) -> SubmitFigures:
+    rates: dict[str, LoadResult] = {}
+    half: dict[str, LoadResult] = {}
+    figures = SubmitFigures(rates, half)
+    progress("raw aiokafka producer ...")
+    rates["raw aiokafka producer"] = asyncio.run(
+        _raw_producer_rate(bench, seconds, concurrency))
+    for label, factory in (("bare Starlette + aiokafka", "services.bench.gateway:bare_starlette"),
+                           ("bare FastAPI + aiokafka", "services.bench.gateway:bare_fastapi")):
+        progress(f"{label} ...")
+        with serving(bench, factory, label.split()[1].lower()) as port:
+            rates[label] = run_load(_target(port, bench, auth=False), seconds=seconds,
+                                    concurrency=concurrency)
+            half[label] = run_load(_target(port, bench, auth=False), seconds=seconds,
+                                   rate=rates[label].rate / 2, concurrency=concurrency)
+    for workers in (1, 2):
+        label = f"citeflow gateway, {workers} worker{'s' * (workers > 1)}"
+        progress(f"{label} ...")
+        with serving(bench, "services.gateway.app:app_from_env", f"gateway-{workers}",
+                     workers=workers, ready_path="/readyz") as port:
+            target = _target(port, bench)
+            rates[label] = run_load(target, seconds=seconds, concurrency=concurrency)
+            if workers == 1:
+                half[label] = run_load(target, seconds=seconds, rate=rates[label].rate / 2,
+                                       concurrency=concurrency)
+                if read:
+                    progress("GET /v1/answers/{id} under the submit load ...")
+                    figures.submit_during_read, figures.read = _read_under_load(
+                        bench, port, target, seconds, rates[label].rate / 2, concurrency)
+    return figures
+
+
+def _read_under_load(bench: Bench, port: int, submit: Target, seconds: float,
+                     submit_rate: float, concurrency: int) -> tuple[LoadResult, LoadResult]:
+    """Submits at `submit_rate` and, at the same time from another process, GETs of
+    formatted results at a fixed 200/s."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    reads = Target("127.0.0.1", port, "GET", "/v1/answers/{id}",
+                   {"Authorization": f"Bearer {bench.key}"}, [], 0,
+                   ids=[read_id(n) for n in range(READ_IDS)])
+    with ThreadPoolExecutor(1) as pool:  # each run_load is its own process
+        reading = pool.submit(run_load, reads, seconds=seconds, rate=200.0, concurrency=8)
+        submitted = run_load(submit, seconds=seconds, rate=submit_rate,
+                             concurrency=concurrency)
+        return submitted, reading.result()
+
+
+def karapace_available() -> bool:
+    import importlib.util
+
+    return importlib.util.find_spec("karapace") is not None
+
+
+# -- the command ----------------------------------------------------------------------------
+
+
+def report_submit(figures: SubmitFigures, out: Out) -> None:
+    rates, half = figures.rates, figures.half_load
+    gateway = rates["citeflow gateway, 1 worker"]
+    bare = rates["bare Starlette + aiokafka"]
+    out("POST /v1/answers, 5-8 KB answers, acks=all, sustained (closed loop):")
+    for label, result in rates.items():
+        out(f"  {label:34s} {result.rate:8.0f} req/s   non-2xx {result.errors}")
+    out(f"  gateway / bare Starlette            {gateway.rate / bare.rate:8.2f}x  (target >= 0.8)")
+    fastapi = rates["bare FastAPI + aiokafka"]
+    out(f"  bare Starlette / bare FastAPI       {bare.rate / fastapi.rate:8.2f}x")
+    two = rates["citeflow gateway, 2 workers"]
+    out(f"  gateway 2 workers / 1 worker        {two.rate / gateway.rate:8.2f}x")
+    raw = rates["raw aiokafka producer"]
+    out(f"  gateway / raw aiokafka producer     {gateway.rate / raw.rate:8.2f}x")
+    if karapace_available():
+        out("  Karapace: installed but not wired into this benchmark")
+    else:
+        out(f"  Karapace REST proxy: not installable from this package index; SPEC §9's "
+            f"figure {KARAPACE_SPEC_RATE:.0f} req/s -> gateway {gateway.rate / KARAPACE_SPEC_RATE:.2f}x "
+            f"(target >= 2, against a figure not measured in this run)")
+    out("latency at half of each side's own sustained rate (open loop):")
+    for label, result in half.items():
+        out(f"  {label:34s} at {result.rate:6.0f} req/s  p50 {result.p50_ms:6.2f} ms  "
+            f"p99 {result.p99_ms:6.2f} ms   non-2xx {result.errors}")
+    if figures.read is not None and figures.submit_during_read is not None:
+        r, s = figures.read, figures.submit_during_read
+        out(f"GET /v1/answers/{{id}} at {r.rate:.0f} req/s while submitting at {s.rate:.0f} "
+            f"req/s: p50 {r.p50_ms:.2f} ms  p99 {r.p99_ms:.2f} ms  non-2xx {r.errors}; "
+            f"submits meanwhile p50 {s.p50_ms:.2f} ms  p99 {s.p99_ms:.2f} ms")
+
+
+PARTS = ("submit", "read")
+
+
+def run_benchmark(parts: tuple[str, ...], seconds: float, concurrency: int,
+                  bootstrap: str | None, partitions: int, progress: Out, out: Out) -> None:
+    """Run the asked parts on one broker (the embedded one unless `bootstrap`)."""
+    broker = None if bootstrap else start_broker(free_port())
+    address = bootstrap or broker.bootstrap  # type: ignore[union-attr]
+    try:
+        with tempfile.TemporaryDirectory(prefix="citeflow-bench-gateway-") as tmp:
+            workdir = Path(tmp)
+            bench = Bench(address, f"bg{uuid.uuid4().hex[:8]}.", workdir,
+                          f"sqlite+aiosqlite:///{workdir / 'store.db'}")
+            asyncio.run(create_topics(address, pipeline_topics([], bench.prefix), partitions))
+            progress("preparing the store (a key, formatted results to read) ...")
+            bench.key = asyncio.run(_prepare_store(bench, formatted_result()))
+            if "submit" in parts or "read" in parts:
+                figures = run_submit(bench, seconds, concurrency, progress, "read" in parts)
+                report_submit(figures, out)
+            progress(f"logs were in {workdir} (removed)")
+    finally:
+        if broker is not None:
+            broker.stop()
