@@ -133,6 +133,7 @@ def reader_site(store: ResultsStore, documents: list[CorpusDocument], answers: l
         site.call(store.migrate())
         site.key = site.call(seed(store, documents, answers, directory / "documents"))
         yield site
+        site.call(store.close())
     finally:
         server.should_exit = True
         thread.join(15)
