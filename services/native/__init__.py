@@ -26,8 +26,12 @@ ROOT = Path(__file__).resolve().parents[2]
 NATIVE_DIR = ROOT / ".native"
 MANIFEST = NATIVE_DIR / "manifest.json"
 # The packages of pure stage logic (event in, event out; no I/O). Their `stage.py` (the
-# runtime seam) stays Python; benchmarks live in services/bench, outside them.
-COMPILED_PACKAGES = ("text", "scoring", "citations", "spans", "formatting")
+# runtime seam) stays Python; benchmarks live in services/bench, outside them. Only a
+# package's own modules are compiled, not its subpackages (verification/nli, the optional
+# model judge, stays Python).
+COMPILED_PACKAGES = (
+    "text", "scoring", "citations", "spans", "formatting", "verification"
+)
 _SKIPPED = {"__init__.py", "stage.py"}
 
 

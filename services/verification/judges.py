@@ -32,6 +32,11 @@ class Judge(Protocol):
         ...
 
     @property
+    def reads_text(self) -> bool:
+        """Whether the judge reads the checks' texts (else they are left empty)."""
+        ...
+
+    @property
     def supported_from(self) -> float:
         """The score from which a check without conflicts is `supported`."""
         ...
@@ -50,6 +55,7 @@ class LexicalJudge:
     """The built-in judge: the lexical score as it is (deterministic, no model)."""
 
     name = "lexical"
+    reads_text = False
     # Chosen on the corpus's ExpertQA and ALCE answers (`citeflow eval attribution`; the
     # figures are in-sample): a low `partial` bound leaves `unsupported` to citations whose
     # source shares almost nothing with the claim, and wrong citations to `better_source`.

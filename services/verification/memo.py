@@ -20,7 +20,7 @@ Key = tuple[str, tuple[int, ...]]
 class Judgements:
     """The judgements of one answer (see the module docstring)."""
 
-    __slots__ = ("_assessments", "_claims", "_scores", "_views", "judge")
+    __slots__ = ("_assessments", "_claims", "_scores", "_verdicts", "_views", "judge")
 
     def __init__(self, judge: Judge, views: Callable[[int], SourceView | None]) -> None:
         self.judge = judge
@@ -28,6 +28,7 @@ class Judgements:
         self._claims: dict[str, Claim] = {}
         self._assessments: dict[Key, Assessment] = {}
         self._scores: dict[Key, float] = {}
+        self._verdicts: dict[Key, str] = {}
 
     def claim(self, text: str) -> Claim:
         """The claim read from `text` (once)."""
@@ -52,6 +53,7 @@ class Judgements:
         """Judge every key not judged yet, in one batch."""
         pending: list[Key] = []
         checks: list[Check] = []
+        reads = self.judge.reads_text
         for key in dict.fromkeys(keys):
             if key in self._scores:
                 continue
@@ -60,6 +62,8 @@ class Judgements:
                 pending.append(key)
                 checks.append(
                     Check(self.claim(key[0]).text, assessment.evidence_text, assessment.score)
+                    if reads
+                    else Check("", "", assessment.score)
                 )
             else:
                 self._scores[key] = 0.0  # nothing to read: no judge can support it
@@ -72,11 +76,16 @@ class Judgements:
         return self._scores[key]
 
     def verdict(self, key: Key) -> str:
-        """`supported`, `partial` or `unsupported` for a prefetched key."""
-        score = self._scores[key]
-        if score >= self.judge.supported_from and not self._assessments[key].conflicts:
-            return "supported"
-        return "partial" if score >= self.judge.partial_from else "unsupported"
+        """`supported`, `partial` or `unsupported` for a prefetched key (made once)."""
+        found = self._verdicts.get(key)
+        if found is None:
+            score = self._scores[key]
+            if score >= self.judge.supported_from and not self._assessments[key].conflicts:
+                found = "supported"
+            else:
+                found = "partial" if score >= self.judge.partial_from else "unsupported"
+            self._verdicts[key] = found
+        return found
 
     def supports(self, key: Key) -> bool:
         """Whether the sources of a prefetched key support its claim (ALCE's binary call)."""

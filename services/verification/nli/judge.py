@@ -97,6 +97,11 @@ class NliJudge:
         return self._settings.name
 
     @property
+    def reads_text(self) -> bool:
+        """The model reads the claim and the evidence."""
+        return True
+
+    @property
     def supported_from(self) -> float:
         """The entailment probability from which a check is `supported`."""
         return self._settings.supported_from
