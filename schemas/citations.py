@@ -14,7 +14,7 @@ class Citation(Span):
 
     A citation a provider gave as a span over the answer (SPEC §10) has no marker in the text:
     `marker` is "", `start == end` is where its chip goes (after the supported text), and
-    `span_*` hold the supported text; `None` for markers written in the text.
+    `span` is the supported text; `None` for markers written in the text.
     """
 
     id: int
@@ -24,12 +24,10 @@ class Citation(Span):
     problem: str | None = None
     cluster_index: int = 0
     sentence_index: int = 0
-    # Additive (SPEC §10): a pinpoint's page (`[1, p. 12]`), and a span citation's text.
+    # Additive (SPEC §10): a pinpoint's page (`[1, p. 12]`), and a span citation's text (one
+    # nested value: two null keys per citation on every hop, not five).
     page: int | None = None
-    span_start: int | None = None
-    span_end: int | None = None
-    span_start_utf16: int | None = None
-    span_end_utf16: int | None = None
+    span: Span | None = None
 
 
 class Cluster(Span):

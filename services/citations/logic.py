@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from schemas.answers import AnswerSubmitted
-from schemas.base import Problem
+from schemas.base import Problem, Span
 from schemas.citations import (
     AnswerCited,
     Citation,
@@ -41,6 +41,7 @@ _answer_cited = maker(AnswerCited)
 _extraction = maker(CitationExtraction)
 _citation = maker(Citation)
 _cluster = maker(Cluster)
+_span = maker(Span)
 _sentence = maker(Sentence)
 _sentence_ref = maker(SentenceRef)
 _segment = maker(Segment)
@@ -103,14 +104,16 @@ def build_extraction(
                     "cluster_index": c.cluster_index,
                     "sentence_index": sentence_index,
                     "page": c.page,
-                    "span_start": span_start,
-                    "span_end": span_end,
-                    "span_start_utf16": span_start
-                    if u16 is None or span_start is None
-                    else u16(span_start),
-                    "span_end_utf16": span_end
-                    if u16 is None or span_end is None
-                    else u16(span_end),
+                    "span": None
+                    if span_start is None or span_end is None
+                    else _span(
+                        {
+                            "start": span_start,
+                            "end": span_end,
+                            "start_utf16": span_start if u16 is None else u16(span_start),
+                            "end_utf16": span_end if u16 is None else u16(span_end),
+                        }
+                    ),
                 }
             )
         )
@@ -118,6 +121,8 @@ def build_extraction(
         refs = citation_map.get(key)
         if refs is None:
             refs = citation_map[key] = []
+        elif c.sentence_indexes is None and refs[-1].__dict__["sentence_index"] == sentence_index:
+            continue
         # A span citation may reach several sentences; a marker is in one.
         for reached in c.sentence_indexes or (sentence_index,):
             if refs and refs[-1].__dict__["sentence_index"] >= reached:

@@ -21,8 +21,8 @@ from schemas.answers import Source
 from services.text.hits import CitationHit, ClusterHit, ProblemHit
 from services.text.marker_styles import (
     RARE_MARKER,
-    RARE_START,
     SUPERSCRIPT_TABLE,
+    has_rare_start,
     is_exponent,
 )
 
@@ -191,7 +191,7 @@ def find_markers(
 ) -> tuple[list[CitationHit], list[ClusterHit], list[ProblemHit]]:
     """Every citation in `text` (outside `code` regions), its clusters and its problems."""
     # The rarer styles are scanned for only when a character of theirs is there.
-    rare = RARE_START.search(text) is not None
+    rare = has_rare_start(text)
     if not rare and "[" not in text:
         return [], [], []
     matches: Iterator[re.Match[str]] = _MARKER.finditer(text)

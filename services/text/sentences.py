@@ -27,7 +27,7 @@ _RUN = re.compile(r"(?:[.!?…]+(?: \.(?!\.))*[)\]\"'”’»*_]*)+")
 # Chinese and Japanese sentence ends, with the closers that may follow them.
 _CJK_STOPS = "。｡！？．"
 _CJK_RUN = re.compile(r"[。｡！？．!?]+[」』）】〕》〉\"”’)]*")
-_CANDIDATE_CHARS = ".!?…\n\r" + _CJK_STOPS  # every terminal punctuation mark and line break
+_CANDIDATE_CHARS = ".!?…\n\r"  # every terminal punctuation mark and line break (but CJK)
 _LINE_BREAKS = "\n\r"
 _CLOSERS = ")]\"'”’»*_"
 _TOKEN_STRIP = "()[]{}\"'“”‘’«»*_"
@@ -322,7 +322,9 @@ def split_sentences(
     forced.sort()
     f = 0
     consumed = 0
-    for rs in positions(text, _CANDIDATE_CHARS):
+    # (an ASCII text holds no CJK stop: their scans are skipped)
+    candidates = _CANDIDATE_CHARS if text.isascii() else _CANDIDATE_CHARS + _CJK_STOPS
+    for rs in positions(text, candidates):
         if rs < consumed:
             continue
         while f < len(forced) and forced[f] <= rs:

@@ -227,10 +227,7 @@ def test_construct_matches_model_construct() -> None:
         "cluster_index": 0,
         "sentence_index": 0,
         "page": None,
-        "span_start": None,
-        "span_end": None,
-        "span_start_utf16": None,
-        "span_end_utf16": None,
+        "span": None,
     }
     fast = construct(Citation, dict(values))
     slow = Citation.model_construct(**values)

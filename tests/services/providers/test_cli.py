@@ -18,7 +18,7 @@ def test_process_from_provider(tmp_path) -> None:
     assert result.exit_code == 1
     [formatted] = [orjson.loads(out) for out in result.stdout.splitlines()]
     assert formatted["answer_id"] == "gemini-1"
-    assert [c["span_start"] for c in formatted["citations"] if c["valid"]][:2] == [0, 0]
+    assert [c["span"]["start"] for c in formatted["citations"] if c["valid"]][:2] == [0, 0]
     [error] = [orjson.loads(err) for err in result.stderr.splitlines() if err.startswith("{")]
     assert (error["line"], error["answer_id"], error["code"], error["path"]) == (
         2, "bad-1", "invalid_provider_response", "$.response.candidates")
