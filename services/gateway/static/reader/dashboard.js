@@ -29,6 +29,9 @@
 
   function addRow(kind, item) {
     window.citeflowFeed.push(item.answer_id);
+    for (const old of feed.querySelectorAll("li")) {
+      if (old.dataset.answerId === item.answer_id) old.remove();  // the newest status wins
+    }
     const row = element("li", {"data-answer-id": item.answer_id, "data-status": kind});
     const link = element("a", {href: "/answers/" + encodeURIComponent(item.answer_id)},
       item.answer_id);
@@ -60,6 +63,14 @@
     try { addRow(event, JSON.parse(data)); } catch (e) { /* not JSON: ignored */ }
   }
 
+  // The latest answers first (the stream then brings what happens from now on).
+  async function recent() {
+    try {
+      const page = await get("/v1/answers?limit=20");
+      for (const item of page.items.slice().reverse()) addRow(item.status, item);
+    } catch (error) { /* the live feed still works */ }
+  }
+
   async function stream() {
     let pause = 500;
     for (;;) {
@@ -67,6 +78,7 @@
         const headers = {Accept: "text/event-stream"};
         if (key) headers.Authorization = "Bearer " + key;
         if (lastEventId) headers["Last-Event-ID"] = lastEventId;
+        window.citeflowResumedFrom = lastEventId;
         const response = await fetch("/v1/stream?include=rejected,dead_lettered", {headers});
         if (!response.ok) throw new Error(String(response.status));
         connection.textContent = "live";
@@ -107,7 +119,7 @@
     const points = series.flatMap((s) => s.points);
     container.replaceChildren(chart);
     if (!points.length) {
-      container.append(element("p", {}, "no data in the last 24 hours"));
+      container.append(element("p", {}, "no data in the last 6 hours"));
       return;
     }
     const xs = points.map((p) => p[0]), ys = points.map((p) => p[1]);
@@ -166,9 +178,9 @@
 
   async function charts() {
     try {
-      const byModel = await get("/v1/stats?group_by=model&window=24h&bucket=1h");
-      const byTenant = await get("/v1/stats?group_by=tenant&window=24h&bucket=1h");
-      const overall = await get("/v1/stats?group_by=none&window=24h");
+      const byModel = await get("/v1/stats?group_by=model&window=6h&bucket=10m");
+      const byTenant = await get("/v1/stats?group_by=tenant&window=6h&bucket=10m");
+      const overall = await get("/v1/stats?group_by=none&window=6h");
       const list = (r) => Array.isArray(r) ? r : (r.groups || []);
       lineChart(document.getElementById("chart-invalid"),
         series(list(byModel), "invalid_citation_rate"), "%");
@@ -224,7 +236,7 @@
     box.append(table);
   }
 
-  stream();
+  recent().then(stream);
   charts();
   pipeline();
   setInterval(charts, 30000);
