@@ -21,7 +21,12 @@ import pytest
 
 from services.broker import free_port
 from tests.browser import start_browser
-from tests.services.gateway.pages.site import SCREENSHOTS, install_traps, traps_fired, wait_until
+from tests.services.gateway.pages.site import (
+    SCREENSHOTS,
+    install_traps,
+    traps_fired,
+    wait_until,
+)
 
 pytestmark = pytest.mark.integration
 ROOT = Path(__file__).resolve().parents[4]
