@@ -22,16 +22,18 @@ _HEAD = (
     '<meta name="referrer" content="no-referrer">'
     '<title>{title}</title><link rel="stylesheet" href="/static/reader/reader.css">'
     '<script src="/static/reader/common.js" defer></script>'
-    '<script src="/static/reader/{script}" defer></script></head>'
+    '{vendor}<script src="/static/reader/{script}" defer></script></head>'
 )
-_NAV = ('<header class="bar"><h1>citeflow</h1><a href="/dashboard">dashboard</a>'
-        '{extra}</header>')
+# The dashboard's charts: uPlot, pinned in static/package.json, vendored by `make vendor`.
+UPLOT = ('<link rel="stylesheet" href="/static/vendor/uplot/dist/uPlot.min.css">'
+         '<script src="/static/vendor/uplot/dist/uPlot.iife.min.js" defer></script>')
+_NAV = '<header class="bar"><h1>citeflow</h1><a href="/dashboard">dashboard</a></header>'
 
 
-def _page(title: str, script: str, body: str, extra: str = "") -> HTMLResponse:
+def _page(title: str, script: str, body: str, vendor: str = "") -> HTMLResponse:
     return HTMLResponse(
-        _HEAD.format(title=html.escape(title), script=script)
-        + "<body>" + _NAV.format(extra=extra) + body + "</body></html>",
+        _HEAD.format(title=html.escape(title), script=script, vendor=vendor)
+        + "<body>" + _NAV + body + "</body></html>",
         headers={"Cache-Control": "no-store", "Referrer-Policy": "no-referrer"},
     )
 
@@ -69,7 +71,7 @@ async def dashboard(request: Request) -> HTMLResponse:
         '</section>'
         '</main>'
     )
-    return _page("citeflow dashboard", "dashboard.js", body)
+    return _page("citeflow dashboard", "dashboard.js", body, UPLOT)
 
 
 def routes() -> list[BaseRoute]:

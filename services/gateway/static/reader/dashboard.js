@@ -11,6 +11,7 @@
   const SVG = "http://www.w3.org/2000/svg";
   const COLOURS = ["#2f5fd0", "#d0622f", "#1a7f37", "#8a3ffc", "#b3261e", "#00838f"];
   const MAX_ROWS = 200;
+  const WINDOW_SECONDS = 6 * 3600;
   let lastEventId = null;
   window.citeflowFeed = [];
 
@@ -111,41 +112,48 @@
     return node;
   }
 
-  function lineChart(container, series, format) {
-    const width = 400, height = 160, pad = 28;
-    const chart = svg("svg", {viewBox: `0 0 ${width} ${height}`, class: "chart",
-      role: "img", "aria-label": container.closest("section.tile").querySelector("h2")
-        .textContent});
-    const points = series.flatMap((s) => s.points);
-    container.replaceChildren(chart);
-    if (!points.length) {
+  // Time series with uPlot (vendored by `make vendor`, served under /static/vendor/): the
+  // series' points aligned on the union of their times (null where a series has none).
+  function lineChart(container, series, format, windowSeconds) {
+    const title = container.closest("section.tile").querySelector("h2").textContent;
+    container.replaceChildren();
+    if (!series.some((s) => s.points.length)) {
       container.append(element("p", {}, "no data in the last 6 hours"));
       return;
     }
-    const xs = points.map((p) => p[0]), ys = points.map((p) => p[1]);
-    const x0 = Math.min(...xs), x1 = Math.max(...xs) || x0 + 1;
-    const yMax = Math.max(...ys, format === "%" ? 0.05 : 1);
-    const x = (t) => pad + (width - 2 * pad) * (x1 === x0 ? 0.5 : (t - x0) / (x1 - x0));
-    const y = (v) => height - pad - (height - 2 * pad) * (v / yMax);
-    chart.append(svg("line", {x1: pad, y1: height - pad, x2: width - pad, y2: height - pad,
-      class: "axis"}), svg("line", {x1: pad, y1: pad, x2: pad, y2: height - pad, class: "axis"}));
-    const label = (v) => format === "%" ? Math.round(v * 100) + "%" : String(Math.round(v));
-    const top = svg("text", {x: 2, y: pad}); top.textContent = label(yMax); chart.append(top);
-    const left = svg("text", {x: pad, y: height - 8});
-    left.textContent = new Date(x0).toLocaleTimeString(); chart.append(left);
-    const legend = element("div", {class: "legend"});
-    series.forEach((s, i) => {
-      const colour = COLOURS[i % COLOURS.length];
-      const path = s.points.map((p, j) => (j ? "L" : "M") + x(p[0]) + " " + y(p[1])).join(" ");
-      chart.append(svg("path", {d: path, fill: "none", stroke: colour, "stroke-width": 2}));
-      for (const p of s.points) {
-        chart.append(svg("circle", {cx: x(p[0]), cy: y(p[1]), r: 2.5, fill: colour}));
-      }
-      const entry = element("span", {}, "● " + (s.name || "(none)"));
-      entry.style.color = colour;
-      legend.append(entry);
+    if (typeof uPlot === "undefined") {
+      container.append(element("p", {class: "error"}, "charts unavailable (make vendor)"));
+      return;
+    }
+    const times = Array.from(new Set(series.flatMap((s) => s.points.map((p) => p[0]))))
+      .sort((a, b) => a - b);
+    const columns = series.map((s) => {
+      const byTime = new Map(s.points);
+      return times.map((t) => (byTime.has(t) ? byTime.get(t) : null));
     });
-    container.append(legend);
+    const percent = format === "%";
+    const options = {
+      width: Math.max(280, container.clientWidth), height: 200,
+      scales: {
+        // The stats' whole window (one bucket alone would otherwise span years).
+        x: windowSeconds ? {time: true, range: () => {
+          const now = Date.now() / 1000;
+          return [now - windowSeconds, now];
+        }} : {time: true},
+        y: {range: (u, min, max) => [0, Math.max(max, percent ? 0.05 : 1)]},
+      },
+      series: [{}, ...series.map((s, i) => ({
+        label: s.name || "(none)", stroke: COLOURS[i % COLOURS.length], width: 2,
+        points: {show: true, size: 5}, spanGaps: true,
+        value: (u, v) => (v === null ? "–" : percent ? (v * 100).toFixed(1) + "%" : String(v)),
+      }))],
+      axes: [{}, {values: (u, ticks) => ticks.map((v) => (percent
+        ? Math.round(v * 100) + "%" : String(v)))}],
+    };
+    new uPlot(options, [times.map((t) => t / 1000), ...columns], container);
+    container.setAttribute("role", "img");
+    container.setAttribute("aria-label", title + ": " + series.map((s) => (s.name || "(none)")
+      + " latest " + (s.points.length ? s.points[s.points.length - 1][1] : "none")).join(", "));
   }
 
   function series(groups, field) {
@@ -183,10 +191,11 @@
       const overall = await get("/v1/stats?group_by=none&window=6h");
       const list = (r) => Array.isArray(r) ? r : (r.groups || []);
       lineChart(document.getElementById("chart-invalid"),
-        series(list(byModel), "invalid_citation_rate"), "%");
+        series(list(byModel), "invalid_citation_rate"), "%", WINDOW_SECONDS);
       lineChart(document.getElementById("chart-coverage"),
-        series(list(byModel), "mean_coverage"), "%");
-      lineChart(document.getElementById("chart-tenants"), series(list(byTenant), "answers"));
+        series(list(byModel), "mean_coverage"), "%", WINDOW_SECONDS);
+      lineChart(document.getElementById("chart-tenants"), series(list(byTenant), "answers"),
+        "", WINDOW_SECONDS);
       const health = document.getElementById("health");
       health.replaceChildren();
       const total = list(overall)[0] || {};

@@ -164,7 +164,8 @@ def test_dashboard_live_feed_survives_a_gateway_restart(tmp_path: Path) -> None:
         stages = {e.get_attribute("data-stage")
                   for e in driver.find_elements("css selector", "#lag tr[data-stage]")}
         assert {"ingest", "scoring", "citations", "spans", "formatting", "store"} <= stages
-        wait_until(driver, lambda d: d.find_elements("css selector", "#chart-tenants path"), 60)
+        wait_until(driver, lambda d: d.find_elements("css selector", "#chart-tenants canvas"), 60)
+        assert driver.find_elements("css selector", "#lag canvas")
         assert traps_fired(driver) == []
         driver.save_screenshot(str(SCREENSHOTS / "dashboard.png"))
     finally:
