@@ -56,6 +56,7 @@ log = structlog.get_logger("citeflow.stream")
 Write = Callable[[bytes], Awaitable[None]]
 StoreWritten = Callable[[Vector], Awaitable[bool]]
 RETRY_MS = 2000  # the reconnection delay clients are told (SSE `retry:`)
+WRITE_CHUNK = 64 * 1024  # bytes per write to a client (uvicorn's write buffer high-water)
 
 
 @dataclass(frozen=True)
@@ -309,9 +310,8 @@ class Hub:
                 sub.end(_error("store_unavailable", "the results store cannot be reached to "
                                "resume this stream; reconnect later", retry_ms=5 * RETRY_MS))
                 return
-        out = [data for f in subscription.backlog if (data := sub.render(f)) is not None]
-        if out:
-            await write(b"".join(out))
+        await write_all(write, [data for f in subscription.backlog
+                                if (data := sub.render(f)) is not None])
 
     async def _store_reached(self, needed: Vector) -> bool:
         """Whether the store holds every record up to `needed`, waiting a little for the
@@ -348,8 +348,7 @@ class Hub:
                     sub.seen.add(row.event_id)
                 out.append(frames.record_frame(row, encode_position(sub.vector))
                            .data(sub.full))
-            if out:
-                await write(b"".join(out))
+            await write_all(write, out)
             if len(rows) < self.limits.store_page:
                 return
 
@@ -370,7 +369,7 @@ class Hub:
                     out.append(data)
             if out:
                 sub.sending_since = loop.time()
-                await write(b"".join(out))
+                await write_all(write, out)
                 sub.sending_since = 0.0
 
     def _retire(self, sub: Subscriber) -> None:
@@ -440,6 +439,22 @@ class Hub:
         for future in self._waiters.get(answer_id, ()):
             if not future.done():
                 future.set_result(self._recent[answer_id])
+
+
+async def write_all(write: Write, parts: list[bytes]) -> None:
+    """Send `parts` in writes of about WRITE_CHUNK bytes. The server buffers a write
+    whole before its flow control pauses the next one, so one big write to a client that
+    stopped reading would hold all of it in memory: small writes hold one chunk."""
+    batch: list[bytes] = []
+    size = 0
+    for part in parts:
+        batch.append(part)
+        size += len(part)
+        if size >= WRITE_CHUNK:
+            await write(b"".join(batch))
+            batch, size = [], 0
+    if batch:
+        await write(b"".join(batch))
 
 
 def record_of(update: ResultUpdate) -> AnswerRecord:
