@@ -113,8 +113,8 @@ def submit_demo(base: str, key: str, lines: list[str], wait_s: float = 60.0) -> 
     except (RuntimeError, OSError, ValueError) as exc:
         err.print(f"[yellow]demo documents not uploaded: {exc}[/]")
         documents = {}
-    for doc_id, status in documents.items():
-        _line(f"document {doc_id}: {status}")
+    for doc_id, state in documents.items():
+        _line(f"document {doc_id}: {state}")
     for line in lines:
         status, body = _post(f"{base}/v1/answers?wait={int(min(wait_s, 30))}", key,
                              line.encode(), timeout=wait_s + 10)
