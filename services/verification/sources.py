@@ -36,6 +36,7 @@ class Window:
     start: int
     end: int
     items: set[str]  # content terms (numbers of two digits or more are terms); read-only
+    negated: bool | None = None  # whether it holds a negation (read on first use)
 
 
 @dataclass(slots=True)

@@ -96,8 +96,10 @@ def assess(claim: Claim, views: Sequence[SourceView]) -> Assessment:
         window, covered = best_window(items, view)
         evidence.append(window)
         in_evidence |= covered
-        core_tokens = words(view.texts[window.piece][window.core.start : window.core.end])
-        negated = negated or negates(core_tokens)
+        core = window.core
+        if core.negated is None:
+            core.negated = negates(words(view.texts[core.piece][core.start : core.end]))
+        negated = negated or core.negated
         if numbers:  # single digits are no terms: read the numbers themselves
             found |= numbers & view.numbers
             text = window.text
