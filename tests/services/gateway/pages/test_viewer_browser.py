@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from pathlib import Path
 from typing import Any
+from urllib.parse import unquote
 
 import orjson
 import pymupdf
@@ -99,6 +100,31 @@ def _check_pdf(driver: Any, documents: dict[str, Any], doc_id: str, locator: dic
     return "pdf"
 
 
+def words(text: str) -> str:
+    return " ".join(text.split())
+
+
+def _check_text_fragment(href: str, selector: dict) -> None:
+    """`#:~:text=[prefix-,]start[,end][,-suffix]` (URL Fragment Text Directives): every term
+    percent-encoded, '-', ',' and '&' included; the terms are the quote and its context."""
+    base, _, directive = href.partition("#:~:text=")
+    assert base and directive
+    terms = directive.split(",")
+    prefix = terms.pop(0)[:-1] if terms[0].endswith("-") else None
+    suffix = terms.pop()[1:] if terms[-1].startswith("-") else None
+    for term in [t for t in (prefix, suffix, *terms) if t is not None]:
+        assert not set(term) & set("-,&# "), term
+    exact = words(selector["exact"])
+    if len(terms) == 1:
+        assert unquote(terms[0]) == exact
+    else:
+        assert exact.startswith(unquote(terms[0])) and exact.endswith(unquote(terms[1]))
+    if prefix is not None:
+        assert words(selector["prefix"]).endswith(unquote(prefix))
+    if suffix is not None:
+        assert words(selector["suffix"]).startswith(unquote(suffix))
+
+
 def _check(driver: Any, documents: dict[str, Any], locator: dict, doc_id: str | None) -> str:
     kind = locator["type"]
     if kind == "pdf_text":
@@ -108,7 +134,7 @@ def _check(driver: Any, documents: dict[str, Any], locator: dict, doc_id: str | 
         marked, locator)
     if kind == "web":
         link = driver.find_element("css selector", "#panel-body a.open-site")
-        assert "#:~:text=" in link.get_attribute("href")
+        _check_text_fragment(link.get_attribute("href"), locator["selector"])
     return "epub" if kind == "epub_text" else kind
 
 
@@ -179,3 +205,12 @@ def test_preview_card_on_focus(site, driver):
     card = driver.find_element("id", "preview-card")
     assert card.is_displayed()
     assert "Notes on citation quality" in card.text and "score" in card.text
+
+
+def test_the_same_click_opens_the_same_highlight_after_a_reload(site, driver):
+    seen = []
+    for _ in range(2):
+        open_viewer(driver, site, "corpus-pdf")
+        click_and_wait(driver, driver.find_elements("css selector", "#answer .unit-verbatim")[1])
+        seen.append((_boxes(driver), driver.find_element("id", "panel-note").text))
+    assert seen[0] == seen[1] and seen[0][0]
