@@ -7,7 +7,7 @@ parentheses (punctuation inside them is protected), list items and bullets. Cita
 right after the final punctuation (`capital.[1] Next`, `capital. [1] Next`) stay with the
 sentence they follow. Measured against the Pragmatic Segmenter Golden Rules (pySBD's tests).
 
-Chinese and Japanese (SPEC §10): `。！？` and their relatives (`｡`, full-width `．`) end a
+Chinese and Japanese (SPEC §10): `。！？` and the full-width `．` end a
 sentence with no space after them, with the closing quotes and brackets that follow (`。」`)
 and the markers right after (`。[1]`); a marker before them (`首都[1]。`) is inside.
 """
@@ -25,8 +25,8 @@ from services.text.protected import positions, protected_intervals
 # (`.`, `?!`, `...`, `. . .`, `."`, `.)`, `.).`).
 _RUN = re.compile(r"(?:[.!?…]+(?: \.(?!\.))*[)\]\"'”’»*_]*)+")
 # Chinese and Japanese sentence ends, with the closers that may follow them.
-_CJK_STOPS = "。｡！？．"
-_CJK_RUN = re.compile(r"[。｡！？．!?]+[」』）】〕》〉\"”’)]*")
+_CJK_STOPS = "。！？．"  # (not halfwidth ｡: its scan is slow, its use rare)
+_CJK_RUN = re.compile(r"[。！？．!?]+[」』）】〕》〉\"”’)]*")
 _CANDIDATE_CHARS = ".!?…\n\r"  # every terminal punctuation mark and line break (but CJK)
 _LINE_BREAKS = "\n\r"
 _CLOSERS = ")]\"'”’»*_"
