@@ -73,6 +73,9 @@ class HubLimits:
     max_behind: int = 100_000  # records a Last-Event-ID may be behind the hub
     store_page: int = 200  # rows per `since` call during a catch-up
     recent_ids: int = 65_536  # event ids remembered to drop at-least-once duplicates
+    # Outcomes kept for `wait_for` calls that come after the outcome passed (a submit's
+    # wait registers after the broker's ack; the pipeline takes longer than that).
+    recent_outcomes: int = 1024
     ready_wait_s: float = 10.0  # how long a resume waits for the hub's history to load
     sink_wait_s: float = 5.0  # how long a resume waits for the store to reach the ring
 
@@ -117,7 +120,7 @@ class Hub:
         self._ending: set[Subscriber] = set()
         self._waiters: dict[str, list[asyncio.Future[AnswerRecord]]] = {}
         self._recent_ids: dict[str, None] = {}
-        self._recent: dict[str, AnswerRecord] = {}  # answer id -> latest outcome (ring-sized)
+        self._recent: dict[str, AnswerRecord] = {}  # answer id -> latest outcome
         self._overflow = frames.control("overflow", {
             "detail": f"this client fell more than {self.limits.client_buffer} events behind "
                       "and was disconnected; reconnect with Last-Event-ID (EventSource does) "
@@ -173,6 +176,7 @@ class Hub:
                         code=exc.code, error=str(exc))
             return
         except Exception:
+            # A bug decoding or encoding one record must not stop the feed for everyone.
             log.exception("outcome record could not be streamed", position=message.position)
             return
         self._remember(update)
@@ -200,7 +204,7 @@ class Hub:
             del self._recent_ids[next(iter(self._recent_ids))]
         self._recent.pop(update.answer_id, None)
         self._recent[update.answer_id] = record_of(update)
-        if len(self._recent) > self.limits.ring_frames:
+        if len(self._recent) > self.limits.recent_outcomes:
             del self._recent[next(iter(self._recent))]
 
     def _on_partition(self, tp: TopicPartition, before: int, live_from: int) -> None:
@@ -418,8 +422,8 @@ class Hub:
 
     async def wait_for(self, answer_id: str, timeout: float) -> AnswerRecord | None:
         """The answer's outcome (formatted, rejected or dead-lettered) when it passes
-        through the hub within `timeout` seconds, or already did recently (the ring's
-        window); None when the time runs out."""
+        through the hub within `timeout` seconds, or already did recently (the last
+        `recent_outcomes` outcomes); None when the time runs out."""
         recent = self._recent.get(answer_id)
         if recent is not None:
             return recent

@@ -9,7 +9,7 @@ import pytest
 
 from services.gateway.stream import frames as frames_module
 from services.gateway.stream.filters import StreamFilter
-from services.gateway.stream.hub import Hub, HubLimits
+from services.gateway.stream.hub import WRITE_CHUNK, Hub, HubLimits
 from services.gateway.stream.positions import decode_position, encode_position
 from services.gateway.stream.subscriber import Subscriber
 from services.runtime.config import RuntimeConfig
@@ -364,3 +364,23 @@ async def test_a_partition_whose_log_began_again_is_followed() -> None:
     assert collector.events() == ["old-0", "old-1", "old-2", "new-0"]
     assert [f.answer_id for f in hub.ring.frames] == ["new-0"]
     task.cancel()
+
+
+async def test_a_backlog_is_written_in_pieces_not_one_buffer() -> None:
+    hub = make_hub(client_buffer=100)
+    sub = (await hub.subscribe(ACME)).subscriber
+    for i in range(40):  # ~21 KB results: a backlog of about 850 KB
+        hub.publish(formatted(f"a-{i}", i))
+    collector = Collector()
+    sizes: list[int] = []
+
+    async def write(data: bytes) -> None:
+        sizes.append(len(data))
+        await collector.write(data)
+
+    task = asyncio.create_task(hub.pump(sub, write))
+    await settle()
+    task.cancel()
+    frame_size = len(hub.ring.frames[-1].wire)
+    assert len(sizes) > 5 and max(sizes) < WRITE_CHUNK + frame_size
+    assert collector.events() == [f"a-{i}" for i in range(40)]
