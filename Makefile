@@ -74,6 +74,7 @@ bench: install
 	$(BIN)/citeflow bench e2e
 	$(BIN)/citeflow bench idle
 	$(BIN)/citeflow bench memory
+	$(BIN)/citeflow bench gateway
 
 schemas: install
 	$(BIN)/citeflow schemas export

@@ -57,11 +57,14 @@ def _routes() -> list[BaseRoute]:
 def app_from_env() -> Starlette:
     """The application of one `citeflow serve` worker: settings from the environment,
     JSON logs configured."""
+    from services.runtime.gc_tuning import tune_gc
     from services.runtime.logging import configure
 
     settings = GatewaySettings.from_env()
     configure(settings.runtime.log_level)
-    return create_app(settings)
+    app = create_app(settings)
+    tune_gc()  # as the stages: what is loaded lives for the process
+    return app
 
 
 def create_app(

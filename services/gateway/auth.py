@@ -74,6 +74,8 @@ class KeyVerifier:
         secret = secret.strip()
         if scheme.lower() != "bearer" or not secret:
             raise _unauthorized("an API key is required: Authorization: Bearer <key>")
+        if not secret.isascii() or not secret.isprintable():
+            raise _unauthorized("the API key is unknown or revoked")  # never looked up
         digest = hashlib.sha256(secret.encode("utf-8", "surrogateescape")).digest()
         if digest in self._cache:
             found = self._cache[digest]

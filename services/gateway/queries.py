@@ -91,6 +91,9 @@ def parse_params(request: Request, model: type[P]) -> P:
         if len(values) > 1:
             raise ProblemError(400, "invalid_parameter", f"parameter {name!r} is repeated",
                                path=f"?{name}")
+        if "\x00" in values[0]:
+            raise ProblemError(400, "invalid_parameter", f"parameter {name!r} holds a NUL "
+                               "character", path=f"?{name}")
         raw[name] = values[0]
     try:
         return model.model_validate(raw)

@@ -4,6 +4,7 @@ a 404, never a 403; a store that cannot be reached is a 503."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Awaitable
 from datetime import UTC, datetime
 from typing import Any, Literal, TypeVar
@@ -14,6 +15,7 @@ from starlette.responses import Response
 from starlette.routing import Route
 from typing_extensions import TypedDict
 
+from schemas.answers import ANSWER_ID_PATTERN
 from services.gateway.auth import Principal
 from services.gateway.context import gateway_of
 from services.gateway.observability import note
@@ -35,6 +37,7 @@ from services.gateway.representation import (
 from services.store.api import AnswerQuery, GroupStats, StatsQuery, StoreUnavailable
 
 T = TypeVar("T")
+_ANSWER_ID = re.compile(ANSWER_ID_PATTERN.strip("^$"))
 
 
 class AnswerPage(TypedDict):
@@ -87,7 +90,10 @@ async def get_answer(request: Request) -> Response:
     principal = await gateway.authorize(request, "read")
     answer_id = request.path_params["answer_id"]
     note(request, answer_id=answer_id)
-    record = await _store_call(request, gateway.store.get(answer_id, principal.read_tenant()))
+    # An id no answer can have (SPEC §3's pattern) is not looked up: some characters (NUL)
+    # are not even storable.
+    record = await _store_call(request, gateway.store.get(
+        answer_id, principal.read_tenant())) if _ANSWER_ID.fullmatch(answer_id) else None
     if record is None:
         raise ProblemError(404, "not_found", f"no answer {answer_id!r}")
     body = answer_body(record)

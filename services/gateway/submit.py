@@ -105,6 +105,10 @@ def admit(raw: bytes, principal: Principal, max_bytes: int) -> AnswerSubmitted:
         raise ProblemError(403, "tenant_mismatch",
                            "metadata.tenant names another tenant than this API key's",
                            path="$.metadata.tenant")
+    model = metadata.get("model")
+    if isinstance(model, str) and "\x00" in model:  # a column of the store: NUL not storable
+        raise ProblemError(422, "invalid_value", "metadata.model must not hold NUL characters",
+                           path="$.metadata.model")
     metadata["tenant"] = principal.tenant
     return answer.model_copy(update={"metadata": metadata})
 
