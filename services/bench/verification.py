@@ -14,6 +14,7 @@ import json
 import statistics
 import time
 from collections.abc import Callable
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -60,9 +61,9 @@ def expertqa_answers(answers_dir: Path) -> list[dict[str, Any]]:
 def cited_event(data: dict[str, Any]) -> AnswerCited:
     """`data` as the citations stage publishes it."""
     admitted = admit_data(orjson.dumps(data), event_id=data["answer_id"])
-    if not isinstance(admitted, AnswerAccepted):
-        raise RuntimeError(f"benchmark answer rejected: {admitted.message}")
-    return cite_answer(score_answer(admitted))
+    if isinstance(admitted, AnswerAccepted):
+        return cite_answer(score_answer(admitted))
+    raise RuntimeError(f"benchmark answer rejected: {admitted.message}")
 
 
 def _verification_call(cited: AnswerCited) -> tuple[Callable[[], object], Callable[[], None]]:
@@ -101,7 +102,7 @@ def _per_answer(events: list[AnswerCited], runs: int) -> dict[str, float]:
             walls.append((time.perf_counter() - started) * 1000)
             cpu += time.process_time() - started_cpu
     spans = [
-        median_ms(lambda cited=cited: resolve_answer(cited), runs, before=clear_memo)
+        median_ms(partial(resolve_answer, cited), runs, before=clear_memo)
         for cited in events
     ]
     return {
@@ -124,7 +125,7 @@ def bench_verification(answers_dir: Path | None, runs: int) -> dict[str, Any]:
         figure = _per_answer(events, runs)
         raw = [orjson.dumps(data) for data in answers]
         figure["pipeline_ms"] = statistics.median(
-            median_ms(lambda r=r: process_answer(r, event_id="bench"), runs, before=clear_memo)
+            median_ms(partial(process_answer, r, event_id="bench"), runs, before=clear_memo)
             for r in raw
         )
         figures[name] = figure

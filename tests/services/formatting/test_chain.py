@@ -12,10 +12,10 @@ import pytest
 
 from schemas.answers import AnswerAccepted
 from schemas.formatted import AnswerFormatted
+from services.bench.formatting import bench_formatting, resolved_bench_answer
 from services.bench.workload import bench_answer
 from services.citations.logic import cite_answer
 from services.formatting.allowlist import TAGS
-from services.bench.formatting import bench_formatting, resolved_bench_answer
 from services.formatting.logic import format_answer
 from services.ingest.answers import admit_data
 from services.scoring.logic import score_answer

@@ -5,8 +5,8 @@ from __future__ import annotations
 import schemas.topics
 from schemas.envelope import decode, encode, make_event
 from schemas.spans import AnswerResolved
-from services.runtime.stage import Message
 from services.bench.spans import bench_cited, bench_spans
+from services.runtime.stage import Message
 from services.spans.logic import resolve_answer
 from services.spans.stage import STAGE
 
