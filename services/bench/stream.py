@@ -235,7 +235,7 @@ class ClientGroup:
         return delays, totals
 
 
-def connect_clients(bench: Bench, port: int, path: str, count: int,
+def connect_clients(bench: Bench, key: str, port: int, path: str, count: int,
                     stall: bool = False) -> ClientGroup:
     """Start client processes for `count` connections; returns once all are connected."""
     processes, files = [], []
@@ -245,7 +245,7 @@ def connect_clients(bench: Bench, port: int, path: str, count: int,
         files.append(out)
         processes.append(subprocess.Popen(
             [sys.executable, "-m", "services.bench.stream", "clients", str(port), path,
-             bench.key, str(size), str(out), "stall" if stall else "read"],
+             key, str(size), str(out), "stall" if stall else "read"],
             stdin=subprocess.PIPE, stdout=subprocess.PIPE, env=bench.env(), cwd=REPO_ROOT))
     for process in processes:
         assert process.stdout is not None
@@ -373,7 +373,7 @@ async def _publish_sampling(bench: Bench, rate: float, seconds: float,
     return publishing.result(), peak
 
 
-def measure(bench: Bench, server: str, scenario: Scenario, seconds: float) -> Row:
+def measure(bench: Bench, key: str, server: str, scenario: Scenario, seconds: float) -> Row:
     """A fresh server process, the scenario's clients connected, records published."""
     factory, path, ready = SERVERS[server]
     with serving(bench, factory, f"stream-{server.split()[-1]}-{scenario.name}",
@@ -381,7 +381,7 @@ def measure(bench: Bench, server: str, scenario: Scenario, seconds: float) -> Ro
         pid = server_pid(port)
         time.sleep(1.0)
         before = rss_bytes(pid)
-        group = connect_clients(bench, port, f"{path}?view={scenario.view}",
+        group = connect_clients(bench, key, port, f"{path}?view={scenario.view}",
                                 scenario.clients, scenario.stall)
         time.sleep(1.0)
         held = rss_bytes(pid)
@@ -427,13 +427,15 @@ def scenarios(clients: tuple[int, ...], rate: float, view: str, hold: int,
 
 def run_stream(bench: Bench, plan: list[Scenario], seconds: float,
                progress: Out) -> list[Row]:
-    """Every scenario on both servers, one after the other (drift hits both)."""
+    """Every scenario on both servers, one after the other (drift hits both), on
+    `bench`'s broker and store (a `stream` key of tenant `bench` is created there)."""
+    key = asyncio.run(_stream_key(bench))
     rows = []
     for scenario in plan:
         for server in SERVERS:
             progress(f"{server}: {scenario.clients} clients ({scenario.name}, "
                      f"{scenario.rate:.0f} results/s, {scenario.view} view) ...")
-            rows.append(measure(bench, server, scenario, seconds))
+            rows.append(measure(bench, key, server, scenario, seconds))
     return rows
 
 
@@ -456,7 +458,7 @@ def report_stream(rows: list[Row], out: Out) -> None:
 # -- standalone ----------------------------------------------------------------------------
 
 
-async def _prepare(bench: Bench) -> str:
+async def _stream_key(bench: Bench) -> str:
     from services.store.sql import SqlStore
 
     store = SqlStore(bench.store_url)
@@ -481,7 +483,6 @@ def run_standalone(plan: list[Scenario], seconds: float, partitions: int, out: O
                           f"sqlite+aiosqlite:///{workdir / 'store.db'}")
             asyncio.run(create_topics(broker.bootstrap, pipeline_topics([], bench.prefix),
                                       partitions))
-            bench.key = asyncio.run(_prepare(bench))
             report_stream(run_stream(bench, plan, seconds, progress), out)
     finally:
         broker.stop()
