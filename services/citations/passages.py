@@ -153,6 +153,19 @@ def _rounded(ratio: float) -> float:
     return score
 
 
+def _on_page(
+    index: SourceIndex, chunks: Sequence[Chunk], want: int, page: int, best: int
+) -> int:
+    """The best window among those on `page` (a pinpoint, `[1, p. 12]`): the first with the
+    most overlap with `want`; `best` when no chunk of the source is on that page."""
+    on_page = [
+        (-(want & index.masks[k]).bit_count(), k)
+        for k, (position, _, _) in enumerate(index.windows)
+        if chunks[position].page == page
+    ]
+    return min(on_page)[1] if on_page else best
+
+
 def passage_values(
     extracted: Extracted,
     sources: Sequence[Source],
@@ -163,12 +176,14 @@ def passage_values(
     the field values of `schemas.citations.SupportingPassage`.
 
     The passage is the chunk sentence sharing most content terms with the answer sentence
-    (the first on ties), widened by the chunk sentence after it and then the one before it
+    (the first on ties; among the chunks on its page when the sentence pinpoints one, e.g.
+    `[1, p. 12]`), widened by the chunk sentence after it and then the one before it
     when each adds terms and the passage stays within `MAX_PASSAGE_CHARS`. Offsets are in
     the chunk's section (see the module docstring). The search is inlined (a call per pair
     is a measurable share of the stage); the tests hold it to a plain reference
     implementation."""
     by_index = {source.index: source for source in sources}
+    pages = extracted.pages
     citing = extracted.sentences_by_source()
     wanted = {i for index in passage_sources for i in citing.get(index, ())}
     terms = extracted.sentence_terms(wanted)
@@ -207,6 +222,8 @@ def passage_values(
                 want = sum(filter(None, map(get, sentence_terms)))
                 counts = [(want & mask).bit_count() for mask in masks]
                 best = counts.index(max(counts))
+            if pages and (page := pages.get((sentence, cited))) is not None:
+                best = _on_page(index, chunks, want, page, best)
             position, start, end = windows[best]
             covered = want & masks[best]
             # Widen by the next chunk sentence, then the previous one (windows of a chunk

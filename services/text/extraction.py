@@ -35,6 +35,8 @@ class Extracted:
     clusters: list[ClusterHit]
     sentences: list[SentenceHit]
     problems: list[ProblemHit]
+    # (sentence index, source index) -> the page a pinpoint (`[1, p. 12]`) names there.
+    pages: dict[tuple[int, int], int] = field(default_factory=dict)
     # Content terms by sentence index, filled on demand by `sentence_terms`.
     _terms: dict[int, set[str]] = field(default_factory=dict, init=False, repr=False)
 
@@ -115,13 +117,19 @@ def extract(
     sentences = [
         SentenceHit(i, start, end, text[start:end]) for i, (start, end) in enumerate(spans)
     ]
-    _assign(citations, sentences)
-    return Extracted(text, citations, clusters, sentences, problems)
+    pages: dict[tuple[int, int], int] = {}
+    _assign(citations, sentences, pages)
+    return Extracted(text, citations, clusters, sentences, problems, pages)
 
 
-def _assign(citations: list[CitationHit], sentences: list[SentenceHit]) -> None:
+def _assign(
+    citations: list[CitationHit],
+    sentences: list[SentenceHit],
+    pages: dict[tuple[int, int], int],
+) -> None:
     """Attach each citation to the last sentence starting at or before it; a span citation
-    to every sentence its span reaches (its own is the one holding its last character)."""
+    to every sentence its span reaches (its own is the one holding its last character).
+    Record the page of each valid pinpoint in `pages`."""
     if not sentences:
         return
     s = 0
@@ -130,6 +138,8 @@ def _assign(citations: list[CitationHit], sentences: list[SentenceHit]) -> None:
     for i, citation in enumerate(citations):
         while s < last and sentences[s + 1].start <= citation.start:
             s += 1
+        if citation.page is not None and citation.source_index is not None:
+            pages[s, citation.source_index] = citation.page
         if citation.span_start is None:
             citation.sentence_index = s
             sentences[s].citations.append(i)

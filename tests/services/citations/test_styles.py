@@ -11,7 +11,8 @@ import pytest
 from schemas.formatted import AnswerFormatted
 from services.pipeline import process_answer
 from services.text.extraction import extract
-from tests.services.citations.helpers import source
+from services.citations.logic import cite_answer
+from tests.services.citations.helpers import scored, source
 
 
 def _sources():
@@ -135,3 +136,18 @@ def test_footnote_definitions_are_references_not_sentences() -> None:
     assert [(p.code, p.message) for p in extraction.problems] == [
         ("url_mismatch",
          "footnote [^2] links https://elsewhere.org/x, but source 2 is https://example.org/2")]
+
+
+def test_pinpoint_page_steers_the_supporting_passage() -> None:
+    pages = [
+        source(1, chunks=[
+            {"text": "The harbour froze in 1740 and trade stopped.", "page": 3, "chunk_id": "p3"},
+            {"text": "The harbour froze in 1740, a later report says.", "page": 12,
+             "chunk_id": "p12"},
+        ]),
+    ]
+    free = cite_answer(scored("The harbour froze in 1740 [1].", pages))
+    pinned = cite_answer(scored("The harbour froze in 1740 [1, p. 12].", pages))
+    assert [p.chunk_id for p in free.extraction.passages] == ["p3"]
+    assert [p.chunk_id for p in pinned.extraction.passages] == ["p12"]
+    assert pinned.extraction.citations[0].page == 12
