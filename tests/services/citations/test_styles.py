@@ -9,9 +9,9 @@ import orjson
 import pytest
 
 from schemas.formatted import AnswerFormatted
+from services.citations.logic import cite_answer
 from services.pipeline import process_answer
 from services.text.extraction import extract
-from services.citations.logic import cite_answer
 from tests.services.citations.helpers import scored, source
 
 
