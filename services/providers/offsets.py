@@ -15,6 +15,10 @@ class ByteOffsets:
         self.text = text
         self.encoded = text.encode("utf-8")
         self.ascii = len(self.encoded) == len(text)
+        # The last offset converted: segments come in text order, so each conversion
+        # decodes only the bytes since the previous one.
+        self._byte = 0
+        self._code_point = 0
 
     def code_point(self, offset: int) -> int | None:
         """The code point offset of byte `offset`; None when it is past the end or inside a
@@ -23,7 +27,10 @@ class ByteOffsets:
             return offset if 0 <= offset <= len(self.text) else None
         if not 0 <= offset <= len(self.encoded):
             return None
+        start, known = (self._byte, self._code_point) if offset >= self._byte else (0, 0)
         try:
-            return len(self.encoded[:offset].decode("utf-8"))
+            found = known + len(self.encoded[start:offset].decode("utf-8"))
         except UnicodeDecodeError:
-            return None
+            return None  # `offset` cuts a character (the one remembered never does)
+        self._byte, self._code_point = offset, found
+        return found
