@@ -22,6 +22,7 @@ from __future__ import annotations
 import asyncio
 import os
 import signal
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -250,12 +251,39 @@ def formatted_result() -> bytes:
 # -- the measurements -----------------------------------------------------------------------
 
 
+GATEWAY_APP = "services.gateway.app:app_from_env"
+RAW = "raw aiokafka producer"
+BARE = "bare Starlette + aiokafka"
+FASTAPI = "bare FastAPI + aiokafka"
+GATEWAY_1 = "citeflow gateway, 1 worker"
+GATEWAY_2 = "citeflow gateway, 2 workers"
+# (label, uvicorn factory, workers); the raw producer has no server.
+SIDES: tuple[tuple[str, str | None, int], ...] = (
+    (RAW, None, 0),
+    (BARE, "services.bench.gateway:bare_starlette", 1),
+    (FASTAPI, "services.bench.gateway:bare_fastapi", 1),
+    (GATEWAY_1, GATEWAY_APP, 1),
+    (GATEWAY_2, GATEWAY_APP, 2),
+)
+
+
 @dataclass
 class SubmitFigures:
-    rates: dict[str, LoadResult]
-    half_load: dict[str, LoadResult]
+    """Sustained rates of every round per side, latency at half load, reads under load."""
+
+    rounds: dict[str, list[LoadResult]]
+    half_load: dict[str, LoadResult] = field(default_factory=dict)
     read: LoadResult | None = None
     submit_during_read: LoadResult | None = None
+
+    def rate(self, label: str) -> float:
+        return statistics.median(r.rate for r in self.rounds[label])
+
+    def ratio(self, ours: str, theirs: str) -> tuple[float, list[float]]:
+        """The median and every round's ratio (both sides measured in the same round)."""
+        each = [a.rate / b.rate for a, b in zip(self.rounds[ours], self.rounds[theirs],
+                                                 strict=True)]
+        return statistics.median(each), each
 
 
 def _target(port: int, bench: Bench, path: str = "/v1/answers",
@@ -296,36 +324,40 @@ async def _raw_producer_rate(bench: Bench, seconds: float, concurrency: int) -> 
     return LoadResult.of(latencies, elapsed, {202: len(latencies)})
 
 
-def run_submit(bench: Bench, seconds: float, concurrency: int, progress: Out,
+def _sustained(bench: Bench, label: str, factory: str | None, workers: int, seconds: float,
+               concurrency: int) -> LoadResult:
+    if factory is None:
+        return asyncio.run(_raw_producer_rate(bench, seconds, concurrency))
+    ready = "/readyz" if factory == GATEWAY_APP else "/healthz"
+    with serving(bench, factory, label, workers=workers, ready_path=ready) as port:
+        return run_load(_target(port, bench, auth=factory == GATEWAY_APP), seconds=seconds,
+                        concurrency=concurrency)
+
+
+def run_submit(bench: Bench, seconds: float, concurrency: int, repeat: int, progress: Out,
                read: bool) -> SubmitFigures:
-    rates: dict[str, LoadResult] = {}
-    half: dict[str, LoadResult] = {}
-    figures = SubmitFigures(rates, half)
-    progress("raw aiokafka producer ...")
-    rates["raw aiokafka producer"] = asyncio.run(
-        _raw_producer_rate(bench, seconds, concurrency))
-    for label, factory in (("bare Starlette + aiokafka", "services.bench.gateway:bare_starlette"),
-                           ("bare FastAPI + aiokafka", "services.bench.gateway:bare_fastapi")):
-        progress(f"{label} ...")
-        with serving(bench, factory, label.split()[1].lower()) as port:
-            rates[label] = run_load(_target(port, bench, auth=False), seconds=seconds,
-                                    concurrency=concurrency)
-            half[label] = run_load(_target(port, bench, auth=False), seconds=seconds,
-                                   rate=rates[label].rate / 2, concurrency=concurrency)
-    for workers in (1, 2):
-        label = f"citeflow gateway, {workers} worker{'s' * (workers > 1)}"
-        progress(f"{label} ...")
-        with serving(bench, "services.gateway.app:app_from_env", f"gateway-{workers}",
-                     workers=workers, ready_path="/readyz") as port:
-            target = _target(port, bench)
-            rates[label] = run_load(target, seconds=seconds, concurrency=concurrency)
-            if workers == 1:
-                half[label] = run_load(target, seconds=seconds, rate=rates[label].rate / 2,
-                                       concurrency=concurrency)
-                if read:
-                    progress("GET /v1/answers/{id} under the submit load ...")
-                    figures.submit_during_read, figures.read = _read_under_load(
-                        bench, port, target, seconds, rates[label].rate / 2, concurrency)
+    """`repeat` rounds over every side (alternating, so a busy spell of the machine hits
+    all of them), then latency at half of each HTTP side's median rate."""
+    figures = SubmitFigures({label: [] for label, _, _ in SIDES})
+    for n in range(repeat):
+        for label, factory, workers in SIDES:
+            progress(f"round {n + 1}/{repeat}: {label} ...")
+            figures.rounds[label].append(
+                _sustained(bench, label, factory, workers, seconds, concurrency))
+    for label, factory, _ in SIDES[1:4]:
+        assert factory is not None
+        progress(f"half load: {label} ...")
+        gateway = factory == GATEWAY_APP
+        with serving(bench, factory, label, ready_path="/readyz" if gateway else "/healthz"
+                     ) as port:
+            target = _target(port, bench, auth=gateway)
+            half = figures.rate(label) / 2
+            figures.half_load[label] = run_load(target, seconds=seconds, rate=half,
+                                                concurrency=concurrency)
+            if gateway and read:
+                progress("GET /v1/answers/{id} under the submit load ...")
+                figures.submit_during_read, figures.read = _read_under_load(
+                    bench, port, target, seconds, half, concurrency)
     return figures
 
 
@@ -355,40 +387,47 @@ def karapace_available() -> bool:
 
 
 def report_submit(figures: SubmitFigures, out: Out) -> None:
-    rates, half = figures.rates, figures.half_load
-    gateway = rates["citeflow gateway, 1 worker"]
-    bare = rates["bare Starlette + aiokafka"]
-    out("POST /v1/answers, 5-8 KB answers, acks=all, sustained (closed loop):")
-    for label, result in rates.items():
-        out(f"  {label:34s} {result.rate:8.0f} req/s   non-2xx {result.errors}")
-    out(f"  gateway / bare Starlette            {gateway.rate / bare.rate:8.2f}x  (target >= 0.8)")
-    fastapi = rates["bare FastAPI + aiokafka"]
-    out(f"  bare Starlette / bare FastAPI       {bare.rate / fastapi.rate:8.2f}x")
-    two = rates["citeflow gateway, 2 workers"]
-    out(f"  gateway 2 workers / 1 worker        {two.rate / gateway.rate:8.2f}x")
-    raw = rates["raw aiokafka producer"]
-    out(f"  gateway / raw aiokafka producer     {gateway.rate / raw.rate:8.2f}x")
+    rounds = len(figures.rounds[GATEWAY_1])
+    out(f"POST /v1/answers, 5-8 KB answers, acks=all, sustained (closed loop), median of "
+        f"{rounds} alternating rounds:")
+    for label, results in figures.rounds.items():
+        each = " ".join(f"{r.rate:.0f}" for r in results)
+        errors = sum(r.errors for r in results)
+        out(f"  {label:30s} {figures.rate(label):7.0f} req/s  (rounds: {each}; non-2xx "
+            f"{errors})")
+
+    def ratio(text: str, ours: str, theirs: str, target: str = "") -> None:
+        median, each = figures.ratio(ours, theirs)
+        rounds = " ".join(f"{r:.2f}" for r in each)
+        out(f"  {text:36s} {median:5.2f}x  (rounds: {rounds}){target}")
+
+    ratio("gateway / bare Starlette", GATEWAY_1, BARE, "  target >= 0.8")
+    ratio("bare Starlette / bare FastAPI", BARE, FASTAPI)
+    ratio("gateway 2 workers / 1 worker", GATEWAY_2, GATEWAY_1, "  SPEC: about 1.6-1.9")
+    ratio("gateway / raw aiokafka producer", GATEWAY_1, RAW)
+    gateway = figures.rate(GATEWAY_1)
     if karapace_available():
         out("  Karapace: installed but not wired into this benchmark")
     else:
-        out(f"  Karapace REST proxy: not installable from this package index; SPEC §9's "
-            f"figure {KARAPACE_SPEC_RATE:.0f} req/s -> gateway {gateway.rate / KARAPACE_SPEC_RATE:.2f}x "
-            f"(target >= 2, against a figure not measured in this run)")
-    out("latency at half of each side's own sustained rate (open loop):")
-    for label, result in half.items():
-        out(f"  {label:34s} at {result.rate:6.0f} req/s  p50 {result.p50_ms:6.2f} ms  "
-            f"p99 {result.p99_ms:6.2f} ms   non-2xx {result.errors}")
+        out(f"  Karapace REST proxy: not installable from this package index; against SPEC "
+            f"§9's figure of {KARAPACE_SPEC_RATE:.0f} req/s (not measured in this run) the "
+            f"gateway is {gateway / KARAPACE_SPEC_RATE:.2f}x (target >= 2)")
+    out("latency at half of each side's median sustained rate (open loop, from each "
+        "request's scheduled time):")
+    for label, result in figures.half_load.items():
+        out(f"  {label:30s} at {result.rate:6.0f} req/s  p50 {result.p50_ms:7.2f} ms  "
+            f"p99 {result.p99_ms:7.2f} ms  non-2xx {result.errors}")
     if figures.read is not None and figures.submit_during_read is not None:
         r, s = figures.read, figures.submit_during_read
         out(f"GET /v1/answers/{{id}} at {r.rate:.0f} req/s while submitting at {s.rate:.0f} "
-            f"req/s: p50 {r.p50_ms:.2f} ms  p99 {r.p99_ms:.2f} ms  non-2xx {r.errors}; "
+            f"req/s: p50 {r.p50_ms:.2f} ms  p99 {r.p99_ms:.2f} ms  non-2xx {r.errors}; the "
             f"submits meanwhile p50 {s.p50_ms:.2f} ms  p99 {s.p99_ms:.2f} ms")
 
 
 PARTS = ("submit", "read")
 
 
-def run_benchmark(parts: tuple[str, ...], seconds: float, concurrency: int,
+def run_benchmark(parts: tuple[str, ...], seconds: float, concurrency: int, repeat: int,
                   bootstrap: str | None, partitions: int, progress: Out, out: Out) -> None:
     """Run the asked parts on one broker (the embedded one unless `bootstrap`)."""
     broker = None if bootstrap else start_broker(free_port())
@@ -402,7 +441,8 @@ def run_benchmark(parts: tuple[str, ...], seconds: float, concurrency: int,
             progress("preparing the store (a key, formatted results to read) ...")
             bench.key = asyncio.run(_prepare_store(bench, formatted_result()))
             if "submit" in parts or "read" in parts:
-                figures = run_submit(bench, seconds, concurrency, progress, "read" in parts)
+                figures = run_submit(bench, seconds, concurrency, repeat, progress,
+                                     "read" in parts)
                 report_submit(figures, out)
             progress(f"logs were in {workdir} (removed)")
     finally:

@@ -52,20 +52,22 @@ def serve(host: str | None, port: int | None, workers: int, store_url: str | Non
 @bench.command("gateway")
 @click.option("--part", "parts", multiple=True, type=click.Choice(["submit", "read"]),
               help="What to measure (repeatable) [default: all]")
-@click.option("--seconds", type=float, default=10.0, show_default=True,
+@click.option("--seconds", type=float, default=6.0, show_default=True,
               help="Length of each measured window (after 1 s of warm-up)")
+@click.option("--repeat", type=click.IntRange(min=1), default=3, show_default=True,
+              help="Rounds over every side, alternating; the medians are the result")
 @click.option("--connections", "concurrency", type=click.IntRange(min=1), default=64,
               show_default=True, help="Keep-alive connections of the load generator")
 @click.option("--partitions", type=int, default=4, show_default=True)
 @click.option("--bootstrap", default=None, metavar="HOST:PORT",
               help="Use this broker instead of starting the embedded one")
-def bench_gateway(parts: tuple[str, ...], seconds: float, concurrency: int, partitions: int,
-                  bootstrap: str | None) -> None:
+def bench_gateway(parts: tuple[str, ...], seconds: float, repeat: int, concurrency: int,
+                  partitions: int, bootstrap: str | None) -> None:
     """The gateway's submit rate (one and two workers) beside a bare Starlette and a bare
     FastAPI endpoint that only parse and produce, and a raw aiokafka producer; p50/p99 at
     half load; GET /v1/answers/{id} under the submit load. Targets in SPEC §9."""
     from services.bench.gateway import PARTS, run_benchmark
 
-    run_benchmark(parts or PARTS, seconds=seconds, concurrency=concurrency,
+    run_benchmark(parts or PARTS, seconds=seconds, concurrency=concurrency, repeat=repeat,
                   bootstrap=bootstrap, partitions=partitions, progress=err.print,
                   out=click.echo)
