@@ -3,9 +3,10 @@
 Claims are read in NFKC without ignorable characters (soft hyphens, zero-width characters):
 the part of span resolution's canonical form (services.text.normalize) that changes words, so
 a ligature or a compatibility form reads the same in the claim and in the source (quotes and
-dashes separate words either way; line-end hyphenation is not expected inside a claim). Terms are those of services.text.lexical (stopwords dropped, plurals folded);
-numbers are the word tokens made of digits, so single digits count too (`5 years`), and
-`12,717` reads as `12` and `717` on both sides.
+dashes separate words either way; line-end hyphenation is not expected inside a claim).
+Terms are those of services.text.lexical (stopwords dropped, plurals folded); numbers are the
+word tokens made of digits, so single digits count too (`5 years`), and `12,717` reads as
+`12` and `717` on both sides.
 """
 
 from __future__ import annotations
@@ -19,7 +20,8 @@ from services.text.normalize import IGNORABLE
 
 # Words that negate what they govern; `t` is what `n't` leaves (`don't` -> `don`, `t`).
 NEGATIONS = frozenset(
-    "not no never none nor neither cannot without nothing nobody nowhere t".split()  # noqa: SIM905
+    {"not", "no", "never", "none", "nor", "neither", "cannot", "without", "nothing",
+     "nobody", "nowhere", "t"}
 )
 _SURFACE = re.compile(r"[^\W_]+")
 _DIGIT = re.compile(r"\d")

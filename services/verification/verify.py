@@ -1,8 +1,8 @@
 """Support verdicts for an answer's valid citations, and its ALCE citation quality.
 
-Each citation is judged against the source it cites: its claim is its sentence, or, in a
-sentence with several citation clusters, the citation's own segment (the text its cluster
-closes). `unverifiable` when the source has no text or the claim no words to check;
+Each citation's claim is judged against the source it cites (the spans stage passes the
+citation's sentence, or, in a sentence with several citation clusters, the text its own
+cluster closes). `unverifiable` when the source has no text or the claim no words to check;
 `supported` by construction when the sentence is verbatim in the cited source. A citation not
 supported (and scoring below `SEARCH_BELOW` lexically) gets a `better_source`: the other
 supplied source (not cited in the same sentence) whose judged score beats its own by
