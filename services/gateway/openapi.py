@@ -11,6 +11,7 @@ from pydantic import BaseModel, TypeAdapter
 
 from schemas.answers import AnswerSubmitted
 from schemas.formatted import AnswerFormatted
+from services.gateway.documents import openapi as reader_openapi
 from services.gateway.problems import ProblemDocument
 from services.gateway.queries import AnswerListParams, StatsParams
 from services.gateway.reads import AnswerPage, StatsDocument
@@ -30,6 +31,7 @@ _COMPONENTS: list[tuple[Any, str, str]] = [
     (AnswerPage, "serialization", "AnswerPage"),
     (StatsDocument, "serialization", "StatsDocument"),
     (ProblemDocument, "serialization", "ProblemDocument"),
+    *((kind, "serialization", name) for kind, name in reader_openapi.COMPONENTS),
 ]
 
 
@@ -163,6 +165,7 @@ def openapi_document(max_wait_s: float) -> dict[str, Any]:
                             "responses": {"200": {"description": "ready"},
                                           "503": {"description": "not ready"}}}},
     }
+    paths.update(reader_openapi.paths())
     return {
         "openapi": "3.1.0",
         "info": {"title": "citeflow gateway", "version": "1",

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 from datetime import UTC, datetime
-from typing import Any
+from typing import Any, cast
 
 import orjson
 from starlette.concurrency import run_in_threadpool
@@ -21,6 +21,11 @@ from starlette.routing import Route
 from schemas.documents import DocumentSubmitted
 from services.gateway.context import authorize, gateway_of
 from services.gateway.documents.reader import reader_of
+from services.gateway.documents.responses import (
+    ChapterView,
+    PageHighlights,
+    status_document,
+)
 from services.gateway.documents.selectors import Quote, from_query, from_result
 from services.gateway.documents.upload import receive_upload
 from services.gateway.problems import ProblemError, unavailable
@@ -47,17 +52,6 @@ def _sniff(head: bytes) -> str:
     if head.startswith(ZIP_MAGIC):
         return "epub"
     raise ProblemError(415, "unsupported_document", "the upload is neither a PDF nor an EPUB")
-
-
-def _status(record: DocumentRecord) -> dict[str, Any]:
-    return {
-        "doc_id": record.doc_id, "status": record.status, "format": record.format,
-        "sha256": record.sha256, "sections": record.sections, "chunks": record.chunks,
-        "reason": record.reason, "detail": dict(record.detail) if record.detail else None,
-        "submitted_at": record.submitted_at.isoformat(),
-        "updated_at": record.updated_at.isoformat(),
-        "location": f"/v1/documents/{record.doc_id}",
-    }
 
 
 async def _store(request: Request, call: Any) -> Any:
@@ -87,24 +81,33 @@ async def upload(request: Request) -> Response:
         raise ProblemError(409, "doc_id_taken", f"the doc_id {doc_id!r} is in use; choose another")
     if existing is not None and existing.sha256 == received.sha256:
         received.path.unlink(missing_ok=True)
-        return _json(_status(existing), 200)
-    uri = await run_in_threadpool(reader.store.put_file, received.path, received.sha256, fmt)
-    now = datetime.now(UTC)
-    record = DocumentRecord(doc_id=doc_id, tenant=principal.tenant, status="submitted",
-                            format=fmt, path=uri, sha256=received.sha256, submitted_at=now,
-                            updated_at=now)
-    await _store(request, store.upsert_document(record))
+        if existing.status != "submitted":
+            return _json(status_document(existing), 200)
+        # Recorded but maybe never produced (the broker was down): produce it again (the
+        # event id is the same, so ingest sees a recognisable duplicate at worst).
+        record = existing
+    else:
+        uri = await run_in_threadpool(reader.store.put_file, received.path, received.sha256,
+                                      fmt)
+        now = datetime.now(UTC)
+        record = DocumentRecord(doc_id=doc_id, tenant=principal.tenant, status="submitted",
+                                format=fmt, path=uri, sha256=received.sha256,
+                                submitted_at=now, updated_at=now)
+        await _store(request, store.upsert_document(record))
     title = received.fields.get("title") or None
-    submitted = DocumentSubmitted(doc_id=doc_id, uri=uri, format=fmt,  # type: ignore[arg-type]
+    submitted = DocumentSubmitted(doc_id=doc_id, uri=record.path,
+                                  format=fmt,  # type: ignore[arg-type]
                                   title=title, metadata={"tenant": principal.tenant})
     await reader.publisher.publish(submitted, principal.tenant, received.sha256)
-    return _json({**_status(record), "size": received.size}, 202,
+    return _json({**status_document(record), "size": received.size}, 202,
                  {"Location": f"/v1/documents/{doc_id}"})
 
 
 async def _document(request: Request, fmt: str | None = None) -> DocumentRecord:
     principal = await authorize(request, "read")
     doc_id = request.path_params["doc_id"]
+    if not DOC_ID.match(doc_id):
+        raise ProblemError(404, "not_found", f"no document {doc_id!r}")
     record = await _store(request, gateway_of(request).store.get_document(
         doc_id, principal.read_tenant()))
     if record is None:
@@ -115,7 +118,7 @@ async def _document(request: Request, fmt: str | None = None) -> DocumentRecord:
 
 
 async def status(request: Request) -> Response:
-    return _json(_status(await _document(request)))
+    return _json(status_document(await _document(request)))
 
 
 async def _quote(request: Request, doc_id: str) -> Quote | None:
@@ -143,7 +146,7 @@ async def chapter(request: Request) -> Response:
     quote = await _quote(request, record.doc_id)
     library = reader_of(request).library
 
-    def work() -> dict[str, Any]:
+    def work() -> ChapterView:
         view = library.chapter(record.path, record.sha256, record.doc_id, href)
         if quote is None:
             html, highlight = prepare_chapter(view["html"])
@@ -158,7 +161,8 @@ async def chapter(request: Request) -> Response:
                 highlight["found_in"] = elsewhere
                 if elsewhere:
                     highlight["note"] = f"passage found in {elsewhere}, not in this chapter"
-        return {**view, "doc_id": record.doc_id, "html": html, "highlight": highlight}
+        return cast(ChapterView, {**view, "doc_id": record.doc_id, "html": html,
+                                  "highlight": highlight})
 
     try:
         return _json(await run_in_threadpool(work), headers={"Cache-Control": "private"})
@@ -213,10 +217,11 @@ async def highlights(request: Request) -> Response:
                            "or unit_id", path="exact")
     library = reader_of(request).library
 
-    def work() -> dict[str, Any]:
+    def work() -> PageHighlights:
         index = library.pdf(record.path, record.sha256)
         with library.lock(record.sha256):
-            return locate(index, number, quote.exact, quote.prefix, quote.suffix)
+            return cast(PageHighlights,
+                        locate(index, number, quote.exact, quote.prefix, quote.suffix))
 
     try:
         return _json(await run_in_threadpool(work), headers={"Cache-Control": "private"})

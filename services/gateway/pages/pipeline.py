@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import asyncio
 import time
-from typing import Any
 
 import orjson
 from aiokafka import AIOKafkaConsumer, TopicPartition
@@ -23,6 +22,7 @@ from starlette.routing import Route
 
 from schemas.topics import dlq_topic
 from services.gateway.context import authorize, gateway_of
+from services.gateway.documents.responses import PipelineHealth, StageHealth
 from services.gateway.problems import unavailable
 from services.runtime.config import RuntimeConfig
 from services.stages import SINK_NAMES, STAGE_NAMES, stage
@@ -36,18 +36,18 @@ class PipelineProbe:
 
     def __init__(self, config: RuntimeConfig) -> None:
         self.config = config
-        self._cached: tuple[float, dict[str, Any]] | None = None
+        self._cached: tuple[float, PipelineHealth] | None = None
         self._lock = asyncio.Lock()
         self._inputs = {name: stage(name).input_topics for name in STAGE_NAMES + SINK_NAMES}
 
-    async def health(self) -> dict[str, Any]:
+    async def health(self) -> PipelineHealth:
         async with self._lock:
             if self._cached is None or time.monotonic() - self._cached[0] > CACHE_SECONDS:
                 measured = await asyncio.wait_for(self._measure(), TIMEOUT_SECONDS)
                 self._cached = (time.monotonic(), measured)
             return self._cached[1]
 
-    async def _measure(self) -> dict[str, Any]:
+    async def _measure(self) -> PipelineHealth:
         consumer = AIOKafkaConsumer(bootstrap_servers=self.config.bootstrap_servers,
                                     enable_auto_commit=False)
         admin = AIOKafkaAdminClient(bootstrap_servers=self.config.bootstrap_servers)
@@ -55,7 +55,7 @@ class PipelineProbe:
         try:
             await admin.start()
             known = await consumer.topics()
-            stages = []
+            stages: list[StageHealth] = []
             for name, topics in self._inputs.items():
                 inputs = self._partitions(consumer, known, topics)
                 dead = self._partitions(consumer, known, tuple(dlq_topic(t) for t in topics))

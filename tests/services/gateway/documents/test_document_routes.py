@@ -65,6 +65,17 @@ def test_upload_stores_by_content_publishes_and_reports_status(app, client):
     assert len(app.state.reader.publisher.published) == 1
 
 
+def test_an_upload_still_submitted_is_produced_again(app, client):
+    data = _pdf(["x"])
+    assert _upload(client, data, "again").status_code == 202
+    # Recorded, but say the broker never took it: the same upload produces it again.
+    retry = _upload(client, data, "again")
+    assert retry.status_code == 202 and retry.json()["status"] == "submitted"
+    published = app.state.reader.publisher.published
+    assert [s.doc_id for s, _ in published] == ["again", "again"]
+    assert published[0][0].uri == published[1][0].uri
+
+
 def test_other_tenant_sees_nothing(client):
     _upload(client, _pdf(["x"]), "mine")
     assert client.get("/v1/documents/mine", headers=B).status_code == 404
