@@ -14,7 +14,7 @@ from starlette.routing import BaseRoute
 
 from services.gateway import docs, health, reads, submit
 from services.gateway.auth import KeyVerifier, TokenBuckets
-from services.gateway.context import Gateway, Waiter
+from services.gateway.context import Gateway, StreamHub
 from services.gateway.documents.reader import Reader
 from services.gateway.observability import ObservabilityMiddleware
 from services.gateway.problems import (
@@ -34,7 +34,7 @@ def open_store(url: str) -> ResultsStore:
     return SqlStore(url)
 
 
-def make_hub(settings: GatewaySettings, store: ResultsStore) -> Waiter:
+def make_hub(settings: GatewaySettings, store: ResultsStore) -> StreamHub:
     """The stream hub: one Kafka consumer of the outcome topics fanned out to clients."""
     from services.gateway.stream import Hub
 
@@ -69,11 +69,12 @@ def app_from_env() -> Starlette:
 
 def create_app(
     settings: GatewaySettings, *, store: ResultsStore | None = None,
-    producer: AnswerProducer | None = None, hub: Waiter | None = None,
+    producer: AnswerProducer | None = None, hub: StreamHub | None = None,
     routes: list[BaseRoute] | None = None,
 ) -> Starlette:
     """The application; `store`, `producer`, `hub` and `routes` replace the real ones
-    (tests), and are then neither started nor stopped by the app except the producer."""
+    (tests). The app starts and stops the producer and the hub it runs with; a store it was
+    given is neither migrated nor closed by it."""
 
     @asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
@@ -84,8 +85,7 @@ def create_app(
                                                   settings.retry_after_s)
         the_hub = hub or make_hub(settings, the_store)
         await the_producer.start()
-        if hub is None:
-            await the_hub.start()  # type: ignore[attr-defined]
+        await the_hub.start()
         gateway = Gateway(
             settings=settings, store=the_store, producer=the_producer, hub=the_hub,
             verifier=KeyVerifier(the_store, settings.key_cache_seconds,
@@ -102,8 +102,7 @@ def create_app(
             yield
         finally:
             await reader.publisher.stop()
-            if hub is None:
-                await the_hub.stop()  # type: ignore[attr-defined]
+            await the_hub.stop()
             await the_producer.stop()
             if store is None:
                 await the_store.close()

@@ -18,12 +18,17 @@ from services.gateway.settings import GatewaySettings
 from services.store.api import AnswerRecord, ResultsStore
 
 
-class Waiter(Protocol):
-    """The part of the stream hub `?wait=` uses (services.gateway.stream.Hub)."""
+class StreamHub(Protocol):
+    """What the app needs of the stream hub (services.gateway.stream.Hub): its lifetime,
+    readiness, and the wait of `?wait=`."""
 
-    async def wait_for(self, answer_id: str, timeout: float) -> AnswerRecord | None: ...
+    async def start(self) -> None: ...
+
+    async def stop(self) -> None: ...
 
     def ready(self) -> bool: ...
+
+    async def wait_for(self, answer_id: str, timeout: float) -> AnswerRecord | None: ...
 
 
 @dataclass
@@ -31,7 +36,7 @@ class Gateway:
     settings: GatewaySettings
     store: ResultsStore
     producer: AnswerProducer
-    hub: Waiter
+    hub: StreamHub
     verifier: KeyVerifier
     buckets: TokenBuckets
     started_at: datetime

@@ -196,6 +196,10 @@ class FakeHub:
     def __init__(self) -> None:
         self.waiting: dict[str, asyncio.Future[AnswerRecord]] = {}
 
+    async def start(self) -> None: ...
+
+    async def stop(self) -> None: ...
+
     def ready(self) -> bool:
         return True
 
