@@ -54,6 +54,12 @@ class InertProducer:
 
 
 class InertHub:
+    """Streams nothing: the reader's pages read results, not the stream."""
+
+    async def start(self) -> None: ...
+
+    async def stop(self) -> None: ...
+
     async def wait_for(self, answer_id: str, timeout: float) -> AnswerRecord | None:
         return None
 

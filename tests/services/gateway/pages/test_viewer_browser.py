@@ -25,6 +25,7 @@ from tests.services.gateway.pages.site import (
     open_viewer,
     results_store,
     traps_fired,
+    wait_until,
 )
 
 ROOT = Path(__file__).resolve().parents[4]
@@ -175,8 +176,11 @@ def test_every_chip_and_unit_lands_on_its_highlight(site, driver, corpus):
             driver.save_screenshot(str(SCREENSHOTS / shot[data["answer_id"]]))
         # Derived units are not clickable: a click opens nothing.
         driver.find_element("tag name", "body").send_keys("\ue00c")  # Esc
+        wait_until(driver, lambda d: not d.find_element("id", "source-panel").is_displayed())
         for derived in driver.find_elements("css selector", "#answer .unit-derived"):
             assert derived.get_attribute("role") is None
+            driver.execute_script("arguments[0].click();", derived)
+            assert not driver.find_element("id", "source-panel").is_displayed()
         assert traps_fired(driver) == []
     assert {"epub", "pdf", "scan", "text", "web", "invalid", "unit"} <= set(seen), seen
 
@@ -187,14 +191,11 @@ def test_keyboard_opens_and_escape_closes(site, driver):
     assert "Citation [1]" in chip.get_attribute("aria-label")
     chip.send_keys("\ue007")  # Enter
     panel = driver.find_element("id", "source-panel")
-    driver.execute_script("return 1")
-    from selenium.webdriver.support.ui import WebDriverWait
-
-    WebDriverWait(driver, 20).until(lambda d: panel.get_attribute("data-state") == "ready")
+    wait_until(driver, lambda d: panel.get_attribute("data-state") == "ready")
     assert panel.is_displayed() and panel.get_attribute("role") == "dialog"
     assert driver.find_element("id", "preview-card").get_attribute("role") == "tooltip"
     driver.switch_to.active_element.send_keys("\ue00c")  # Esc
-    WebDriverWait(driver, 5).until(lambda d: not panel.is_displayed())
+    wait_until(driver, lambda d: not panel.is_displayed())
     assert driver.switch_to.active_element == chip
 
 
