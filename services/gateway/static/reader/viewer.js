@@ -149,20 +149,51 @@
       view = await get(chapterPath(docId, view.highlight.found_in) + "?" + query(target));
     }
     if (mine !== generation) return;
-    const chapter = element("div", {class: "chapter"});
-    chapter.innerHTML = view.html;  // sanitised by the gateway; chapter scripts never run
-    panelBody.replaceChildren(chapter);
+    renderChapter(docId, view);
     if (!view.highlight || !view.highlight.found) {
       note((view.highlight && view.highlight.note) || "passage not located in this chapter");
     } else if (moved) {
       note(moved);
     }
-    chapter.addEventListener("click", (event) => {
-      const a = event.target.closest("a[href^='/v1/documents/']");
-      if (a) event.preventDefault();  // in-book links stay in the panel, never navigate
-    });
     painted(started, "epub", docId + "#" + view.href, mine);
+  }
+
+  // A chapter in the panel, with previous/next buttons; in-book links open their chapter
+  // here (without a highlight) and never navigate the page.
+  function renderChapter(docId, view) {
+    const chapter = element("div", {class: "chapter", "data-href": view.href});
+    chapter.innerHTML = view.html;  // sanitised by the gateway; chapter scripts never run
+    const nav = element("nav", {class: "chapter-nav", "aria-label": "Chapters"});
+    for (const [href, label] of [[view.prev_href, "← previous chapter"],
+      [view.next_href, "next chapter →"]]) {
+      if (!href) continue;
+      const button = element("button", {type: "button"}, label);
+      button.addEventListener("click", () => openChapter(docId, chapterPath(docId, href)));
+      nav.append(button);
+    }
+    chapter.addEventListener("click", (event) => {
+      const link = event.target.closest("a[href^='/v1/documents/']");
+      if (!link) return;
+      event.preventDefault();
+      openChapter(docId, link.getAttribute("href").split("#")[0]);
+    });
+    panelBody.replaceChildren(chapter, nav);
     loadImages(chapter);
+  }
+
+  async function openChapter(docId, path) {
+    generation += 1;
+    const mine = generation;
+    try {
+      const view = await get(path);
+      if (mine !== generation) return;
+      note("");
+      renderChapter(docId, view);
+      panelBody.scrollTop = 0;
+      panel.scrollTop = 0;
+    } catch (error) {
+      if (mine === generation) note("the chapter could not be opened: " + error.message);
+    }
   }
 
   // Page images fetched (with the key) and decoded once per page view, then the same

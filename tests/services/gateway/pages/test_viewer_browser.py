@@ -215,3 +215,16 @@ def test_the_same_click_opens_the_same_highlight_after_a_reload(site, driver):
         click_and_wait(driver, driver.find_elements("css selector", "#answer .unit-verbatim")[1])
         seen.append((_boxes(driver), driver.find_element("id", "panel-note").text))
     assert seen[0] == seen[1] and seen[0][0]
+
+
+def test_chapter_navigation_stays_in_the_panel(site, driver):
+    open_viewer(driver, site, "corpus-epub")
+    click_and_wait(driver, driver.find_element("css selector", "#answer a.citation"))
+    first = driver.find_element("css selector", "#panel-body .chapter").get_attribute(
+        "data-href")
+    start = driver.current_url
+    driver.find_element("xpath", "//nav[@class='chapter-nav']/button[last()]").click()
+    wait_until(driver, lambda d: d.find_element("css selector", "#panel-body .chapter")
+               .get_attribute("data-href") not in (None, first))
+    assert not driver.find_elements("css selector", "#panel-body [data-citeflow-highlight]")
+    assert driver.current_url == start and traps_fired(driver) == []
