@@ -258,3 +258,18 @@ def test_a_wrong_chapter_hint_says_where_the_quote_is(client):
     nowhere = client.get("/v1/documents/book/chapters/OPS/c2.xhtml",
                          params={"exact": "in no chapter at all"}, headers=A).json()
     assert nowhere["highlight"]["found_in"] is None
+
+
+def test_the_limit_holds_for_a_streamed_body_without_a_length(client, app):
+    boundary = "zzz"
+    head = (f'--{boundary}\r\nContent-Disposition: form-data; name="file"; filename="a.pdf"'
+            "\r\n\r\n%PDF-").encode()
+    def body():
+        yield head
+        for _ in range(64):  # 4 MiB in all, twice the limit, chunked: no Content-Length
+            yield b"0" * 65536
+
+    response = client.post("/v1/documents", content=body(), headers={
+        **A, "Content-Type": f"multipart/form-data; boundary={boundary}"})
+    assert response.status_code == 413
+    assert not list(app.state.reader.upload_dir.glob("*"))

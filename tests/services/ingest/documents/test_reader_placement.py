@@ -199,3 +199,21 @@ def test_ligature_glyphs_are_highlighted_whole():
     data = (CORPUS / "pdf" / "copy_paste_ligatures.pdf").read_bytes()
     view = locate(PdfIndex(pymupdf.open(stream=data)), 1, "ffiffl")
     assert view["found"] and len(view["rects"]) == 1
+
+
+# ---- the content-addressed store ---------------------------------------------------------------
+
+def test_store_puts_by_content_once(tmp_path):
+    import hashlib
+
+    from services.ingest.documents.store import LocalDocumentStore, content_reference
+
+    store = LocalDocumentStore(tmp_path / "docs")
+    first = store.put(b"%PDF-1.4 one", "pdf")
+    assert first == content_reference(hashlib.sha256(b"%PDF-1.4 one").hexdigest(), "pdf")
+    assert store.put(b"%PDF-1.4 one", "pdf") == first and store.read(first) == b"%PDF-1.4 one"
+    assert len([p for p in (tmp_path / "docs").rglob("*") if p.is_file()]) == 1
+    with pytest.raises(ValueError):
+        content_reference("../etc", "pdf")
+    with pytest.raises(ValueError):
+        content_reference("a" * 64, "p/df")
