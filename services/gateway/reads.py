@@ -32,9 +32,16 @@ from services.gateway.representation import (
     answer_body,
     dump,
     etag,
+    is_final,
     status_document,
 )
-from services.store.api import AnswerQuery, GroupStats, StatsQuery, StoreUnavailable
+from services.store.api import (
+    AnswerQuery,
+    AnswerRecord,
+    GroupStats,
+    StatsQuery,
+    StoreUnavailable,
+)
 
 T = TypeVar("T")
 _ANSWER_ID = re.compile(ANSWER_ID_PATTERN.strip("^$"))
@@ -85,6 +92,16 @@ def _if_none_match(request: Request, tag: str) -> bool:
     return "*" in candidates or tag in candidates
 
 
+async def _recent_outcome(request: Request, record: AnswerRecord) -> AnswerRecord:
+    """The outcome the stream hub has just seen for an answer the store still has in
+    flight (the store sink writes a moment later): a client that got its result from
+    `?wait=` reads the same result by id at once."""
+    recent = await gateway_of(request).hub.wait_for(record.answer_id, 0)
+    if recent is not None and is_final(recent) and recent.tenant == record.tenant:
+        return recent
+    return record
+
+
 async def get_answer(request: Request) -> Response:
     gateway = gateway_of(request)
     principal = await gateway.authorize(request, "read")
@@ -94,6 +111,8 @@ async def get_answer(request: Request) -> Response:
     # are not even storable.
     record = await _store_call(request, gateway.store.get(
         answer_id, principal.read_tenant())) if _ANSWER_ID.fullmatch(answer_id) else None
+    if record is not None and not is_final(record):
+        record = await _recent_outcome(request, record)
     if record is None:
         raise ProblemError(404, "not_found", f"no answer {answer_id!r}")
     body = answer_body(record)

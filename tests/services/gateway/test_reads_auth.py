@@ -155,3 +155,21 @@ async def test_store_down_reads_are_503(gw: Gw) -> None:
     # A key not cached cannot be verified: 503 too, not 401.
     fresh = await gw.key_for("acme", "read")
     assert (await gw.client.get("/v1/answers", headers=gw.auth(fresh))).status_code == 503
+
+
+async def test_a_result_the_hub_has_seen_is_read_before_the_store_has_it(gw: Gw) -> None:
+    """?wait= answered from the hub; the store sink writes a moment later: GET by id gives
+    the same result at once (never for another tenant)."""
+    await _submitted(gw)
+    from dataclasses import replace
+
+    formatted = replace(gw.store.answers["a-1"], status="formatted", result=FORMATTED)
+    gw.hub.waiting["a-1"] = asyncio.get_running_loop().create_future()
+    gw.hub.deliver(formatted)
+    r = await gw.client.get("/v1/answers/a-1", headers=gw.auth())
+    assert r.content == FORMATTED and r.headers["citeflow-status"] == "formatted"
+    other = replace(formatted, tenant="globex")
+    gw.hub.waiting["a-1"] = asyncio.get_running_loop().create_future()
+    gw.hub.deliver(other)
+    r = await gw.client.get("/v1/answers/a-1", headers=gw.auth())
+    assert r.headers["citeflow-status"] == "submitted"
