@@ -31,9 +31,23 @@ def parse_duration(value: str) -> int:
     return int(match.group(1)) * _UNIT_SECONDS[match.group(2)]
 
 
+EARLIEST = datetime(1970, 1, 1, tzinfo=UTC)
+LATEST = datetime(9000, 1, 1, tzinfo=UTC)
+
+
 def _aware(value: datetime | None) -> datetime | None:
-    if value is not None and value.tzinfo is None:
-        return value.replace(tzinfo=UTC)
+    """A time as UTC (naive: taken as UTC), within 1970..9000 (the store keeps epoch
+    milliseconds; far years overflow on the way there)."""
+    if value is None:
+        return None
+    if value.tzinfo is None:
+        value = value.replace(tzinfo=UTC)
+    try:
+        value = value.astimezone(UTC)
+    except OverflowError:
+        raise ValueError("the time is out of range") from None
+    if not EARLIEST <= value < LATEST:
+        raise ValueError("a time from 1970 to 9000 is expected")
     return value
 
 
@@ -121,4 +135,4 @@ def window_of(params: StatsParams, now: datetime) -> tuple[datetime, datetime, i
     if bucket is not None and seconds // bucket > 1000:
         raise ProblemError(400, "invalid_parameter", "at most 1000 buckets per window",
                            path="?bucket")
-    return until - timedelta(seconds=seconds), until, bucket
+    return max(until - timedelta(seconds=seconds), EARLIEST), until, bucket

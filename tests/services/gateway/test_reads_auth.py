@@ -141,7 +141,7 @@ async def test_stats_window_and_grouping(gw: Gw) -> None:
     assert query.group_by == "tenant" and query.tenant == "acme"
     assert (query.until - query.since).days == 7
     for bad in ("window=0", "window=soon", "bucket=1s&window=7d", "window=9999d",
-                "group_by=colour"):
+                "group_by=colour", "until=9999-12-31T23:59:59-23:59", "until=1900-01-01"):
         assert (await gw.client.get(f"/v1/stats?{bad}", headers=gw.auth())).status_code == 400
 
 
@@ -173,3 +173,13 @@ async def test_a_result_the_hub_has_seen_is_read_before_the_store_has_it(gw: Gw)
     gw.hub.deliver(other)
     r = await gw.client.get("/v1/answers/a-1", headers=gw.auth())
     assert r.headers["citeflow-status"] == "submitted"
+
+
+async def test_times_at_the_edges_of_the_calendar_are_clear_errors_or_clamped(gw: Gw) -> None:
+    """Found by probing: `until` near year 1 minus the window overflowed into a 500."""
+    r = await gw.client.get("/v1/stats?until=1970-01-01T00:00:00Z&window=7d", headers=gw.auth())
+    assert r.status_code == 200 and r.json()["since"] == "1970-01-01T00:00:00Z"
+    for query in ("since=0001-01-01T00:00:00Z", "until=9999-12-31T23:59:59-23:59",
+                  "since=2026-01-01T00:00:00"):
+        r = await gw.client.get(f"/v1/answers?{query}", headers=gw.auth())
+        assert r.status_code == (200 if query.startswith("since=2026") else 400), query
