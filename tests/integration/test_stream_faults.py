@@ -49,26 +49,31 @@ async def _scenario(bootstrap: str, broker_pid: int, tmp_path: Path) -> None:
     hub = Hub(config, store, HubLimits(heartbeat_s=1.0))
     app = create_app(GatewaySettings(store_url=url, runtime=config), store=store, hub=hub,
                      routes=[*core_routes(), *routes()])
-    await hub.start()
     try:
-        await _until(hub.ready)
-        async with serve(app) as base, httpx.AsyncClient(base_url=base, timeout=WAIT_S) as client, \
-                client.stream("GET", "/v1/stream",
-                              headers={"Authorization": f"Bearer {key}"}) as response:
-            events = read_events(response)
-            assert (await _next_event(events, "status")).json()["state"] == "live"
-            await _publish(config, "before")
-            assert (await _next_event(events, "formatted")).json()["answer_id"] == "before"
-
-            os.kill(broker_pid, signal.SIGSTOP)
-            assert (await _next_event(events, "status")).json()["state"] == "degraded"
-            os.kill(broker_pid, signal.SIGCONT)
-            assert (await _next_event(events, "status")).json()["state"] == "live"
-            await _publish(config, "after")
-            assert (await _next_event(events, "formatted")).json()["answer_id"] == "after"
+        # The app's lifespan starts and stops the hub.
+        async with serve(app) as base, httpx.AsyncClient(base_url=base, timeout=WAIT_S) as client:
+            await _until(hub.ready)
+            async with client.stream("GET", "/v1/stream",
+                                     headers={"Authorization": f"Bearer {key}"}) as response:
+                await _outage(config, broker_pid, read_events(response))
     finally:
-        await hub.stop()
         await store.close()
+
+
+async def _outage(config: RuntimeConfig, broker_pid: int,
+                  events: AsyncIterator[Event]) -> None:
+    """A record before, the broker stopped and resumed, a record after: all on one
+    connection, with the status in between."""
+    assert (await _next_event(events, "status")).json()["state"] == "live"
+    await _publish(config, "before")
+    assert (await _next_event(events, "formatted")).json()["answer_id"] == "before"
+
+    os.kill(broker_pid, signal.SIGSTOP)
+    assert (await _next_event(events, "status")).json()["state"] == "degraded"
+    os.kill(broker_pid, signal.SIGCONT)
+    assert (await _next_event(events, "status")).json()["state"] == "live"
+    await _publish(config, "after")
+    assert (await _next_event(events, "formatted")).json()["answer_id"] == "after"
 
 
 async def _publish(config: RuntimeConfig, answer_id: str) -> None:

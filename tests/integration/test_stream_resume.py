@@ -1,13 +1,12 @@
 """SSE on real parts (issue 13, "Proof on real parts"): the gateway app with the real hub
 under uvicorn, the embedded broker, the store sink process (`citeflow run store`) writing
-SQLite. 200 answers are published to answers.formatted while a client disconnects and
-reconnects with Last-Event-ID three times: it sees all 200 once, in order, and none of
-another tenant's. With a tiny ring the gaps are served from the store."""
+SQLite and PostgreSQL. 200 answers are published to answers.formatted while a client
+disconnects and reconnects with Last-Event-ID three times: it sees all 200 once, in
+order, and none of another tenant's. With a tiny ring the gaps are served from the store."""
 
 from __future__ import annotations
 
 import asyncio
-from pathlib import Path
 
 import httpx
 import pytest
@@ -32,9 +31,9 @@ def _resumes(source: str) -> float:
 
 
 @pytest.mark.parametrize("ring_frames", [4096, 8], ids=["from-ring", "from-store"])
-def test_reconnecting_client_sees_all_200_once_in_order(harness: Harness, tmp_path: Path,
+def test_reconnecting_client_sees_all_200_once_in_order(harness: Harness, store_url: str,
                                                         ring_frames: int) -> None:
-    url = f"sqlite+aiosqlite:///{tmp_path / 'store.db'}"
+    url = store_url
     harness.create_topics(["store"])
     harness.start("store", CITEFLOW_STORE_URL=url)
     source = "ring" if ring_frames > ANSWERS else "store"
@@ -60,18 +59,17 @@ async def _scenario(harness: Harness, url: str,
     hub = Hub(harness.config, store, HubLimits(ring_frames=ring_frames))
     app = create_app(GatewaySettings(store_url=url, runtime=harness.config), store=store,
                      hub=hub, routes=[*core_routes(), *routes()])
-    await hub.start()
     try:
-        while not hub.ready():
-            await asyncio.sleep(0.05)
+        # The app's lifespan starts and stops the hub.
         async with serve(app) as base, httpx.AsyncClient(base_url=base, timeout=60) as client:
+            while not hub.ready():
+                await asyncio.sleep(0.05)
             positions: dict[str, tuple[int, int]] = {}
             publisher = asyncio.create_task(_publish(harness, positions))
             received = await _follow(client, key, publisher)
             await publisher
             return received, positions
     finally:
-        await hub.stop()
         await store.close()
 
 

@@ -130,7 +130,10 @@ class Hub:
     # -- lifecycle ---------------------------------------------------------------------
 
     async def start(self) -> None:
-        """Start consuming (in the background: the broker may be down) and the ticker."""
+        """Start consuming (in the background: the broker may be down) and the ticker;
+        a hub already started is left as it is."""
+        if self._tasks:
+            return
         self._tasks = [asyncio.create_task(self.feed.run(), name="stream-feed"),
                        asyncio.create_task(self._tick(), name="stream-ticker")]
 

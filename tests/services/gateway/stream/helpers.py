@@ -52,6 +52,15 @@ def dead_lettered(answer_id: str, offset: int, tenant: str = "acme") -> Message:
     return records.dead_lettered(records.answer(answer_id, tenant=tenant), TIME, offset)
 
 
+class FedHub(Hub):
+    """A hub whose records the test hands over (`publish`) instead of a Kafka feed: what
+    the app's lifespan starts is the ticker alone."""
+
+    async def start(self) -> None:
+        if not self._tasks:
+            self._tasks = [asyncio.create_task(self._tick())]
+
+
 def attach(hub: Hub, partitions: Iterable[tuple[str, int]] = (FORMATTED,),
            before: int = -1) -> None:
     """What the feed tells the hub when it has assigned `partitions` (no history)."""

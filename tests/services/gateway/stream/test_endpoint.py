@@ -19,6 +19,7 @@ from services.runtime.config import RuntimeConfig
 from tests.services.gateway.conftest import SETTINGS
 from tests.services.gateway.fakes import FakeProducer
 from tests.services.gateway.stream.helpers import (
+    FedHub,
     SinceStore,
     attach,
     formatted,
@@ -41,16 +42,14 @@ class Served:
 @pytest.fixture
 async def served() -> AsyncIterator[Served]:
     store = SinceStore()
-    hub = Hub(RuntimeConfig(), store, HubLimits(client_buffer=8, heartbeat_s=0.2, stall_s=0.5))
+    hub = FedHub(RuntimeConfig(), store, HubLimits(client_buffer=8, heartbeat_s=0.2,
+                                                   stall_s=0.5))
     attach(hub)
     app = create_app(SETTINGS, store=store, producer=FakeProducer(), hub=hub,  # type: ignore[arg-type]
                      routes=[*core_routes(), *routes()])
     _, key = await store.create_key("acme", frozenset({"stream"}))
-    ticker = asyncio.create_task(hub._tick())
-    async with serve(app) as url:
+    async with serve(app) as url:  # the app's lifespan starts and stops the hub
         yield Served(url, hub, store, key)
-        await hub.stop()
-    ticker.cancel()
 
 
 async def until(predicate: object, timeout: float = 10.0) -> None:
