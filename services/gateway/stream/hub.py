@@ -272,6 +272,9 @@ class Hub:
                         f"{self.limits.max_behind} records old; streaming from now (query "
                         "GET /v1/answers for what came before)"))
                 else:
+                    # Partitions this hub does not read cannot matter; dropping them keeps
+                    # a forged id from growing the store's query.
+                    vector = {tp: o for tp, o in vector.items() if tp in self.vector}
                     sub.vector = vector
                     sub.seen = set()
                     if not self.ring.covers(vector):

@@ -384,3 +384,19 @@ async def test_a_backlog_is_written_in_pieces_not_one_buffer() -> None:
     frame_size = len(hub.ring.frames[-1].wire)
     assert len(sizes) > 5 and max(sizes) < WRITE_CHUNK + frame_size
     assert collector.events() == [f"a-{i}" for i in range(40)]
+
+
+async def test_partitions_the_hub_does_not_read_are_dropped_from_a_resume() -> None:
+    store = SinceStore()
+    hub = make_hub(store, ring_frames=1)
+    for i in range(3):
+        message = formatted(f"a-{i}", i)
+        store.put(message)
+        hub.publish(message)
+    forged = encode_position({FORMATTED: 0, **{("answers.formatted", p): 5
+                                               for p in range(1, 1000)}})
+    subscription = await hub.subscribe(ACME, forged)
+    assert subscription.store_from == {FORMATTED: 0}
+    collector = Collector()
+    await hub.catch_up(subscription, collector.write)
+    assert collector.events() == ["a-1", "a-2"]
