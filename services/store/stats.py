@@ -82,7 +82,8 @@ async def _latency_percentiles(
         )
         for row in rows:
             group_key, (p50, p95) = _split(query, row)
-            result[group_key] = (float(p50), float(p95))
+            if p50 is not None:  # no GROUP BY (group_by none): one row of NULLs when empty
+                result[group_key] = (float(p50), float(p95))
         return result
     values: dict[GroupKey, list[float]] = defaultdict(list)
     for row in await conn.execute(sa.select(*dims, latency).where(*where).order_by(latency)):
