@@ -326,6 +326,7 @@ class Row:
     p99_ms: float | None
     kib_per_client: float  # RSS with the clients connected minus before, per client
     grown_mib: float  # RSS growth while publishing (past saturation: unbounded or not)
+    cpu: float  # the server's CPU seconds per second while publishing (1.0: one core)
     cut_off: int | None  # clients the server cut off (the gateway's metric; None: no such)
     refused: int
 
@@ -342,6 +343,12 @@ def server_pid(port: int) -> int:
         if b"uvicorn" in argv and str(port).encode() in argv:
             return int(entry.name)
     raise RuntimeError(f"no uvicorn process serves port {port}")
+
+
+def cpu_seconds(pid: int) -> float:
+    """User + system CPU time of a process so far (Linux /proc)."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
 def rss_bytes(pid: int) -> int:
@@ -385,15 +392,17 @@ def measure(bench: Bench, key: str, server: str, scenario: Scenario, seconds: fl
                                 scenario.clients, scenario.stall)
         time.sleep(1.0)
         held = rss_bytes(pid)
+        cpu_before, started = cpu_seconds(pid), time.perf_counter()
         published, peak = asyncio.run(_publish_sampling(bench, scenario.rate, seconds, pid))
+        cpu = (cpu_seconds(pid) - cpu_before) / (time.perf_counter() - started)
         cut_off = _overflows(port) if server == "citeflow gateway" else None
         delays, totals = group.finish()
     delays.sort()
     ms = [d / 1e6 for d in delays]
     return Row(server, scenario, len(ms) / seconds, published * scenario.clients / seconds,
                _percentile(ms, 0.50), _percentile(ms, 0.99),
-               (held - before) / scenario.clients / 1024, (peak - held) / 2**20, cut_off,
-               totals["refused"])
+               (held - before) / scenario.clients / 1024, (peak - held) / 2**20, cpu,
+               cut_off, totals["refused"])
 
 
 def _overflows(port: int) -> int:
@@ -443,14 +452,17 @@ def report_stream(rows: list[Row], out: Out) -> None:
     out("GET /v1/stream: one server process; reference = bare fan-out, same run, same "
         "clients (results/s x clients = deliveries/s expected)")
     out(f"  {'scenario':14s} {'server':17s} {'deliv/s':>8s} {'of':>7s} {'p50 ms':>8s} "
-        f"{'p99 ms':>8s} {'KiB/cl':>7s} {'grew MiB':>8s} {'cut off':>7s}")
+        f"{'p99 ms':>8s} {'KiB/cl':>7s} {'grew MiB':>8s} {'CPU':>5s} {'cut off':>7s}")
     for r in rows:
         p50 = f"{r.p50_ms:8.1f}" if r.p50_ms is not None else "       -"
         p99 = f"{r.p99_ms:8.1f}" if r.p99_ms is not None else "       -"
         cut = f"{r.cut_off:7d}" if r.cut_off is not None else "      -"
         out(f"  {r.scenario.name:14s} {r.server:17s} {r.deliveries_per_s:8.0f} "
             f"{r.expected_per_s:7.0f} {p50} {p99} {r.kib_per_client:7.1f} "
-            f"{r.grown_mib:8.1f} {cut}" + (f"  refused {r.refused}" if r.refused else ""))
+            f"{r.grown_mib:8.1f} {r.cpu:5.2f} {cut}"
+            + (f"  refused {r.refused}" if r.refused else ""))
+    out("  CPU: the server's CPU seconds per second while publishing (clients, broker and "
+        "publisher share the machine)")
     out("  targets (SPEC §9): 1,000 clients at 50 results/s p99 < 100 ms; 10,000 clients "
         "held at < 30 KiB each; clients past their buffer cut off, memory bounded")
 

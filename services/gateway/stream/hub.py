@@ -8,7 +8,9 @@ record is matched against its tenant's clients and the all-tenant (admin) ones o
 Resuming (`Last-Event-ID` = the hub's offset vector as of an event, positions.py):
 - from the ring of recent frames (ring.py) when the position is within its window;
 - else from the store (`since`, oldest change first, in pages) and then the ring, every
-  seam deduplicated by position and event id (subscriber.py);
+  seam deduplicated by position and event id (subscriber.py); the store is read only
+  once the store sink has committed past the ring's floor (sink_progress.py), else the
+  client gets a `store_behind` error and retries: nothing between the two is skipped;
 - a position more than `max_behind` records behind the hub is too old, and one that does
   not decode is garbage: either gets an `error` event and a fresh start from now.
 At start the hub reads the last `ring_frames` records of every partition into the ring as
