@@ -13,7 +13,8 @@ RSS with the clients connected minus before, over the clients), and clients cut 
 Records are real `answer.formatted` events of the tests' small answer (a ~21 KB result);
 clients take the `summary` view (~0.7 KB events, what a dashboard lists) unless `full`.
 The produce time travels in the answer id, so a client reads it with one bytes search.
-Clients run in their own processes (500 a process), servers in theirs (uvicorn).
+Clients run in their own processes (250 a process: fewer left the clients, not the
+server, queueing at 1,000), servers in theirs (uvicorn).
 """
 
 from __future__ import annotations
@@ -50,7 +51,7 @@ TENANT = "bench"
 ID_PREFIX = b"bench-"
 ID_WIDTH = len(ID_PREFIX) + 8 + 1 + 19
 MARK = b'data: {"answer_id":"' + ID_PREFIX
-CLIENTS_PER_PROCESS = 500
+CLIENTS_PER_PROCESS = 250
 PAGE = 4096
 
 
