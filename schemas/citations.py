@@ -105,6 +105,17 @@ class SupportingPassage(Model):
     end_char: int = 0
     passage: str
     score: float = 0.0
+    # The lexical support check (SPEC §11, services.verification) of this sentence against
+    # this source, found while the passage is chosen: the sentence's item count (content
+    # terms and numbers), its items the passage lacks (those the whole source lacks first,
+    # `absent` of them), whether the passage holds a negation, and the check's conflicts
+    # (`number`, `negation`). `terms` is null when the sentence or the source reads
+    # otherwise in canonical form (the check then reads the texts itself).
+    terms: int | None = None
+    uncovered: list[str] = Field(default_factory=list)
+    absent: int = 0
+    negated: bool = False
+    conflicts: list[str] = Field(default_factory=list)
 
 
 class CitationExtraction(Model):

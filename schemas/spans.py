@@ -97,7 +97,10 @@ Verdict = Literal["supported", "partial", "unsupported", "unverifiable"]
 class Support(Model):
     """Whether the cited source backs a citation's claim (SPEC §11).
 
-    `score` is in [0, 1]; `evidence` is the best-supporting window of the cited source;
+    `score` is in [0, 1]; `link` is the index in `links` of the supporting passage that is
+    the evidence (its locator is there); `evidence` is the best-supporting window of the
+    cited source as a span, only where no passage is the evidence (a source without
+    passages; a verbatim sentence: its span);
     `missing` the claim's words and numbers the source lacks; `conflicts` what disagrees
     (`number`, `negation`); `better_source` another supplied source that supports the claim
     clearly better; `judge` what gave the verdict (`lexical`, `verbatim`, `nli:<model>`).
@@ -105,6 +108,7 @@ class Support(Model):
 
     verdict: Verdict
     score: float = Field(ge=0.0, le=1.0)
+    link: int | None = None
     evidence: SourceSpan | None = None
     missing: list[str] = Field(default_factory=list)
     conflicts: list[str] = Field(default_factory=list)

@@ -18,9 +18,20 @@ from operator import lshift
 from typing import Any
 
 from schemas.answers import Chunk, Source
+from services.citations.checks import (
+    SentenceCheck,
+    blanked_text,
+    check_values,
+    negated,
+    reads_as_is,
+    sentence_check,
+    sentence_reads_as_is,
+    source_numbers,
+)
 from services.text.extraction import Extracted
-from services.text.lexical import span_terms
+from services.text.lexical import span_terms, words
 from services.text.protected import positions
+from services.verification.claims import numbers_of
 
 MAX_PASSAGE_CHARS = 600
 # A chunk sentence ends after a run of terminal punctuation (then closing quotes and brackets)
@@ -53,6 +64,11 @@ class SourceIndex:
     # what they are built from, and the overlaps are counted mask by mask.
     columns: dict[str, int] | None = None
     window_terms: list[set[str]] | None = None
+    # For the support check (services.citations.checks): whether every chunk reads the
+    # same in canonical form, and each window's negation (both found on first use).
+    as_is: bool | None = None
+    negations: list[bool | None] | None = None
+    numbers: frozenset[str] | None = None  # every digit token (asked for by number claims)
 
     def mask(self, terms: set[str]) -> int:
         """The bitmask of `terms` in this source's vocabulary (unknown terms dropped)."""
@@ -187,6 +203,10 @@ def passage_values(
     citing = extracted.sentences_by_source()
     wanted = {i for index in passage_sources for i in citing.get(index, ())}
     terms = extracted.sentence_terms(wanted)
+    sentence_hits = extracted.sentences
+    # sentence -> what the support check reads of it (None: it reads otherwise canonically)
+    checks: dict[int, SentenceCheck | None] = {}
+    blank = ""
     found: list[dict[str, Any]] = []
     append = found.append
     bit_count = int.bit_count
@@ -205,6 +225,11 @@ def passage_values(
         get = index.bits.get
         last = count - 1
         chunks = source.chunks
+        if index.as_is is None:
+            index.as_is = all(reads_as_is(chunk.text) for chunk in chunks)
+            index.negations = [None] * count
+        as_is = index.as_is
+        flags = index.negations or []
         for sentence in citing[cited]:
             sentence_terms = terms[sentence]
             if column is not None and len(sentence_terms) <= MAX_COLUMN_TERMS:
@@ -226,6 +251,7 @@ def passage_values(
                 best = _on_page(index, chunks, want, page, best)
             position, start, end = windows[best]
             covered = want & masks[best]
+            first = final = best
             # Widen by the next chunk sentence, then the previous one (windows of a chunk
             # are in text order: the next one only moves the end, the previous the start).
             if covered != want and best < last:
@@ -235,6 +261,7 @@ def passage_values(
                     if gained:
                         covered |= gained
                         end = k_end
+                        final = best + 1
             if covered != want and best > 0:
                 k_position, k_start, _ = windows[best - 1]
                 if k_position == position and end - k_start <= MAX_PASSAGE_CHARS:
@@ -242,6 +269,7 @@ def passage_values(
                     if gained:
                         covered |= gained
                         start = k_start
+                        first = best - 1
             chunk = chunks[position]
             offset = chunk.start_char
             if offset is None:
@@ -256,18 +284,56 @@ def passage_values(
                     score = _rounded(ratio)
             else:
                 score = 0.0
-            append(
-                {
-                    "citation_id": cited,
-                    "sentence_index": sentence,
-                    "source_index": cited,
-                    "chunk_id": chunk.chunk_id,
-                    "chunk_position": position,
-                    "section_id": section_id,
-                    "start_char": offset + start,
-                    "end_char": offset + end,
-                    "passage": chunk.text[start:end],
-                    "score": score,
-                }
-            )
+            values: dict[str, Any] = {
+                "citation_id": cited,
+                "sentence_index": sentence,
+                "source_index": cited,
+                "chunk_id": chunk.chunk_id,
+                "chunk_position": position,
+                "section_id": section_id,
+                "start_char": offset + start,
+                "end_char": offset + end,
+                "passage": chunk.text[start:end],
+                "score": score,
+            }
+            check = checks.get(sentence) if as_is else None
+            if as_is and sentence not in checks:
+                hit = sentence_hits[sentence]
+                check = None
+                if sentence_reads_as_is(hit.text):
+                    blank = blank or blanked_text(extracted)
+                    check = sentence_check(blank[hit.start : hit.end])
+                checks[sentence] = check
+            if check is not None:
+
+                def numbers(
+                    index: SourceIndex = index,
+                    chunks: Sequence[Chunk] = chunks,
+                    passage: str = values["passage"],
+                ) -> tuple[frozenset[str], frozenset[str]]:
+                    if index.numbers is None:
+                        index.numbers = source_numbers(chunks)
+                    return index.numbers, frozenset(numbers_of(words(passage)))
+
+                values.update(
+                    check_values(
+                        sentence_terms,
+                        check,
+                        index.bits,
+                        covered,
+                        negated(chunks, windows, flags, first, final),
+                        numbers,
+                    )
+                )
+            else:
+                values.update(
+                    {
+                        "terms": None,
+                        "uncovered": [],
+                        "absent": 0,
+                        "negated": False,
+                        "conflicts": [],
+                    }
+                )
+            append(values)
     return found

@@ -2,8 +2,12 @@
 
 The verdicts come from services.verification; this module hands it the answer's claims (each
 valid citation's sentence, or its own segment in a sentence with several citation clusters),
-its sentences, the sources' pieces and the sentences that are verbatim units, and turns the
-evidence it finds into `SourceSpan`s with locators, like any span. A sentence is verbatim in a
+its sentences, the sources' pieces, the sentences that are verbatim units, and the supporting
+passages the citations stage chose (the stage's `links`): a claim's evidence in a source is
+the passage of its sentence and that source, recorded as the link's index (`Support.link`,
+whose locator is already there; link k is the extraction's passage k). Only where no passage exists (a source not eligible for
+passages) does the check search the source, and that evidence becomes a `SourceSpan` with a
+locator, like any span. A sentence is verbatim in a
 source when a verbatim unit (not a mere quotation inside it) covers at least
 `VERBATIM_COVER` of it and has a span there; its citations of that source are `supported`, with
 that span as evidence.
@@ -24,6 +28,7 @@ from services.spans.units import UnitContext
 from services.verification.judges import Judge
 from services.verification.quality import SentenceClaim
 from services.verification.sources import SourceView, source_view
+from services.verification.support import Passage, read_passage
 from services.verification.verify import CitedClaim, Outcome, Verification, verify
 
 VERBATIM_COVER = 0.8
@@ -100,49 +105,112 @@ def _verbatim(
 
 def _claims(
     extraction: CitationExtraction, text: str
-) -> tuple[list[CitedClaim], list[SentenceClaim]]:
-    """The claim of every valid citation, and every sentence with the sources it cites."""
+) -> tuple[list[CitedClaim], list[SentenceClaim], int]:
+    """The claim of every valid citation, every sentence citing a source validly with the
+    sources it cites, and how many other sentences have words."""
     by_sentence: dict[int, list[tuple[int, Citation]]] = {}
     for position, citation in enumerate(extraction.citations):
         if citation.valid and citation.source_index is not None:
-            by_sentence.setdefault(citation.sentence_index, []).append((position, citation))
+            found = by_sentence.get(citation.sentence_index)
+            if found is None:
+                by_sentence[citation.sentence_index] = [(position, citation)]
+            else:
+                found.append((position, citation))
     claims: list[CitedClaim] = []
     sentences: list[SentenceClaim] = []
     segments = extraction.segments
-    segment_ends = [segment.end for segment in segments]
-    for sentence in extraction.sentences:
+    segment_ends: list[int] | None = None
+    all_sentences = extraction.sentences
+    uncited = 0
+    for sentence in all_sentences:
+        cited = by_sentence.get(sentence.index)
+        if cited is None:
+            uncited += any(map(str.isalnum, text[sentence.start : sentence.end]))
+            continue
         sentence_text = text[sentence.start : sentence.end].strip()
-        cited = by_sentence.get(sentence.index, [])
-        sources = tuple(dict.fromkeys(c.source_index for _, c in cited if c.source_index))
+        if len(cited) == 1:
+            position, citation = cited[0]
+            source = citation.source_index or 0
+            claims.append(
+                CitedClaim(position, source, sentence.index, sentence_text, (source,))
+            )
+            if any(map(str.isalnum, sentence_text)):
+                sentences.append(SentenceClaim(sentence.index, sentence_text, (source,)))
+            continue
+        sources = tuple(dict.fromkeys([c.source_index or 0 for _, c in cited]))
         if any(map(str.isalnum, sentence_text)):
             sentences.append(SentenceClaim(sentence.index, sentence_text, sources))
         several = len({c.cluster_index for _, c in cited}) > 1
+        if several and segment_ends is None:
+            segment_ends = [segment.end for segment in segments]
         for position, citation in cited:
             claim = sentence_text
-            # the segment holding the marker: the first ending after its start
-            at = bisect_right(segment_ends, citation.start) if several else len(segments)
-            if at < len(segments) and segments[at].start <= citation.start:
-                segment = segments[at]
-                claim = text[
-                    max(segment.start, sentence.start) : min(segment.end, sentence.end)
-                ].strip()
+            if several and segment_ends is not None:
+                # the segment holding the marker: the first ending after its start
+                at = bisect_right(segment_ends, citation.start)
+                if at < len(segments) and segments[at].start <= citation.start:
+                    segment = segments[at]
+                    claim = text[
+                        max(segment.start, sentence.start) : min(segment.end, sentence.end)
+                    ].strip()
             claims.append(
                 CitedClaim(
-                    position,
-                    citation.source_index or 0,
-                    sentence.index,
-                    claim,
-                    sources,
+                    position, citation.source_index or 0, sentence.index, claim, sources
                 )
             )
-    return claims, sentences
+    return claims, sentences, uncited
+
+
+def _passages(
+    extraction: CitationExtraction,
+    claims: Sequence[CitedClaim],
+    sentences: Sequence[SentenceClaim],
+) -> dict[tuple[str, int], Passage]:
+    """(claim text, source index) -> the passage of the claim's sentence and that source,
+    for every claim and sentence that has one. The passage at position k of the
+    extraction's passages is link k. A sentence's own claim takes the passage with the
+    counts the citations stage found (services.citations.checks); a claim that is a part of
+    its sentence reads the passage's text."""
+    by_pair: dict[tuple[int, int], int] = {}
+    passages = extraction.passages
+    for position, passage in enumerate(passages):
+        fields = vars(passage)
+        by_pair.setdefault((fields["sentence_index"], fields["source_index"]), position)
+    if not by_pair:
+        return {}
+    found: dict[tuple[str, int], Passage] = {}
+    for sentence in sentences:
+        for source in sentence.cited:
+            number = by_pair.get((sentence.index, source))
+            if number is not None:
+                # (fields of a model built without validation: defaults may be unset)
+                fields = vars(passages[number])
+                terms = fields.get("terms")
+                found[sentence.text, source] = Passage(
+                    number,
+                    fields["passage"],
+                    None,
+                    fields.get("negated", False),
+                    terms,
+                    fields.get("uncovered") if terms is not None else None,
+                    fields.get("absent", 0),
+                    fields.get("conflicts") if terms is not None else None,
+                )
+    for claim in claims:
+        key = (claim.text, claim.source_index)
+        if key in found:
+            continue
+        number = by_pair.get((claim.sentence_index, claim.source_index))
+        if number is not None:
+            found[key] = read_passage(number, vars(passages[number])["passage"])
+    return found
 
 
 def _evidence(
     outcome: Outcome, source: int, pieces: SourcePieces, locators: Locators
 ) -> SourceSpan | None:
     evidence = outcome.evidence
-    if evidence is None:
+    if evidence is None or evidence.passage is not None or evidence.view is None:
         return None
     piece = pieces.pieces(source)[evidence.piece]
     start, end = evidence.view.original_bounds(evidence.piece, evidence.start, evidence.end)
@@ -159,7 +227,7 @@ def citation_support(
     answer's quality."""
     extraction = ctx.extraction
     text = blanked(ctx.text, extraction)
-    claims, sentences = _claims(extraction, text)
+    claims, sentences, uncited = _claims(extraction, text)
     verbatim_spans = _verbatim(units, extraction.sentences, text)
     verbatim: dict[int, frozenset[int]] = {}
     for sentence_index, source in verbatim_spans:
@@ -172,17 +240,24 @@ def citation_support(
         by_source.view,
         verbatim,
         judge,
+        _passages(extraction, claims, sentences),
+        uncited,
     )
     support: list[Support | None] = [None] * len(extraction.citations)
     for claim in claims:
         outcome = result.outcomes[claim.position]
-        evidence = verbatim_spans.get((claim.sentence_index, claim.source_index))
-        if outcome.judge != "verbatim":
+        link = None
+        if outcome.judge == "verbatim":
+            evidence = verbatim_spans.get((claim.sentence_index, claim.source_index))
+        else:
             evidence = _evidence(outcome, claim.source_index, by_source, ctx.locators)
+            if outcome.evidence is not None and outcome.evidence.passage is not None:
+                link = outcome.evidence.passage.link
         support[claim.position] = _support(
             {
                 "verdict": outcome.verdict,
                 "score": outcome.score,
+                "link": link,
                 "evidence": evidence,
                 "missing": outcome.missing,
                 "conflicts": list(outcome.conflicts),

@@ -55,18 +55,31 @@ class Claim:
         return self._spellings
 
 
+def canonical_text(text: str) -> str:
+    """`text` in NFKC without ignorable characters (ASCII text as it is)."""
+    if text.isascii():
+        return text
+    return unicodedata.normalize("NFKC", text.translate(_DROP_IGNORABLE))
+
+
+def read_items(canonical: str) -> tuple[set[str], frozenset[str], bool]:
+    """The content terms and numbers, the numbers, and whether it negates, of a canonical
+    text (one tokenization)."""
+    tokens = words(canonical)
+    items = terms_of(tokens)
+    if has_digit(canonical):
+        numbers = frozenset(numbers_of(tokens))
+        items |= numbers
+    else:
+        numbers = frozenset()
+    return items, numbers, negates(tokens)
+
+
 def read_claim(text: str) -> Claim:
     """The claim in `text` (citation markers already removed)."""
-    canonical = (
-        text
-        if text.isascii()
-        else unicodedata.normalize("NFKC", text.translate(_DROP_IGNORABLE))
-    )
-    tokens = words(canonical)
-    numbers = frozenset(numbers_of(tokens) if has_digit(canonical) else ())
-    return Claim(
-        canonical, frozenset(terms_of(tokens)) | numbers, numbers, negates(tokens)
-    )
+    canonical = canonical_text(text)
+    items, numbers, negated = read_items(canonical)
+    return Claim(canonical, frozenset(items), numbers, negated)
 
 
 def numbers_of(tokens: list[str]) -> list[str]:
@@ -84,8 +97,41 @@ def negates(tokens: list[str]) -> bool:
     return not NEGATIONS.isdisjoint(tokens)
 
 
-def surface_words(claim: Claim, items: frozenset[str] | set[str]) -> list[str]:
-    """The claim's own words (first spelling, claim order) for some of its `items`."""
+def surface_words(text: str, items: frozenset[str] | set[str]) -> list[str]:
+    """The claim's own words (first spelling, claim order) for some of its `items`: each
+    item's first occurrence as the start of a word of `text` (a folded plural `studies`
+    is found by `stud`), extended to the word's end; an item not found so is given as it
+    is."""
     if not items:
         return []
+    lower = text.lower()
+    if len(lower) != len(text):  # a lowercase form of another length: read word by word
+        return _spelled(read_claim(text), items)
+    found: list[tuple[int, str]] = []
+    size = len(text)
+    for item in items:
+        place = _word_start(lower, item)
+        if place < 0 and len(item) > 3:
+            place = _word_start(lower, item[:-1])
+        if place < 0:
+            found.append((size, item))
+            continue
+        end = place + 1
+        while end < size and text[end].isalnum():
+            end += 1
+        found.append((place, text[place:end]))
+    found.sort()
+    return [word for _, word in found]
+
+
+def _word_start(lower: str, item: str) -> int:
+    """Where `item` first begins a word of `lower`, or -1."""
+    place = lower.find(item)
+    while place > 0 and lower[place - 1].isalnum():
+        place = lower.find(item, place + 1)
+    return place
+
+
+def _spelled(claim: Claim, items: frozenset[str] | set[str]) -> list[str]:
+    """The claim's first spelling of each of `items`, in claim order (word by word)."""
     return [word for item, word in claim.spellings().items() if item in items]

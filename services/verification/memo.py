@@ -6,12 +6,19 @@ judge in one batch (a model judge runs them together); `score` and `verdict` rea
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
+from typing import cast
 
 from services.verification.claims import Claim, read_claim
 from services.verification.judges import Check, Judge
 from services.verification.sources import SourceView
-from services.verification.support import Assessment, assess
+from services.verification.support import (
+    Assessment,
+    Passage,
+    assess,
+    counted,
+    read_passage,
+)
 
 # A claim text and the indexes of the sources it is judged against, together.
 Key = tuple[str, tuple[int, ...]]
@@ -20,11 +27,21 @@ Key = tuple[str, tuple[int, ...]]
 class Judgements:
     """The judgements of one answer (see the module docstring)."""
 
-    __slots__ = ("_assessments", "_claims", "_scores", "_verdicts", "_views", "judge")
+    __slots__ = (
+        "_assessments", "_claims", "_passages", "_scores", "_verdicts", "_views", "judge"
+    )
 
-    def __init__(self, judge: Judge, views: Callable[[int], SourceView | None]) -> None:
+    def __init__(
+        self,
+        judge: Judge,
+        views: Callable[[int], SourceView | None],
+        passages: Mapping[tuple[str, int], Passage] | None = None,
+    ) -> None:
+        """`passages`: (claim text, source index) -> the passage that is the claim's
+        evidence in that source (else the check searches the source)."""
         self.judge = judge
         self._views = views
+        self._passages = passages or {}
         self._claims: dict[str, Claim] = {}
         self._assessments: dict[Key, Assessment] = {}
         self._scores: dict[Key, float] = {}
@@ -37,6 +54,18 @@ class Judgements:
             found = self._claims[text] = read_claim(text)
         return found
 
+    def has_passage(self, text: str, index: int) -> bool:
+        """Whether a passage is given for claim `text` in source `index` (it has text)."""
+        return (text, index) in self._passages
+
+    def checkable(self, text: str, index: int) -> bool:
+        """Whether claim `text` has anything to check in source `index` (words or numbers;
+        told by its counted passage there when it has one, else by reading it)."""
+        passage = self._passages.get((text, index)) if self._passages else None
+        if passage is not None and passage.terms is not None:
+            return passage.terms > 0
+        return bool(self.claim(text).items)
+
     def view(self, index: int) -> SourceView | None:
         """The view of source `index`, None when it has no text."""
         return self._views(index)
@@ -45,8 +74,26 @@ class Judgements:
         """The lexical assessment of a key (made on first use; no judge involved)."""
         found = self._assessments.get(key)
         if found is None:
-            views = [view for view in map(self._views, key[1]) if view is not None]
-            found = self._assessments[key] = assess(self.claim(key[0]), views)
+            text, indexes = key
+            given = self._passages
+            if given:
+                passages = [given.get((text, index)) for index in indexes]
+                if all(passage is not None for passage in passages):
+                    found = counted(text, cast("list[Passage]", passages))
+                    if found is not None:
+                        self._assessments[key] = found
+                        return found
+            views: list[SourceView] = []
+            read: list[Passage | None] = []
+            for index in indexes:
+                view = self._views(index)
+                if view is not None:
+                    views.append(view)
+                    passage = given.get((text, index)) if given else None
+                    if passage is not None and passage.items is None:
+                        passage = read_passage(passage.link, passage.text)
+                    read.append(passage)
+            found = self._assessments[key] = assess(self.claim(text), views, read)
         return found
 
     def prefetch(self, keys: Iterable[Key]) -> None:

@@ -58,9 +58,11 @@ def citation_quality(
     sentences: Sequence[SentenceClaim],
     judgements: Judgements,
     verbatim: Mapping[int, frozenset[int]],
+    uncited: int = 0,
 ) -> CitationQuality:
     """ALCE citation recall and precision of an answer's `sentences`; `verbatim` maps a
-    sentence index to the sources that hold the sentence verbatim."""
+    sentence index to the sources that hold the sentence verbatim; `uncited` more
+    sentences have no valid citation (and are not listed)."""
     refs = {s.index: s.cited[:MAX_CITATIONS_PER_SENTENCE] for s in sentences}
     texts = {s.index: s.text for s in sentences}
 
@@ -96,8 +98,8 @@ def citation_quality(
             for source in cited
         )
     return CitationQuality(
-        sentences=len(sentences),
-        sentences_uncited=sum(not cited for cited in refs.values()),
+        sentences=len(sentences) + uncited,
+        sentences_uncited=sum(not cited for cited in refs.values()) + uncited,
         sentences_supported=sum(joint.values()),
         citations=sum(map(len, refs.values())),
         citations_precise=precise,

@@ -1,14 +1,18 @@
 """The lexical support check of one claim against one or more sources.
 
-The evidence in each source is its sentence window sharing most of the claim's items (the
-first on ties), widened by the next and then the previous sentence of the same piece when
-each adds items and the window stays within `MAX_EVIDENCE_CHARS`. The lexical score is the
+The evidence in each source is the supporting passage the citations stage chose for the
+claim's sentence and that source when the caller gives one (`Passage`: no second search, and
+the evidence is that passage, with the locator its link already has); otherwise its sentence
+window sharing most of the claim's items (the first on ties), widened by the next and then the
+previous sentence of the same piece when each adds items and the window stays within
+`MAX_EVIDENCE_CHARS` (the same rule the citations stage picks passages by). The lexical score is the
 mean of two coverages, the share of the claim's items found anywhere in the sources and the
 share found in the evidence, halved for each kind of conflict:
 
 - `number`: a number of the claim is in none of the sources while the evidence holds other
   numbers (a changed figure or date);
-- `negation`: the claim is negated and the evidence's best sentence is not, or the reverse.
+- `negation`: the claim is negated and the evidence's best sentence (a passage: the passage)
+  is not, or the reverse.
 
 This is lexical support (the claim's words are where the citation points), not entailment: a
 paraphrase with other words scores low, and a sentence built from the source's words but
@@ -22,7 +26,14 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from services.text.lexical import words
-from services.verification.claims import Claim, has_digit, negates, numbers_of
+from services.verification.claims import (
+    Claim,
+    canonical_text,
+    has_digit,
+    negates,
+    numbers_of,
+    read_items,
+)
 from services.verification.sources import SourceView, Window
 
 MAX_EVIDENCE_CHARS = 600
@@ -30,18 +41,86 @@ CONFLICT_FACTOR = 0.5
 
 
 @dataclass(slots=True)
-class Evidence:
-    """The evidence window in one source: `[start, end)` of canonical piece `piece`."""
+class Passage:
+    """A supporting passage given as the evidence of a claim in one source: either read
+    here (`items`), or counted where it was chosen (`terms`: the claim's term count, and
+    the claim's terms it lacks, `uncovered`, of which the first `absent` the whole source
+    lacks, and the conflicts; see services.citations.checks)."""
 
-    view: SourceView
+    link: int  # what the caller names it by (the spans stage: its index in `links`)
+    text: str
+    items: set[str] | None  # content terms and every number (single digits too)
+    negated: bool
+    terms: int | None = None
+    uncovered: list[str] | None = None
+    absent: int = 0
+    conflicts: list[str] | None = None  # of the claim against this passage alone
+
+
+def read_passage(link: int, text: str) -> Passage:
+    """The passage `text`, read as claims are (services.verification.claims)."""
+    canonical = canonical_text(text)
+    items, _, negated = read_items(canonical)
+    return Passage(link, canonical, items, negated)
+
+
+def counted(text: str, passages: Sequence[Passage]) -> Assessment | None:
+    """The lexical check of claim `text` against counted passages (one per source), as
+    `assess` finds it; None when it cannot be told from the counts (a passage not counted;
+    several sources and a claim with numbers)."""
+    first = passages[0]
+    size = first.terms
+    uncovered = first.uncovered
+    if size is None or uncovered is None or first.conflicts is None:
+        return None
+    if len(passages) == 1:
+        absent = frozenset(uncovered[: first.absent])
+        lacking = len(uncovered)
+        conflicts = tuple(first.conflicts)
+    else:
+        if has_digit(text):
+            return None  # the number conflict of several sources is not in the counts
+        lacks = set(uncovered)
+        missing = set(uncovered[: first.absent])
+        claim_negated = first.negated != ("negation" in first.conflicts)
+        negated = first.negated
+        for passage in passages[1:]:
+            more = passage.uncovered
+            if passage.terms != size or more is None:
+                return None
+            lacks.intersection_update(more)
+            missing.intersection_update(more[: passage.absent])
+            negated = negated or passage.negated
+        absent = frozenset(missing)
+        lacking = len(lacks)
+        conflicts = ("negation",) if claim_negated != negated else ()
+    evidence = tuple(Evidence(None, 0, 0, 0, None, passage) for passage in passages)
+    if not size:
+        return Assessment(0.0, evidence, absent, ())
+    score = (2 * size - len(absent) - lacking) / (2 * size)
+    if conflicts:
+        score *= CONFLICT_FACTOR ** len(conflicts)
+    return Assessment(score, evidence, absent, conflicts)
+
+
+@dataclass(slots=True)
+class Evidence:
+    """The evidence in one source: a given passage (`passage`), or `[start, end)` of
+    canonical piece `piece` of the view."""
+
+    view: SourceView | None  # None for a counted passage
     piece: int
     start: int
     end: int
-    core: Window  # the best sentence inside it
+    core: Window | None  # the best sentence inside the window (None for a passage)
+    passage: Passage | None = None
 
     @property
     def text(self) -> str:
-        """The window's canonical text."""
+        """The evidence's canonical text."""
+        if self.passage is not None:
+            return self.passage.text
+        assert self.view is not None  # a window is in a view
         return self.view.texts[self.piece][self.start : self.end]
 
 
@@ -80,8 +159,13 @@ def best_window(items: frozenset[str], view: SourceView) -> tuple[Evidence, froz
     return Evidence(view, core.piece, first.start, last.end, core), covered
 
 
-def assess(claim: Claim, views: Sequence[SourceView]) -> Assessment:
-    """The lexical check of `claim` against the sources `views` taken together."""
+def assess(
+    claim: Claim,
+    views: Sequence[SourceView],
+    passages: Sequence[Passage | None] = (),
+) -> Assessment:
+    """The lexical check of `claim` against the sources `views` taken together; `passages`
+    (one per view, when given) are the evidence where not None."""
     items = claim.items
     if not items or not views:
         return Assessment(0.0, (), items, ())
@@ -91,12 +175,25 @@ def assess(claim: Claim, views: Sequence[SourceView]) -> Assessment:
     evidence: list[Evidence] = []
     negated = False
     others: set[str] = set()  # numbers of the evidence that the claim does not have
-    for view in views:
+    for number, view in enumerate(views):
         found |= items & view.vocabulary
+        passage = passages[number] if passages else None
+        if passage is not None and passage.items is not None:
+            # the passage's items include its numbers: nothing else to read
+            evidence.append(Evidence(view, 0, 0, 0, None, passage))
+            in_evidence |= items & passage.items
+            negated = negated or passage.negated
+            if numbers:
+                found |= numbers & view.numbers
+                others.update(
+                    item for item in passage.items if item.isdigit() and item not in numbers
+                )
+            continue
         window, covered = best_window(items, view)
         evidence.append(window)
         in_evidence |= covered
         core = window.core
+        assert core is not None  # a window always has its best sentence
         if core.negated is None:
             core.negated = negates(words(view.texts[core.piece][core.start : core.end]))
         negated = negated or core.negated

@@ -23,7 +23,7 @@ from services.verification.quality import (
     citation_quality,
 )
 from services.verification.sources import SourceView
-from services.verification.support import Evidence
+from services.verification.support import Evidence, Passage
 
 BETTER_MARGIN = 0.15
 # Only citations scoring below `SEARCH_BELOW` look for a better source, and only the
@@ -76,11 +76,15 @@ def verify(
     views: Callable[[int], SourceView | None],
     verbatim: Mapping[int, frozenset[int]],
     judge: Judge,
+    passages: Mapping[tuple[str, int], Passage] | None = None,
+    uncited: int = 0,
 ) -> Verification:
     """Judge every claim (see the module docstring); `sources` are all supplied sources'
     indexes, `views` gives a source's view, `verbatim` maps a sentence index to the sources
-    that hold it verbatim."""
-    judgements = Judgements(judge, views)
+    that hold it verbatim, `passages` (claim text, source index) to the passage that is the
+    claim's evidence there (else the source is searched); `uncited` counts the answer's
+    sentences that are not among `sentences` (no valid citation) but have words."""
+    judgements = Judgements(judge, views, passages)
     outcomes: dict[int, Outcome] = {}
     judged: list[CitedClaim] = []
     for claim in claims:
@@ -88,7 +92,10 @@ def verify(
             outcomes[claim.position] = Outcome(
                 "supported", 1.0, None, [], (), None, VERBATIM_JUDGE
             )
-        elif views(claim.source_index) is None or not judgements.claim(claim.text).items:
+        elif (
+            not judgements.has_passage(claim.text, claim.source_index)
+            and views(claim.source_index) is None
+        ) or not judgements.checkable(claim.text, claim.source_index):
             outcomes[claim.position] = Outcome(
                 "unverifiable", 0.0, None, [], (), None, judge.name
             )
@@ -112,12 +119,12 @@ def verify(
             judgements.verdict(key),
             round(judgements.score(key), 4),
             assessment.evidence[0],
-            surface_words(judgements.claim(claim.text), assessment.missing),
+            surface_words(claim.text, assessment.missing),
             assessment.conflicts,
             better.get(claim.position),
             judge.name,
         )
-    quality = citation_quality(sentences, judgements, verbatim)
+    quality = citation_quality(sentences, judgements, verbatim, uncited)
     return Verification(outcomes, quality, judge.name)
 
 

@@ -41,9 +41,16 @@ def test_every_valid_citation_carries_support() -> None:
     # the Louvre is in source 1, not in source 2; source 1 is cited beside it: no better source
     assert supports[2].better_source is None
     assert supports[2].missing == ["Louvre", "largest", "art", "museum"]
-    evidence = supports[1].evidence
-    assert evidence is not None and evidence.locator is not None
-    assert evidence.locator.type == "pdf_text" and "Louvre" in evidence.quote
+    # the evidence is the citation's supporting passage: its link, with the link's locator
+    assert supports[1].evidence is None and supports[1].link is not None
+    link = formatted.links[supports[1].link]
+    citation = formatted.citations[1]
+    assert (link.sentence_index, link.source_index) == (
+        citation.sentence_index,
+        citation.source_index,
+    )
+    assert link.locator is not None
+    assert link.locator.type == "pdf_text" and "Louvre" in link.passage
 
 
 def test_quality_block_and_round_trip() -> None:

@@ -1,0 +1,97 @@
+"""The counts the citations stage finds for each passage (services.citations.checks) give
+the same lexical check as reading the passage's text (services.verification.support.assess):
+same verdicts, scores, missing words, conflicts, better sources and answer quality."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from services.bench.verification import cited_event, expertqa_answers
+from services.bench.workload import bench_answer
+from services.spans.locators import Locators
+from services.spans.search import QuoteFinder
+from services.spans.sections import SectionIndex
+from services.spans.support import SourcePieces, _claims, _passages, _verbatim, blanked
+from services.spans.units import UnitContext, sentence_units
+from services.verification.judges import LEXICAL
+from services.verification.support import read_passage
+from services.verification.verify import Verification, verify
+from tests.conftest import corpus_path
+
+_NUMBERS = {
+    "answer_id": "numbers",
+    "text": (
+        "The tower was finished in 1889 and is 330 metres tall [1]. "
+        "It did not open in 1890 [1][2]. It has 3 floors and 2 restaurants [2]. "
+        "Climbers reach the summit in 5 days [1, 2]."
+    ),
+    "sources": [
+        {"index": 1, "chunks": [{"text": "The tower was finished in 1889. It is 330 metres "
+                                         "tall. It has 3 floors. It opened in 1889."}]},
+        {"index": 2, "chunks": [{"text": "The tower has 4 floors and 2 restaurants. No one "
+                                         "climbs it in 5 days. It never opened in 1890."}]},
+    ],
+}
+
+
+def _both(data: dict[str, Any]) -> tuple[Verification, Verification, int]:
+    cited = cited_event(data)
+    answer = cited.answer
+    index = SectionIndex.from_sources(answer.sources)
+    ctx = UnitContext(
+        answer, cited.extraction, QuoteFinder(index.pieces), index.pieces, Locators(), []
+    )
+    units = sentence_units(ctx)
+    text = blanked(ctx.text, cited.extraction)
+    claims, sentences, _ = _claims(cited.extraction, text)
+    verbatim: dict[int, frozenset[int]] = {}
+    for sentence, source in _verbatim(units, cited.extraction.sentences, text):
+        verbatim[sentence] = verbatim.get(sentence, frozenset()) | {source}
+    passages = _passages(cited.extraction, claims, sentences)
+    read = {key: read_passage(p.link, p.text) for key, p in passages.items()}
+    counted = sum(p.terms is not None for p in passages.values())
+    sources = [source.index for source in answer.sources]
+    results = [
+        verify(claims, sentences, sources, SourcePieces(index.pieces).view, verbatim, LEXICAL,
+               given)
+        for given in (passages, read)
+    ]
+    return results[0], results[1], counted
+
+
+def _same(fast: Verification, slow: Verification) -> None:
+    assert fast.quality == slow.quality
+    assert fast.outcomes.keys() == slow.outcomes.keys()
+    for position, outcome in fast.outcomes.items():
+        other = slow.outcomes[position]
+        assert (outcome.verdict, outcome.score, outcome.better_source) == (
+            other.verdict, other.score, other.better_source
+        ), position
+        assert sorted(outcome.missing) == sorted(other.missing), position
+        assert sorted(outcome.conflicts) == sorted(other.conflicts), position
+
+
+def test_counts_equal_reading_on_the_section7_answer() -> None:
+    fast, slow, counted = _both(bench_answer("counted"))
+    assert counted > 0
+    _same(fast, slow)
+
+
+def test_counts_equal_reading_with_numbers_and_negations() -> None:
+    fast, slow, counted = _both(_NUMBERS)
+    assert counted > 0
+    assert {"number", "negation"} <= {c for o in fast.outcomes.values() for c in o.conflicts}
+    _same(fast, slow)
+
+
+@pytest.mark.corpus
+def test_counts_equal_reading_on_expertqa_answers() -> None:
+    answers = expertqa_answers(corpus_path("answers"))
+    counted = 0
+    for data in answers:
+        fast, slow, found = _both(data)
+        counted += found
+        _same(fast, slow)
+    assert counted > 0
