@@ -35,7 +35,7 @@ from services.gateway.representation import (
     location,
 )
 from services.ingest.answers import admit_data
-from services.store.api import AnswerRecord, StoreUnavailable, Submission
+from services.store.api import AnswerRecord, Claim, StoreUnavailable, Submission
 from services.store.decode import model_of
 
 # Rejection codes that mean "not a readable JSON object" (400); every other one is a
@@ -113,60 +113,82 @@ def admit(raw: bytes, principal: Principal, max_bytes: int) -> AnswerSubmitted:
     return answer.model_copy(update={"metadata": metadata})
 
 
+# How many answers a process remembers having had acknowledged by the broker (a same-body
+# repeat of one of them is answered without producing again, before the sink marks it stored).
+_ACKED_MEMORY = 65_536
+
+
 class Submitter:
     """Produces admitted answers at most once per (answer_id, body) in this process, and
-    refuses another body under a known answer_id (409). The store is asked before producing
-    (is the id taken?) and told after (submitted), each in batches of concurrent requests."""
+    refuses another body under a known answer_id (409, not produced).
+
+    One store write per submit, before producing, batched over concurrent requests: the
+    claim records the answer as `submitted` (visible at once) and tells new / same body /
+    conflict. A produce that fails releases the claim (so a retry is processed anew), and
+    only then is the 503 sent. A same-body repeat is answered without producing when the
+    broker is known to hold the answer (the sink saw it, or this process had the ack);
+    otherwise it is produced again (same key and event id: a duplicate the pipeline and
+    the store absorb), since the first claimant may have died or still be in flight: no 202
+    goes out for an answer the broker did not store. The store down is a 503 and nothing
+    is produced: without the claim a 409 could not be told."""
 
     def __init__(self, gateway: Gateway) -> None:
         self._gateway = gateway
         self._locks: weakref.WeakValueDictionary[str, asyncio.Lock] = (
             weakref.WeakValueDictionary())
         store = gateway.store
-        self._lookups: Batcher[str, dict[str, AnswerRecord]] = Batcher(store.get_many)
-        self._records: Batcher[Submission, None] = Batcher(store.record_submissions)
+        self._claims: Batcher[Submission, dict[str, Claim]] = Batcher(store.claim_submissions)
+        self._releases: Batcher[tuple[str, str], None] = Batcher(store.release_submissions)
+        self._acked: dict[str, str] = {}  # answer_id -> body hash, oldest first
 
     async def submit(self, answer: AnswerSubmitted, principal: Principal) -> Accepted:
         gateway = self._gateway
+        answer_id = answer.answer_id
         body_sha = canonical_sha256(answer)
-        lock = self._locks.get(answer.answer_id)
+        event_id = derived_event_id(body_sha, "gateway")
+        lock = self._locks.get(answer_id)
         if lock is None:
-            lock = self._locks[answer.answer_id] = asyncio.Lock()
+            lock = self._locks[answer_id] = asyncio.Lock()
         async with lock:
+            submission = Submission(
+                answer_id=answer_id, tenant=principal.tenant, submitted_at=datetime.now(UTC),
+                body_sha256=body_sha, model=model_of(answer.metadata), event_id=event_id,
+            )
             try:
-                existing = (await self._lookups.call(answer.answer_id)).get(answer.answer_id)
+                claim = (await self._claims.call(submission))[answer_id]
             except StoreUnavailable:
                 raise unavailable("store", gateway.settings.retry_after_s) from None
-            if existing is not None:
-                return _same_or_conflict(existing, body_sha, answer.answer_id)
-            event_id = await gateway.producer.send(answer, principal.tenant, body_sha)
-            # The broker has it from here on: whatever the store says, the answer is
-            # accepted (the store sink also records it from answers.submitted).
-            await self._record(answer, principal, body_sha, event_id)
-        return Accepted(answer.answer_id, event_id)
+            if claim.outcome == "conflict":
+                raise ProblemError(409, "answer_id_conflict",
+                                   f"answer_id {answer_id!r} was already submitted with "
+                                   "another body", path="$.answer_id",
+                                   extra={"answer_id": answer_id})
+            if claim.outcome == "same" and (claim.stored
+                                            or self._acked.get(answer_id) == body_sha):
+                return Accepted(answer_id, event_id)
+            try:
+                await gateway.producer.send(answer, principal.tenant, body_sha)
+            except BaseException:
+                if claim.outcome == "created":
+                    await self._release(answer_id, body_sha)
+                raise
+            self._remember(answer_id, body_sha)
+        return Accepted(answer_id, event_id)
 
-    async def _record(self, answer: AnswerSubmitted, principal: Principal, body_sha: str,
-                      event_id: str) -> None:
-        submission = Submission(
-            answer_id=answer.answer_id, tenant=principal.tenant,
-            submitted_at=datetime.now(UTC), body_sha256=body_sha,
-            model=model_of(answer.metadata), event_id=event_id,
-        )
+    async def _release(self, answer_id: str, body_sha: str) -> None:
+        # Shielded: a request cancelled mid-produce (client gone) still releases its claim.
         try:
-            await self._records.call(submission)
+            await asyncio.shield(self._releases.call((answer_id, body_sha)))
         except StoreUnavailable as exc:
-            log.warning("submitted answer not recorded: store unavailable",
-                        answer_id=answer.answer_id, error=str(exc))
+            # The claim stays, not `stored`: a retry of the same body produces again.
+            log.warning("claim of an unproduced answer not released: store unavailable",
+                        answer_id=answer_id, error=str(exc))
 
-
-def _same_or_conflict(existing: AnswerRecord, body_sha: str, answer_id: str) -> Accepted:
-    # A row without a hash was recorded from the topic alone: it cannot be told apart, so
-    # it counts as the same submission (nothing is produced twice).
-    if existing.body_sha256 in (None, body_sha):
-        return Accepted(answer_id, derived_event_id(body_sha, "gateway"))
-    raise ProblemError(409, "answer_id_conflict",
-                       f"answer_id {answer_id!r} was already submitted with another body",
-                       path="$.answer_id", extra={"answer_id": answer_id})
+    def _remember(self, answer_id: str, body_sha: str) -> None:
+        acked = self._acked
+        acked[answer_id] = body_sha
+        if len(acked) > _ACKED_MEMORY:
+            del acked[next(iter(acked))]
 
 
 def _wait_seconds(request: Request, limit: float) -> float:

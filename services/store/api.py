@@ -94,6 +94,18 @@ class SubmitOutcome:
 
 
 @dataclass(frozen=True)
+class Claim:
+    """What `claim_submissions` found for one answer id: `created` (this call recorded it as
+    `submitted`), `same` (it exists with the same body, or one not known) or `conflict`
+    (another body or another tenant). `stored` says the broker is known to hold the answer:
+    the store sink saw it on `answers.submitted`, or a later status exists; a claim not yet
+    stored may belong to a request whose produce is still in flight, or died."""
+
+    outcome: Literal["created", "same", "conflict"]
+    stored: bool
+
+
+@dataclass(frozen=True)
 class AnswerRecord:
     """One answer's latest status and result."""
 
@@ -234,9 +246,16 @@ class ResultsStore(Protocol):
         is `same`, another body under the same answer id `conflict`; a later status is never
         moved back to `submitted`."""
 
-    async def record_submissions(self, submissions: Sequence[Submission]) -> None:
-        """`record_submitted` for many answers in one transaction, without outcomes (the
-        gateway's batched write after the broker acknowledged them)."""
+    async def claim_submissions(self, submissions: Sequence[Submission]) -> dict[str, Claim]:
+        """The gateway's one write per submit, BEFORE producing, for many answers in one
+        transaction: each answer id not yet known is recorded as `submitted` (with its body
+        hash, not yet `stored`); for every id, whether it was new, the same body again, or a
+        conflict. The ids of one call should be distinct (a repeated id: the first counts)."""
+
+    async def release_submissions(self, claims: Sequence[tuple[str, str]]) -> None:
+        """Undo `created` claims (answer id, body hash) whose produce failed, so a retry is
+        processed anew: a row is deleted only while it is still `submitted` with that hash and
+        not `stored` (the broker turned out to hold it: kept)."""
 
     async def apply(self, updates: Sequence[ResultUpdate]) -> int:
         """Apply a batch of outcome events in one transaction; return how many changed a row.

@@ -32,6 +32,7 @@ from services.store.api import (
     AnswerQuery,
     AnswerRecord,
     ApiKey,
+    Claim,
     DocumentRecord,
     GroupStats,
     Page,
@@ -116,8 +117,50 @@ class SqlStore:
                 await _update_rows(conn, [changed])
             return SubmitOutcome("same", _record(changed or existing))
 
-    async def record_submissions(self, submissions: Sequence[Submission]) -> None:
-        await self.apply_batch(submissions)
+    async def claim_submissions(self, submissions: Sequence[Submission]) -> dict[str, Claim]:
+        """One statement in the common case (every id new): INSERT ... ON CONFLICT DO
+        NOTHING RETURNING; the ids already there are then read in one SELECT."""
+        if not submissions:
+            return {}
+        now = _now_ms()
+        first: dict[str, Submission] = {}
+        for submission in submissions:
+            first.setdefault(submission.answer_id, submission)
+        # `submitted_event_id` stays NULL until the sink sees the record on the topic: the
+        # mark that the broker holds it (`stored`).
+        rows = [{**submission_row(s, now), "submitted_event_id": None} for s in first.values()]
+        c = answers.c
+        async with transaction(self.engine) as conn:
+            inserted = await _insert_new(conn, answers, "answer_id", rows)
+            rest = [answer_id for answer_id in first if answer_id not in inserted]
+            found: dict[str, Any] = {}
+            if rest:
+                stmt = (sa.select(c.answer_id, c.tenant, c.status, c.body_sha256,
+                                  c.submitted_event_id)
+                        .where(c.answer_id.in_(rest)))
+                found = {r.answer_id: r for r in await conn.execute(stmt)}
+        claims = {answer_id: Claim("created", False) for answer_id in inserted}
+        for answer_id in rest:
+            row = found.get(answer_id)
+            if row is None:
+                # Released by another request between our INSERT and SELECT (PostgreSQL):
+                # not known to be stored, so the caller produces (and the sink records it).
+                claims[answer_id] = Claim("same", False)
+                continue
+            wanted = first[answer_id]
+            other_body = (row.body_sha256 is not None and wanted.body_sha256 is not None
+                          and row.body_sha256 != wanted.body_sha256)
+            stored = row.status != "submitted" or row.submitted_event_id is not None
+            claims[answer_id] = Claim(
+                "conflict" if other_body or row.tenant != wanted.tenant else "same", stored)
+        return claims
+
+    async def release_submissions(self, claims: Sequence[tuple[str, str]]) -> None:
+        if not claims:
+            return
+        async with transaction(self.engine) as conn:
+            await conn.execute(_RELEASE, [{"b_answer_id": answer_id, "b_sha": sha}
+                                          for answer_id, sha in claims])
 
     async def apply(self, updates: Sequence[ResultUpdate]) -> int:
         return await self.apply_batch(updates)
@@ -369,6 +412,14 @@ _UPDATE = (
     sa.update(answers)
     .where(answers.c.answer_id == sa.bindparam("b_answer_id"))
     .values({name: sa.bindparam(name) for name in _ANSWER_COLUMNS if name != "answer_id"})
+)
+
+
+_RELEASE = sa.delete(answers).where(
+    answers.c.answer_id == sa.bindparam("b_answer_id"),
+    answers.c.body_sha256 == sa.bindparam("b_sha"),
+    answers.c.status == "submitted",
+    answers.c.submitted_event_id.is_(None),
 )
 
 

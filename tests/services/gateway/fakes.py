@@ -16,6 +16,7 @@ from services.store.api import (
     AnswerQuery,
     AnswerRecord,
     ApiKey,
+    Claim,
     DocumentRecord,
     GroupStats,
     Page,
@@ -42,6 +43,7 @@ class FakeStore:
         self.verify_calls = 0
         self.stats_queries: list[StatsQuery] = []
         self.answer_queries: list[AnswerQuery] = []
+        self.unstored: set[str] = set()  # claimed, not yet seen on the topic by the sink
 
     def _check(self) -> None:
         if self.down:
@@ -70,9 +72,34 @@ class FakeStore:
         self.answers[submission.answer_id] = record
         return SubmitOutcome("created", record)
 
-    async def record_submissions(self, submissions: Sequence[Submission]) -> None:
+    async def claim_submissions(self, submissions: Sequence[Submission]) -> dict[str, Claim]:
+        self._check()
+        claims: dict[str, Claim] = {}
         for submission in submissions:
-            await self.record_submitted(submission)
+            if submission.answer_id in claims:
+                continue
+            outcome = await self.record_submitted(submission)
+            if outcome.outcome == "created":
+                self.unstored.add(submission.answer_id)
+            stored = (outcome.record.status != "submitted"
+                      or submission.answer_id not in self.unstored)
+            claims[submission.answer_id] = Claim(
+                "conflict" if outcome.outcome == "conflict"
+                or outcome.record.tenant != submission.tenant else outcome.outcome, stored)
+        return claims
+
+    async def release_submissions(self, claims: Sequence[tuple[str, str]]) -> None:
+        self._check()
+        for answer_id, sha in claims:
+            found = self.answers.get(answer_id)
+            if (found is not None and found.status == "submitted"
+                    and found.body_sha256 == sha and answer_id in self.unstored):
+                del self.answers[answer_id]
+                self.unstored.discard(answer_id)
+
+    def mark_stored(self, answer_id: str) -> None:
+        """Test helper: the sink saw the answer on `answers.submitted`."""
+        self.unstored.discard(answer_id)
 
     def finish(self, answer_id: str, status: Status, result: bytes | None = None,
                reason: str | None = None) -> AnswerRecord:

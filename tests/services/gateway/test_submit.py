@@ -142,6 +142,39 @@ async def test_concurrent_duplicates_are_produced_once(gw: Gw) -> None:
     assert len(gw.producer.sent) == 1
 
 
+async def test_submitted_is_visible_while_the_broker_is_asked(gw: Gw) -> None:
+    """One store write before producing: the status exists from the first moment."""
+    seen = []
+    send = gw.producer.send
+
+    async def spying_send(*args, **kwargs):
+        seen.append(await gw.store.get("a-1", "acme"))
+        return await send(*args, **kwargs)
+
+    gw.producer.send = spying_send  # type: ignore[method-assign]
+    r = await gw.client.post("/v1/answers", content=body(answer("a-1")), headers=gw.auth())
+    assert r.status_code == 202
+    assert [s.status if s else None for s in seen] == ["submitted"]
+
+
+async def test_a_claim_not_known_stored_is_produced_again(gw: Gw) -> None:
+    """A same-body repeat whose first claim this process did not see acknowledged (another
+    worker in flight, or one that died) is produced again, never acknowledged unproduced;
+    once the sink saw it on the topic, it is not."""
+    submitter = gw.app.state.submitter
+    r = await gw.client.post("/v1/answers", content=body(answer("a-1")), headers=gw.auth())
+    assert r.status_code == 202 and len(gw.producer.sent) == 1
+    submitter._acked.clear()  # as another worker sees the claim
+    again = await gw.client.post("/v1/answers", content=body(answer("a-1")),
+                                 headers=gw.auth())
+    assert (again.status_code, again.content) == (202, r.content)
+    assert len(gw.producer.sent) == 2
+    gw.store.mark_stored("a-1")
+    submitter._acked.clear()
+    r = await gw.client.post("/v1/answers", content=body(answer("a-1")), headers=gw.auth())
+    assert r.status_code == 202 and len(gw.producer.sent) == 2
+
+
 async def test_idempotency_key_replays_refuses_reuse_and_in_flight(gw: Gw) -> None:
     headers = {**gw.auth(), "Idempotency-Key": '"k-1"'}
     first = await gw.client.post("/v1/answers", content=body(answer("a-1")), headers=headers)
@@ -174,6 +207,18 @@ async def test_broker_down_is_503_with_retry_after_and_nothing_recorded(gw: Gw) 
     r = await gw.client.post("/v1/answers", content=body(answer("a-1")), headers=headers)
     assert r.status_code == 202
     assert len(gw.producer.sent) == 1
+
+
+async def test_a_failed_produce_releases_only_its_own_claim(gw: Gw) -> None:
+    """A same-body repeat of a claim it did not make keeps that claim when its produce
+    fails (the first claimant's produce may still succeed)."""
+    r = await gw.client.post("/v1/answers", content=body(answer("a-1")), headers=gw.auth())
+    assert r.status_code == 202
+    gw.app.state.submitter._acked.clear()
+    gw.producer.down = True
+    r = await gw.client.post("/v1/answers", content=body(answer("a-1")), headers=gw.auth())
+    assert r.status_code == 503
+    assert gw.store.answers["a-1"].status == "submitted"
 
 
 async def test_store_down_at_submit_is_503_and_nothing_produced(gw: Gw) -> None:

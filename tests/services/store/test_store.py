@@ -11,6 +11,7 @@ import sqlalchemy as sa
 
 from services.store.api import (
     AnswerQuery,
+    Claim,
     DocumentRecord,
     Position,
     ResultUpdate,
@@ -141,6 +142,56 @@ async def test_concurrent_submissions_of_one_answer(store: SqlStore) -> None:
     sub = Submission("a-7", "acme", T0, body_sha256="h")
     outcomes = await asyncio.gather(*(store.record_submitted(sub) for _ in range(5)))
     assert sorted(o.outcome for o in outcomes) == ["created", "same", "same", "same", "same"]
+
+
+async def test_claim_submissions_created_same_conflict_and_stored(store: SqlStore) -> None:
+    def sub(answer_id: str, sha: str = "h1", tenant: str = "acme") -> Submission:
+        return Submission(answer_id, tenant, T0, body_sha256=sha, model="m",
+                          event_id=f"ev-{answer_id}")
+
+    claims = await store.claim_submissions([sub("c-1"), sub("c-2"), sub("c-1", "h9")])
+    # A repeated id in one call: the first counts.
+    assert claims == {"c-1": Claim("created", False), "c-2": Claim("created", False)}
+    # Visible at once as `submitted`, with the hash; not yet `stored`.
+    record = await store.get("c-1", "acme")
+    assert record is not None and record.status == "submitted" and record.body_sha256 == "h1"
+    again = await store.claim_submissions([sub("c-1"), sub("c-2", "h2"), sub("c-3"),
+                                           sub("c-1", tenant="evil")])
+    assert again == {"c-1": Claim("same", False), "c-2": Claim("conflict", False),
+                     "c-3": Claim("created", False)}
+    evil = await store.claim_submissions([sub("c-1", tenant="evil")])
+    assert evil == {"c-1": Claim("conflict", False)}
+    # The sink sees c-1 on answers.submitted: the broker holds it.
+    await store.apply_batch([sub("c-1")])
+    assert await store.claim_submissions([sub("c-1")]) == {"c-1": Claim("same", True)}
+    # A row first seen from the topic (no hash known): the same submission, stored.
+    await store.apply_batch(flow("c-4"))
+    assert await store.claim_submissions([sub("c-4")]) == {"c-4": Claim("same", True)}
+
+
+async def test_release_drops_only_unstored_claims_of_that_body(store: SqlStore) -> None:
+    def sub(answer_id: str) -> Submission:
+        return Submission(answer_id, "acme", T0, body_sha256="h1", event_id=f"ev-{answer_id}")
+
+    await store.claim_submissions([sub("r-1"), sub("r-2"), sub("r-3")])
+    await store.apply_batch([sub("r-2")])  # stored: the sink saw it
+    await store.release_submissions([("r-1", "h1"), ("r-2", "h1"), ("r-3", "other")])
+    assert await store.get("r-1", None) is None
+    assert await store.get("r-2", None) is not None
+    assert await store.get("r-3", None) is not None
+    # Released: the next claim is new again.
+    assert await store.claim_submissions([sub("r-1")]) == {"r-1": Claim("created", False)}
+    # A formatted answer is never released.
+    await store.apply_batch(flow("r-4"))
+    await store.release_submissions([("r-4", "h1")])
+    assert await store.get("r-4", None) is not None
+
+
+async def test_concurrent_claims_of_one_answer(store: SqlStore) -> None:
+    sub = Submission("c-9", "acme", T0, body_sha256="h")
+    claims = await asyncio.gather(*(store.claim_submissions([sub]) for _ in range(5)))
+    assert sorted(c["c-9"].outcome for c in claims) == ["created", "same", "same", "same",
+                                                         "same"]
 
 
 async def test_get_is_tenant_scoped(store: SqlStore) -> None:
