@@ -106,14 +106,16 @@ class SupportingPassage(Model):
     passage: str
     score: float = 0.0
     # The lexical support check (SPEC §11, services.verification) of this sentence against
-    # this source, found while the passage is chosen: the sentence's item count (content
-    # terms and numbers), its items the passage lacks (those the whole source lacks first,
-    # `absent` of them), whether the passage holds a negation, and the check's conflicts
-    # (`number`, `negation`). `terms` is null when the sentence or the source reads
-    # otherwise in canonical form (the check then reads the texts itself).
+    # this source, found while the passage is chosen (services.citations.checks): the
+    # sentence's item count (content terms and numbers), its items the whole source lacks,
+    # how many more the passage lacks (listed in `lacking_items` when the sentence cites
+    # several sources, for their check together), whether the passage holds a negation,
+    # and the check's conflicts (`number`, `negation`). `terms` is null when the sentence
+    # or the source reads otherwise in canonical form (the check then reads the texts).
     terms: int | None = None
-    uncovered: list[str] = Field(default_factory=list)
-    absent: int = 0
+    absent: list[str] = Field(default_factory=list)
+    lacking: int = 0
+    lacking_items: list[str] = Field(default_factory=list)
     negated: bool = False
     conflicts: list[str] = Field(default_factory=list)
 

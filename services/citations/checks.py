@@ -21,7 +21,7 @@ from typing import Any
 
 from schemas.answers import Chunk
 from services.text.extraction import Extracted
-from services.text.lexical import fold_punctuation, words
+from services.text.lexical import _ascii_words, fold_punctuation, words
 from services.text.normalize import IGNORABLE, has_break_hyphen
 from services.verification.claims import has_digit, negates, numbers_of
 
@@ -54,11 +54,29 @@ class SentenceCheck:
     numbers: frozenset[str]  # its digit tokens (single digits too)
 
 
-def sentence_check(text: str) -> SentenceCheck:
-    """The negation and numbers of a sentence's text (citation markers blanked)."""
-    tokens = words(text)
-    numbers = frozenset(numbers_of(tokens) if has_digit(text) else ())
-    return SentenceCheck(negates(tokens), numbers)
+class SentenceReader:
+    """Reads the answer's sentences for the check: the text with citation clusters blanked,
+    tokenized once for the whole answer when it is ASCII after folding punctuation (as
+    `services.text.lexical.span_terms` does), else sentence by sentence."""
+
+    __slots__ = ("_prepared", "_text")
+
+    def __init__(self, extracted: Extracted) -> None:
+        self._text = fold_punctuation(blanked_text(extracted))  # same length
+        self._prepared = _ascii_words(self._text) if self._text.isascii() else None
+
+    def check(self, start: int, end: int) -> SentenceCheck:
+        """The negation and numbers of the sentence at `[start, end)`."""
+        prepared = self._prepared
+        tokens = words(self._text[start:end]) if prepared is None else (
+            prepared[start:end].split()
+        )
+        if has_digit(self._text[start:end]):
+            return SentenceCheck(negates(tokens), frozenset(numbers_of(tokens)))
+        return SentenceCheck(negates(tokens), _NO_NUMBERS)
+
+
+_NO_NUMBERS: frozenset[str] = frozenset()
 
 
 def blanked_text(extracted: Extracted) -> str:
@@ -105,25 +123,32 @@ def check_values(
     terms: set[str],
     sentence: SentenceCheck,
     bits: dict[str, int],
+    known: int,
     covered: int,
     passage_negated: bool,
     numbers: Callable[[], tuple[frozenset[str], frozenset[str]]],
+    several: bool,
 ) -> dict[str, Any]:
     """The check's fields of one passage (`SupportingPassage.terms` etc.): the sentence's
-    `terms` and check, the source's term bits, the bits of the terms the passage holds
-    (`covered`), whether the passage negates, and (called only when the sentence has
-    numbers) the source's numbers and the passage's. The figures are those of
-    services.verification.support.assess over the sentence's items (terms and numbers)."""
+    `terms` and check, the source's term bits, the bits of the sentence's terms the source
+    holds (`known`) and the passage holds (`covered`), whether the passage negates, its
+    and the source's numbers (called only when the sentence has numbers), and whether the
+    sentence cites several sources (its lacking items are then listed, for the check of
+    the sources together). The figures are those of services.verification.support.assess
+    over the sentence's items (terms and numbers)."""
+    size = len(terms)
+    held = known.bit_count()
+    lacking_count = held - covered.bit_count()
     absent: list[str] = []
     lacking: list[str] = []
-    get = bits.get
-    for term in terms:
-        bit = get(term)
-        if bit is None:
-            absent.append(term)
-        elif not bit & covered:
-            lacking.append(term)
-    size = len(terms)
+    if held < size or (several and lacking_count):
+        get = bits.get
+        for term in terms:
+            bit = get(term)
+            if bit is None:
+                absent.append(term)
+            elif several and not bit & covered:
+                lacking.append(term)
     conflicts: list[str] = []
     claimed = sentence.numbers
     if claimed:
@@ -140,15 +165,18 @@ def check_values(
                 absent.append(number)
                 unfound = True
             elif number not in in_passage:
-                lacking.append(number)
+                lacking_count += 1
+                if several:
+                    lacking.append(number)
         if unfound and not in_passage <= claimed:
             conflicts.append("number")
     if sentence.negated != passage_negated:
         conflicts.append("negation")
     return {
         "terms": size,
-        "uncovered": absent + lacking if lacking else absent,
-        "absent": len(absent),
+        "absent": absent,
+        "lacking": lacking_count,
+        "lacking_items": lacking,
         "negated": passage_negated,
         "conflicts": conflicts,
     }

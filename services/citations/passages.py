@@ -20,11 +20,10 @@ from typing import Any
 from schemas.answers import Chunk, Source
 from services.citations.checks import (
     SentenceCheck,
-    blanked_text,
+    SentenceReader,
     check_values,
     negated,
     reads_as_is,
-    sentence_check,
     sentence_reads_as_is,
     source_numbers,
 )
@@ -206,7 +205,15 @@ def passage_values(
     sentence_hits = extracted.sentences
     # sentence -> what the support check reads of it (None: it reads otherwise canonically)
     checks: dict[int, SentenceCheck | None] = {}
-    blank = ""
+    reader: SentenceReader | None = None
+    # sentences citing several of these sources (their check lists the lacking items)
+    seen: set[int] = set()
+    several: set[int] = set()
+    for cited in passage_sources:
+        for sentence in citing.get(cited, ()):
+            if sentence in seen:
+                several.add(sentence)
+            seen.add(sentence)
     found: list[dict[str, Any]] = []
     append = found.append
     bit_count = int.bit_count
@@ -301,8 +308,8 @@ def passage_values(
                 hit = sentence_hits[sentence]
                 check = None
                 if sentence_reads_as_is(hit.text):
-                    blank = blank or blanked_text(extracted)
-                    check = sentence_check(blank[hit.start : hit.end])
+                    reader = reader or SentenceReader(extracted)
+                    check = reader.check(hit.start, hit.end)
                 checks[sentence] = check
             if check is not None:
 
@@ -320,17 +327,20 @@ def passage_values(
                         sentence_terms,
                         check,
                         index.bits,
+                        want,
                         covered,
                         negated(chunks, windows, flags, first, final),
                         numbers,
+                        sentence in several,
                     )
                 )
             else:
                 values.update(
                     {
                         "terms": None,
-                        "uncovered": [],
-                        "absent": 0,
+                        "absent": [],
+                        "lacking": 0,
+                        "lacking_items": [],
                         "negated": False,
                         "conflicts": [],
                     }

@@ -192,8 +192,9 @@ def _passages(
                     None,
                     fields.get("negated", False),
                     terms,
-                    fields.get("uncovered") if terms is not None else None,
-                    fields.get("absent", 0),
+                    fields.get("absent") if terms is not None else None,
+                    fields.get("lacking", 0),
+                    fields.get("lacking_items"),
                     fields.get("conflicts") if terms is not None else None,
                 )
     for claim in claims:

@@ -10,7 +10,7 @@ from collections.abc import Callable, Iterable, Mapping
 from typing import cast
 
 from services.verification.claims import Claim, read_claim
-from services.verification.judges import Check, Judge
+from services.verification.judges import LEXICAL, Check, Judge
 from services.verification.sources import SourceView
 from services.verification.support import (
     Assessment,
@@ -98,11 +98,18 @@ class Judgements:
 
     def prefetch(self, keys: Iterable[Key]) -> None:
         """Judge every key not judged yet, in one batch."""
+        scores = self._scores
+        if self.judge is LEXICAL:  # the lexical score as it is: no batch to build
+            for key in keys:
+                if key not in scores:
+                    found = self.assessment(key)
+                    scores[key] = found.score if found.evidence else 0.0
+            return
         pending: list[Key] = []
         checks: list[Check] = []
         reads = self.judge.reads_text
         for key in dict.fromkeys(keys):
-            if key in self._scores:
+            if key in scores:
                 continue
             assessment = self.assessment(key)
             if assessment.evidence:
@@ -113,10 +120,10 @@ class Judgements:
                     else Check("", "", assessment.score)
                 )
             else:
-                self._scores[key] = 0.0  # nothing to read: no judge can support it
+                scores[key] = 0.0  # nothing to read: no judge can support it
         if checks:
             for key, score in zip(pending, self.judge.scores(checks), strict=True):
-                self._scores[key] = min(1.0, max(0.0, float(score)))
+                scores[key] = min(1.0, max(0.0, float(score)))
 
     def score(self, key: Key) -> float:
         """The judge's score of a prefetched key."""

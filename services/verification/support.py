@@ -43,18 +43,21 @@ CONFLICT_FACTOR = 0.5
 @dataclass(slots=True)
 class Passage:
     """A supporting passage given as the evidence of a claim in one source: either read
-    here (`items`), or counted where it was chosen (`terms`: the claim's term count, and
-    the claim's terms it lacks, `uncovered`, of which the first `absent` the whole source
-    lacks, and the conflicts; see services.citations.checks)."""
+    here (`items`), or counted where it was chosen (`terms`: the claim's item count; the
+    claim's items the whole source lacks, `absent`; how many more the passage lacks,
+    `lacking`, listed in `lacking_items` when known; the conflicts of the claim against
+    this passage alone; see services.citations.checks)."""
 
     link: int  # what the caller names it by (the spans stage: its index in `links`)
     text: str
     items: set[str] | None  # content terms and every number (single digits too)
     negated: bool
     terms: int | None = None
-    uncovered: list[str] | None = None
-    absent: int = 0
-    conflicts: list[str] | None = None  # of the claim against this passage alone
+    absent: list[str] | None = None
+    lacking: int = 0
+    lacking_items: list[str] | None = None
+    conflicts: list[str] | None = None
+    evidence: Evidence | None = None  # this passage as evidence (made once)
 
 
 def read_passage(link: int, text: str) -> Passage:
@@ -67,40 +70,57 @@ def read_passage(link: int, text: str) -> Passage:
 def counted(text: str, passages: Sequence[Passage]) -> Assessment | None:
     """The lexical check of claim `text` against counted passages (one per source), as
     `assess` finds it; None when it cannot be told from the counts (a passage not counted;
-    several sources and a claim with numbers)."""
+    several sources and a claim with numbers, or lacking items not listed)."""
     first = passages[0]
     size = first.terms
-    uncovered = first.uncovered
-    if size is None or uncovered is None or first.conflicts is None:
+    absent_items = first.absent
+    if size is None or absent_items is None or first.conflicts is None:
         return None
     if len(passages) == 1:
-        absent = frozenset(uncovered[: first.absent])
-        lacking = len(uncovered)
+        absent = frozenset(absent_items)
+        uncovered = len(absent) + first.lacking
         conflicts = tuple(first.conflicts)
     else:
         if has_digit(text):
             return None  # the number conflict of several sources is not in the counts
-        lacks = set(uncovered)
-        missing = set(uncovered[: first.absent])
         claim_negated = first.negated != ("negation" in first.conflicts)
-        negated = first.negated
-        for passage in passages[1:]:
-            more = passage.uncovered
-            if passage.terms != size or more is None:
+        negated = False
+        missing: set[str] | None = None
+        lacks: set[str] | None = None
+        for passage in passages:
+            listed = passage.lacking_items
+            if (
+                passage.terms != size
+                or passage.absent is None
+                or listed is None
+                or len(listed) != passage.lacking
+            ):
                 return None
-            lacks.intersection_update(more)
-            missing.intersection_update(more[: passage.absent])
             negated = negated or passage.negated
-        absent = frozenset(missing)
-        lacking = len(lacks)
+            if missing is None or lacks is None:
+                missing = set(passage.absent)
+                lacks = missing | set(listed)
+            else:
+                missing.intersection_update(passage.absent)
+                lacks.intersection_update(passage.absent + listed)
+        absent = frozenset(missing or ())
+        uncovered = len(lacks or ())
         conflicts = ("negation",) if claim_negated != negated else ()
-    evidence = tuple(Evidence(None, 0, 0, 0, None, passage) for passage in passages)
+    evidence = tuple(map(_as_evidence, passages))
     if not size:
         return Assessment(0.0, evidence, absent, ())
-    score = (2 * size - len(absent) - lacking) / (2 * size)
+    score = (2 * size - len(absent) - uncovered) / (2 * size)
     if conflicts:
         score *= CONFLICT_FACTOR ** len(conflicts)
     return Assessment(score, evidence, absent, conflicts)
+
+
+def _as_evidence(passage: Passage) -> Evidence:
+    """The passage as evidence (made once)."""
+    found = passage.evidence
+    if found is None:
+        found = passage.evidence = Evidence(None, 0, 0, 0, None, passage)
+    return found
 
 
 @dataclass(slots=True)

@@ -86,43 +86,45 @@ def verify(
     sentences that are not among `sentences` (no valid citation) but have words."""
     judgements = Judgements(judge, views, passages)
     outcomes: dict[int, Outcome] = {}
-    judged: list[CitedClaim] = []
+    judged: list[tuple[CitedClaim, Key]] = []
+    given = passages or {}
     for claim in claims:
-        if claim.source_index in verbatim.get(claim.sentence_index, ()):
+        text, source = claim.text, claim.source_index
+        if source in verbatim.get(claim.sentence_index, ()):
             outcomes[claim.position] = Outcome(
                 "supported", 1.0, None, [], (), None, VERBATIM_JUDGE
             )
         elif (
-            not judgements.has_passage(claim.text, claim.source_index)
-            and views(claim.source_index) is None
-        ) or not judgements.checkable(claim.text, claim.source_index):
+            (text, source) not in given and views(source) is None
+        ) or not judgements.checkable(text, source):
             outcomes[claim.position] = Outcome(
                 "unverifiable", 0.0, None, [], (), None, judge.name
             )
         else:
-            judged.append(claim)
-    judgements.prefetch(_key(claim) for claim in judged)
+            judged.append((claim, (text, (source,))))
+    judgements.prefetch([key for _, key in judged])
+    verdict, assessment = judgements.verdict, judgements.assessment
     better = _better_sources(
         [
-            c
-            for c in judged
-            if judgements.verdict(_key(c)) != "supported"
-            and judgements.assessment(_key(c)).score < SEARCH_BELOW
+            claim
+            for claim, key in judged
+            if verdict(key) != "supported" and assessment(key).score < SEARCH_BELOW
         ],
         sources,
         judgements,
     )
-    for claim in judged:
-        key = _key(claim)
-        assessment = judgements.assessment(key)
+    score, name = judgements.score, judge.name
+    for claim, key in judged:
+        found = assessment(key)
+        missing = found.missing
         outcomes[claim.position] = Outcome(
-            judgements.verdict(key),
-            round(judgements.score(key), 4),
-            assessment.evidence[0],
-            surface_words(claim.text, assessment.missing),
-            assessment.conflicts,
-            better.get(claim.position),
-            judge.name,
+            verdict(key),
+            round(score(key), 4),
+            found.evidence[0],
+            surface_words(claim.text, missing) if missing else [],
+            found.conflicts,
+            better.get(claim.position) if better else None,
+            name,
         )
     quality = citation_quality(sentences, judgements, verbatim, uncited)
     return Verification(outcomes, quality, judge.name)
