@@ -54,9 +54,13 @@ def results_store(directory: Path) -> Iterator[Any]:
 
 
 def wait_until(driver: Any, condition: Any, timeout: float = 30) -> Any:
+    """Poll `condition` until truthy. It queries the DOM afresh on every poll, so an element
+    the page replaced between its find and its read (stale) is just another poll."""
+    from selenium.common.exceptions import StaleElementReferenceException
     from selenium.webdriver.support.ui import WebDriverWait
 
-    return WebDriverWait(driver, timeout, poll_frequency=0.02).until(condition)
+    return WebDriverWait(driver, timeout, poll_frequency=0.02,
+                         ignored_exceptions=(StaleElementReferenceException,)).until(condition)
 
 
 def open_viewer(driver: Any, site: Any, answer_id: str) -> None:
