@@ -1,6 +1,7 @@
 """`/openapi.json`, built from the same definitions the code uses: the stages' pydantic
-event models (AnswerSubmitted in, AnswerFormatted out), the query-parameter models, and
-the typed response documents. Nothing is hand-copied from them."""
+event models (AnswerSubmitted in, AnswerFormatted out; a provider line is ProviderAnswer
+without its `provider`, which the path names), the query-parameter models, and the typed
+response documents. Nothing is hand-copied from them."""
 
 from __future__ import annotations
 
@@ -9,7 +10,7 @@ from typing import Any
 
 from pydantic import BaseModel, TypeAdapter
 
-from schemas.answers import AnswerSubmitted
+from schemas.answers import PROVIDERS, AnswerSubmitted, ProviderAnswer
 from schemas.formatted import AnswerFormatted
 from services.gateway.documents import openapi as reader_openapi
 from services.gateway.problems import ProblemDocument
@@ -45,7 +46,22 @@ def _components() -> dict[str, Any]:
         schema = TypeAdapter(kind).json_schema(mode=mode, ref_template=_REF)  # type: ignore[arg-type]
         schemas.update(schema.pop("$defs", {}))
         schemas[name] = schema
+    schemas["ProviderLine"] = _provider_line(schemas)
     return schemas
+
+
+def _provider_line(schemas: dict[str, Any]) -> dict[str, Any]:
+    """A line of a provider's responses: ProviderAnswer (`citeflow.answer.provider.v1`)
+    without `provider`, which the path names."""
+    schema = TypeAdapter(ProviderAnswer).json_schema(mode="validation", ref_template=_REF)
+    schemas.update(schema.pop("$defs", {}))
+    schema["properties"].pop("provider")
+    schema["required"] = [name for name in schema["required"] if name != "provider"]
+    schema["title"] = "ProviderLine"
+    schema["description"] = ("An LLM provider's own response (and the request, where the "
+                             "sources live only there) with the answer's id, query, options "
+                             "and metadata: a line of `citeflow process --from PROVIDER`.")
+    return schema
 
 
 def _query(model: type[BaseModel]) -> list[dict[str, Any]]:
@@ -80,6 +96,9 @@ _PROBLEM_TEXT = {
 _AUTH: list[dict[str, list[str]]] = [{"bearer": []}]
 _WAIT = {"name": "wait", "in": "query", "required": False,
          "description": "hold the request up to this many seconds for the result"}
+_PROVIDER = {"name": "provider", "in": "path", "required": True,
+             "description": "the LLM API whose response the body holds (404 for another)",
+             "schema": {"type": "string", "enum": list(PROVIDERS)}}
 _IDEMPOTENCY = {"name": "Idempotency-Key", "in": "header", "required": False,
                 "description": "IETF httpapi Idempotency-Key", "schema": {"type": "string",
                                                                         "maxLength": 255}}
@@ -92,6 +111,8 @@ def _json_body(name: str, description: str) -> dict[str, Any]:
 @cache
 def openapi_document(max_wait_s: float) -> dict[str, Any]:
     answer_or_status = {"oneOf": [_ref("AnswerFormatted"), _ref("AnswerStatus")]}
+    unknown_provider = {**_problems(404)["404"],
+                        "description": "No such provider (the problem lists the known ones)"}
     paths: dict[str, Any] = {
         "/v1/answers": {
             "post": {
@@ -128,6 +149,41 @@ def openapi_document(max_wait_s: float) -> dict[str, Any]:
                                     "schema": {"type": "string"}}}},
                 "responses": {"200": _json_body("BatchDocument", "One result per line"),
                               **_problems(401, 403, 409, 413, 422, 429, 503)},
+            },
+        },
+        "/v1/providers/{provider}/answers": {
+            "post": {
+                "summary": "Submit one LLM provider's response (a line of `citeflow process "
+                           "--from PROVIDER`), produced as its normalised answer.submitted",
+                "operationId": "submit_provider_answer", "security": _AUTH,
+                "parameters": [_PROVIDER,
+                               {**_WAIT, "schema": {"type": "number", "minimum": 0,
+                                                     "maximum": max_wait_s}},
+                               _IDEMPOTENCY],
+                "requestBody": {"required": True,
+                                "content": {_JSON: {"schema": _ref("ProviderLine")}}},
+                "responses": {
+                    "202": {**_json_body("AcceptedDocument", "Stored by the broker"),
+                            "headers": {"Location": {"schema": {"type": "string"}}}},
+                    "200": {"description": "The result, ready within `wait`",
+                            "content": {_JSON: {"schema": answer_or_status}}},
+                    **_problems(400, 401, 403, 409, 413, 422, 429, 503),
+                    "404": unknown_provider,
+                },
+            },
+        },
+        "/v1/providers/{provider}/answers:batch": {
+            "post": {
+                "summary": "Submit a provider's responses as JSON Lines (one provider line "
+                           "per line)",
+                "operationId": "submit_provider_batch", "security": _AUTH,
+                "parameters": [_PROVIDER, _IDEMPOTENCY],
+                "requestBody": {"required": True,
+                                "content": {"application/x-ndjson": {
+                                    "schema": {"type": "string"}}}},
+                "responses": {"200": _json_body("BatchDocument", "One result per line"),
+                              **_problems(401, 403, 409, 413, 422, 429, 503),
+                              "404": unknown_provider},
             },
         },
         "/v1/answers/{answer_id}": {

@@ -1,6 +1,24 @@
 """`POST /v1/answers` and `POST /v1/answers:batch` (SPEC §9): validation is the ingest
 stage's own (`admit_data`), the key's tenant is stamped on the answer, the answer is produced
-and acknowledged by the broker before the response, and recorded as `submitted` at once."""
+and acknowledged by the broker before the response, and recorded as `submitted` at once.
+
+`POST /v1/providers/{provider}/answers` and `.../answers:batch` (SPEC §10) take an LLM
+provider's own response instead: one `{"response", "request" (optional), "answer_id",
+"query", "options", "metadata"}` line, the line `citeflow process --from PROVIDER` reads. Both
+kinds of route run the same path (`submit_one`, `submit_lines`) and differ only in the ingest
+function that admits the bytes (`Ingest`): `admit_data`, or `admit_provider` for the provider.
+
+What a provider route produces is the normalised `answer.submitted`, not the
+`citeflow.answer.provider.v1` event: the gateway has already normalised and validated the
+line with the code ingest runs on that event (`admit_provider`), so the answer it produces is
+the very `AnswerSubmitted` `citeflow process --from` makes of the same line (with the key's
+tenant stamped as on any submit), and everything downstream of the submit — the 409 on
+another body under the answer_id (the body is the normalised answer), `?wait=`, the stored
+model, the store's record — is the plain submit's, unchanged. Ingest re-validates it as it
+does every answer. An unknown provider is a 404 like an unknown route (before the key is
+checked), its problem listing the known providers. A normalised answer over the answer
+limit is refused (413) here rather than by ingest after a 202, since the normalised answer is
+what goes on the topic."""
 
 from __future__ import annotations
 
@@ -8,16 +26,17 @@ import asyncio
 import weakref
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from typing import Literal, NotRequired
+from typing import Literal, NotRequired, Protocol
 
 import orjson
 import structlog
+from pydantic_core import to_json
 from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import Route
 from typing_extensions import TypedDict
 
-from schemas.answers import AnswerAccepted, AnswerRejected, AnswerSubmitted
+from schemas.answers import PROVIDERS, AnswerAccepted, AnswerRejected, AnswerSubmitted
 from schemas.envelope import derived_event_id
 from services.gateway.auth import Principal
 from services.gateway.batching import Batcher
@@ -34,7 +53,7 @@ from services.gateway.representation import (
     is_final,
     location,
 )
-from services.ingest.answers import admit_data
+from services.ingest.answers import admit_data, admit_provider
 from services.store.api import AnswerRecord, Claim, StoreUnavailable, Submission
 from services.store.decode import model_of
 
@@ -92,10 +111,51 @@ def rejection_problem(rejected: AnswerRejected) -> ProblemError:
                         extra={"answer_id": rejected.answer_id} if rejected.answer_id else None)
 
 
-def admit(raw: bytes, principal: Principal, max_bytes: int) -> AnswerSubmitted:
-    """Validate with the ingest stage's code and stamp the key's tenant into
+class Ingest(Protocol):
+    """The ingest stage's admission of one submitted input (its bytes, under a byte limit)."""
+
+    def __call__(self, raw: bytes, *, max_bytes: int) -> AnswerAccepted | AnswerRejected: ...
+
+
+_EVENT_ID = "gateway"  # not kept: the produced event's id is derived from the answer
+
+
+def ingest_answer(raw: bytes, *, max_bytes: int) -> AnswerAccepted | AnswerRejected:
+    """One `answer.submitted` data object (`POST /v1/answers`)."""
+    return admit_data(raw, event_id=_EVENT_ID, max_bytes=max_bytes)
+
+
+def provider_ingest(provider: str) -> Ingest:
+    """One line of `provider`'s responses, normalised by `admit_provider` (what `citeflow
+    process --from PROVIDER` and ingest run); an unknown provider is a 404."""
+    if provider not in PROVIDERS:
+        raise ProblemError(404, "unknown_provider",
+                           f"no provider {provider!r}; known: {', '.join(PROVIDERS)}",
+                           path="provider", extra={"providers": list(PROVIDERS)})
+
+    def ingest(raw: bytes, *, max_bytes: int) -> AnswerAccepted | AnswerRejected:
+        outcome = admit_provider(raw, provider, event_id=_EVENT_ID, max_bytes=max_bytes)
+        if isinstance(outcome, AnswerAccepted):
+            # The normalised answer is what goes on the topic (and what ingest's limit
+            # applies to there): it may be larger than the line it came from.
+            size = len(to_json(outcome.answer))
+            if size > max_bytes:
+                path = f"$<normalised {provider} answer>"
+                return AnswerRejected(
+                    answer_id=outcome.answer.answer_id, code="too_large",
+                    message=f"{path}: the normalised answer is {size} bytes, over the limit "
+                            f"of {max_bytes} bytes", path=path,
+                    original_base64="", size_bytes=len(raw))
+        return outcome
+
+    return ingest
+
+
+def admit(raw: bytes, principal: Principal, max_bytes: int,
+          ingest: Ingest = ingest_answer) -> AnswerSubmitted:
+    """Validate (and normalise) with the ingest stage's code and stamp the key's tenant into
     `metadata.tenant`; an answer naming another tenant is refused (403)."""
-    outcome = admit_data(raw, event_id="gateway", max_bytes=max_bytes)
+    outcome = ingest(raw, max_bytes=max_bytes)
     if isinstance(outcome, AnswerRejected):
         raise rejection_problem(outcome)
     assert isinstance(outcome, AnswerAccepted)
@@ -229,6 +289,18 @@ async def _wait_for_result(gateway: Gateway, answer_id: str, tenant: str,
 async def submit_answer(request: Request) -> Response:
     """`POST /v1/answers[?wait=SECONDS]`: 202 + Location once the broker stored it; with
     `wait`, 200 and the result when it is ready in time."""
+    return await submit_one(request, ingest_answer)
+
+
+async def submit_provider_answer(request: Request) -> Response:
+    """`POST /v1/providers/{provider}/answers[?wait=SECONDS]`: one provider line, submitted
+    as its normalised answer."""
+    return await submit_one(request, provider_ingest(request.path_params["provider"]))
+
+
+async def submit_one(request: Request, ingest: Ingest) -> Response:
+    """One input admitted by `ingest`: 202 + Location once the broker stored the answer; with
+    `wait`, 200 and the result when it is ready in time."""
     gateway = gateway_of(request)
     principal = await gateway.authorize(request, "submit")
     settings = gateway.settings
@@ -236,7 +308,7 @@ async def submit_answer(request: Request) -> Response:
     raw = await read_limited(request, settings.max_answer_bytes)
 
     async def handle() -> Response:
-        answer = admit(raw, principal, settings.max_answer_bytes)
+        answer = admit(raw, principal, settings.max_answer_bytes, ingest)
         note(request, answer_id=answer.answer_id)
         accepted = await request.app.state.submitter.submit(answer, principal)
         if wait > 0:
@@ -246,8 +318,8 @@ async def submit_answer(request: Request) -> Response:
                 return Response(body, 200, {"Location": location(answer.answer_id),
                                             "ETag": etag(body), STATUS_HEADER: record.status},
                                 media_type="application/json")
-        return Response(orjson.dumps(accepted.document()), 202, {"Location": location(answer.answer_id)},
-                        media_type="application/json")
+        return Response(orjson.dumps(accepted.document()), 202,
+                        {"Location": location(answer.answer_id)}, media_type="application/json")
 
     return await idempotent(request, gateway.store, principal.tenant, raw,
                             settings.retry_after_s, handle)
@@ -256,6 +328,17 @@ async def submit_answer(request: Request) -> Response:
 async def submit_batch(request: Request) -> Response:
     """`POST /v1/answers:batch`: JSON Lines, one answer per line; 200 with one result per
     non-blank line (its own status: 202, or the problem of that line)."""
+    return await submit_lines(request, ingest_answer)
+
+
+async def submit_provider_batch(request: Request) -> Response:
+    """`POST /v1/providers/{provider}/answers:batch`: JSON Lines of provider lines."""
+    return await submit_lines(request, provider_ingest(request.path_params["provider"]))
+
+
+async def submit_lines(request: Request, ingest: Ingest) -> Response:
+    """JSON Lines, each line admitted by `ingest`; 200 with one result per non-blank line
+    (its own status: 202, or the problem of that line)."""
     gateway = gateway_of(request)
     settings = gateway.settings
     principal = await gateway.authorize(request, "submit")
@@ -269,7 +352,7 @@ async def submit_batch(request: Request) -> Response:
 
     async def one(number: int, line: bytes) -> BatchLine:
         try:
-            answer = admit(line.rstrip(b"\r"), principal, settings.max_answer_bytes)
+            answer = admit(line.rstrip(b"\r"), principal, settings.max_answer_bytes, ingest)
             accepted = await request.app.state.submitter.submit(answer, principal)
         except ProblemError as exc:
             return {"line": number, "status": exc.status, "problem": exc.body()}
@@ -291,5 +374,9 @@ def routes() -> list[Route]:
     return [
         Route("/v1/answers", submit_answer, methods=["POST"], name="submit_answer"),
         Route("/v1/answers:batch", submit_batch, methods=["POST"], name="submit_batch"),
+        Route("/v1/providers/{provider}/answers", submit_provider_answer, methods=["POST"],
+              name="submit_provider_answer"),
+        Route("/v1/providers/{provider}/answers:batch", submit_provider_batch,
+              methods=["POST"], name="submit_provider_batch"),
     ]
 
