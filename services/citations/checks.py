@@ -15,13 +15,12 @@ hyphenation): the check then reads the texts itself.
 from __future__ import annotations
 
 import unicodedata
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
 
 from schemas.answers import Chunk
 from services.text.extraction import Extracted
-from services.text.lexical import _ascii_words, fold_punctuation, words
+from services.text.lexical import fold_punctuation, words
 from services.text.normalize import IGNORABLE, has_break_hyphen
 from services.verification.claims import has_digit, negates, numbers_of
 
@@ -38,14 +37,6 @@ def reads_as_is(text: str) -> bool:
     )
 
 
-def sentence_reads_as_is(text: str) -> bool:
-    """Whether an answer sentence has the same words in canonical form (claims are read in
-    NFKC without ignorable characters; no line-end hyphenation is undone in them)."""
-    if text.isascii():
-        return True
-    return unicodedata.is_normalized("NFKC", text) and not any(ch in text for ch in IGNORABLE)
-
-
 @dataclass(slots=True)
 class SentenceCheck:
     """What the check reads of an answer sentence besides its terms."""
@@ -54,41 +45,30 @@ class SentenceCheck:
     numbers: frozenset[str]  # its digit tokens (single digits too)
 
 
-class SentenceReader:
-    """Reads the answer's sentences for the check: the text with citation clusters blanked,
-    tokenized once for the whole answer when it is ASCII after folding punctuation (as
-    `services.text.lexical.span_terms` does), else sentence by sentence."""
-
-    __slots__ = ("_prepared", "_text")
-
-    def __init__(self, extracted: Extracted) -> None:
-        self._text = fold_punctuation(blanked_text(extracted))  # same length
-        self._prepared = _ascii_words(self._text) if self._text.isascii() else None
-
-    def check(self, start: int, end: int) -> SentenceCheck:
-        """The negation and numbers of the sentence at `[start, end)`."""
-        prepared = self._prepared
-        tokens = words(self._text[start:end]) if prepared is None else (
-            prepared[start:end].split()
-        )
-        if has_digit(self._text[start:end]):
-            return SentenceCheck(negates(tokens), frozenset(numbers_of(tokens)))
-        return SentenceCheck(negates(tokens), _NO_NUMBERS)
+def sentence_check(extracted: Extracted, index: int) -> SentenceCheck | None:
+    """What the check reads of answer sentence `index` besides its terms (from the tokens
+    the extraction read its terms from); None when the sentence would read other words in
+    canonical form (claims are read in NFKC without ignorable characters; no line-end
+    hyphenation is undone in them)."""
+    hit = extracted.sentences[index]
+    text = hit.text
+    # ASCII but for common separators (which separate words in canonical form too): the
+    # same words, and its only digits are ASCII ones, all in its number tokens (no search
+    # for a digit: it costs more than the tokens' own test).
+    plain = fold_punctuation(text).isascii()
+    if not plain and (
+        not unicodedata.is_normalized("NFKC", text) or any(ch in text for ch in IGNORABLE)
+    ):
+        return None
+    tokens = extracted.sentence_tokens(index)
+    if plain or has_digit(extracted.without_markers()[hit.start : hit.end]):
+        numbers = frozenset(numbers_of(tokens))
+    else:
+        numbers = _NO_NUMBERS
+    return SentenceCheck(negates(tokens), numbers)
 
 
 _NO_NUMBERS: frozenset[str] = frozenset()
-
-
-def blanked_text(extracted: Extracted) -> str:
-    """The answer's text with every citation cluster blanked (offsets unchanged)."""
-    text = extracted.text
-    pieces: list[str] = []
-    done = 0
-    for cluster in extracted.clusters:
-        pieces += (text[done : cluster.start], " " * (cluster.end - cluster.start))
-        done = cluster.end
-    pieces.append(text[done:])
-    return "".join(pieces)
 
 
 def source_numbers(chunks: Sequence[Chunk]) -> frozenset[str]:
@@ -119,6 +99,16 @@ def negated(
     return False
 
 
+# The check's fields of a passage (`SupportingPassage.terms`, `absent`, `lacking`,
+# `lacking_items`, `negated`, `conflicts`), in that order.
+CheckFields = tuple[int | None, list[str], int, list[str], bool, list[str]]
+
+
+def unchecked() -> CheckFields:
+    """The check's fields of a passage the check reads itself (`terms` null)."""
+    return None, [], 0, [], False, []
+
+
 def check_values(
     terms: set[str],
     sentence: SentenceCheck,
@@ -126,16 +116,16 @@ def check_values(
     known: int,
     covered: int,
     passage_negated: bool,
-    numbers: Callable[[], tuple[frozenset[str], frozenset[str]]],
+    numbers: tuple[frozenset[str], frozenset[str]] | None,
     several: bool,
-) -> dict[str, Any]:
-    """The check's fields of one passage (`SupportingPassage.terms` etc.): the sentence's
-    `terms` and check, the source's term bits, the bits of the sentence's terms the source
-    holds (`known`) and the passage holds (`covered`), whether the passage negates, its
-    and the source's numbers (called only when the sentence has numbers), and whether the
-    sentence cites several sources (its lacking items are then listed, for the check of
-    the sources together). The figures are those of services.verification.support.assess
-    over the sentence's items (terms and numbers)."""
+) -> CheckFields:
+    """The check's fields of one passage: the sentence's `terms` and check, the source's
+    term bits, the bits of the sentence's terms the source holds (`known`) and the passage
+    holds (`covered`), whether the passage negates, the source's and the passage's numbers
+    (given when the sentence has numbers), and whether the sentence cites several sources
+    (its lacking items are then listed, for the check of the sources together). The
+    figures are those of services.verification.support.assess over the sentence's items
+    (terms and numbers)."""
     size = len(terms)
     held = known.bit_count()
     lacking_count = held - covered.bit_count()
@@ -154,7 +144,8 @@ def check_values(
     if claimed:
         # Numbers of two digits or more are terms already (found or not like any term);
         # single digits are items of their own, looked up among the digit tokens.
-        in_source, in_passage = numbers()
+        assert numbers is not None  # given whenever the sentence has numbers
+        in_source, in_passage = numbers
         unfound = False
         for number in claimed:
             if number in terms:
@@ -172,11 +163,4 @@ def check_values(
             conflicts.append("number")
     if sentence.negated != passage_negated:
         conflicts.append("negation")
-    return {
-        "terms": size,
-        "absent": absent,
-        "lacking": lacking_count,
-        "lacking_items": lacking,
-        "negated": passage_negated,
-        "conflicts": conflicts,
-    }
+    return size, absent, lacking_count, lacking, passage_negated, conflicts

@@ -20,12 +20,12 @@ from typing import Any
 from schemas.answers import Chunk, Source
 from services.citations.checks import (
     SentenceCheck,
-    SentenceReader,
     check_values,
     negated,
     reads_as_is,
-    sentence_reads_as_is,
+    sentence_check,
     source_numbers,
+    unchecked,
 )
 from services.text.extraction import Extracted
 from services.text.lexical import span_terms, words
@@ -202,10 +202,8 @@ def passage_values(
     citing = extracted.sentences_by_source()
     wanted = {i for index in passage_sources for i in citing.get(index, ())}
     terms = extracted.sentence_terms(wanted)
-    sentence_hits = extracted.sentences
     # sentence -> what the support check reads of it (None: it reads otherwise canonically)
     checks: dict[int, SentenceCheck | None] = {}
-    reader: SentenceReader | None = None
     # sentences citing several of these sources (their check lists the lacking items)
     seen: set[int] = set()
     several: set[int] = set()
@@ -291,6 +289,29 @@ def passage_values(
                     score = _rounded(ratio)
             else:
                 score = 0.0
+            passage = chunk.text[start:end]
+            check = checks.get(sentence) if as_is else None
+            if as_is and sentence not in checks:
+                check = checks[sentence] = sentence_check(extracted, sentence)
+            if check is None:
+                fields = unchecked()
+            else:
+                numbers = None
+                if check.numbers:
+                    if index.numbers is None:
+                        index.numbers = source_numbers(chunks)
+                    numbers = index.numbers, frozenset(numbers_of(words(passage)))
+                fields = check_values(
+                    sentence_terms,
+                    check,
+                    index.bits,
+                    want,
+                    covered,
+                    negated(chunks, windows, flags, first, final),
+                    numbers,
+                    sentence in several,
+                )
+            size, absent, lacking, lacking_items, passage_negated, conflicts = fields
             values: dict[str, Any] = {
                 "citation_id": cited,
                 "sentence_index": sentence,
@@ -300,50 +321,14 @@ def passage_values(
                 "section_id": section_id,
                 "start_char": offset + start,
                 "end_char": offset + end,
-                "passage": chunk.text[start:end],
+                "passage": passage,
                 "score": score,
+                "terms": size,
+                "absent": absent,
+                "lacking": lacking,
+                "lacking_items": lacking_items,
+                "negated": passage_negated,
+                "conflicts": conflicts,
             }
-            check = checks.get(sentence) if as_is else None
-            if as_is and sentence not in checks:
-                hit = sentence_hits[sentence]
-                check = None
-                if sentence_reads_as_is(hit.text):
-                    reader = reader or SentenceReader(extracted)
-                    check = reader.check(hit.start, hit.end)
-                checks[sentence] = check
-            if check is not None:
-
-                def numbers(
-                    index: SourceIndex = index,
-                    chunks: Sequence[Chunk] = chunks,
-                    passage: str = values["passage"],
-                ) -> tuple[frozenset[str], frozenset[str]]:
-                    if index.numbers is None:
-                        index.numbers = source_numbers(chunks)
-                    return index.numbers, frozenset(numbers_of(words(passage)))
-
-                values.update(
-                    check_values(
-                        sentence_terms,
-                        check,
-                        index.bits,
-                        want,
-                        covered,
-                        negated(chunks, windows, flags, first, final),
-                        numbers,
-                        sentence in several,
-                    )
-                )
-            else:
-                values.update(
-                    {
-                        "terms": None,
-                        "absent": [],
-                        "lacking": 0,
-                        "lacking_items": [],
-                        "negated": False,
-                        "conflicts": [],
-                    }
-                )
             append(values)
     return found

@@ -85,10 +85,12 @@ def with_support(
     position; none for an invalid citation, or when an older event carries no verdicts)."""
     extra = len(citations) - len(support)
     entries = support + [None] * extra if extra > 0 else support
-    return [
-        _formatted_citation({**vars(citation), "support": entry})
-        for citation, entry in zip(citations, entries)
-    ]
+    found: list[FormattedCitation] = []
+    for citation, entry in zip(citations, entries):
+        values = vars(citation).copy()  # a copy of the whole table: cheaper than a merge
+        values["support"] = entry
+        found.append(_formatted_citation(values))
+    return found
 
 
 def _renderings(rendered: dict[str, str]) -> Renderings:

@@ -11,25 +11,41 @@ locator, like any span. A sentence is verbatim in a
 source when a verbatim unit (not a mere quotation inside it) covers at least
 `VERBATIM_COVER` of it and has a span there; its citations of that source are `supported`, with
 that span as evidence.
+
+With the lexical judge, most citations need none of that: the only valid citation of its
+sentence, with a counted passage, is decided from the passage's figures alone
+(`CountedSingles`), and only the rest go to `verify`.
 """
 
 from __future__ import annotations
 
 from bisect import bisect_right
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
-from schemas.citations import Citation, CitationExtraction, Sentence
+from schemas.citations import Citation, CitationExtraction, Sentence, SupportingPassage
 from schemas.construct import maker
 from schemas.spans import AnswerQuality, AnswerUnit, SourceSpan, Support
 from services.spans.locators import Locators
 from services.spans.resolve import source_span
 from services.spans.sections import Piece
 from services.spans.units import UnitContext
-from services.verification.judges import Judge
-from services.verification.quality import SentenceClaim
+from services.verification.claims import surface_words
+from services.verification.judges import LEXICAL, Judge, verdict_of
+from services.verification.quality import SentenceClaim, with_single_citations
 from services.verification.sources import SourceView, source_view
-from services.verification.support import Passage, read_passage
-from services.verification.verify import CitedClaim, Outcome, Verification, verify
+from services.verification.support import (
+    Passage,
+    counted_score,
+    read_passage,
+    rounded_score,
+)
+from services.verification.verify import (
+    CitedClaim,
+    Outcome,
+    Verification,
+    searches_better,
+    verify,
+)
 
 VERBATIM_COVER = 0.8
 
@@ -103,11 +119,73 @@ def _verbatim(
     return found
 
 
+class CountedSingles:
+    """The citations that the passage figures of the citations stage decide alone
+    (services.citations.checks): the only valid citation of its sentence, whose passage in
+    the cited source is counted, with the lexical judge, where the sentence is not verbatim
+    in the source and the citation needs no better-source search. Their support is made
+    here, without claims, source views or judgements: the verdict `verify` gives from the
+    same figures (tests/services/verification/test_counted.py holds the two equal).
+    Everything else goes to `verify`."""
+
+    __slots__ = ("_by_pair", "_passages", "_verbatim", "support", "verdicts", "supported")
+
+    def __init__(
+        self,
+        passages: list[SupportingPassage],
+        by_pair: dict[tuple[int, int], int],
+        verbatim: dict[int, frozenset[int]],
+        support: list[Support | None],
+    ) -> None:
+        self._passages = passages
+        self._by_pair = by_pair
+        self._verbatim = verbatim
+        self.support = support  # filled at the positions decided here
+        self.verdicts: list[str] = []  # of the citations decided here
+        self.supported = 0
+
+    def decide(self, sentence: int, text: str, position: int, source: int) -> bool:
+        """Make the support of the citation at `position` (the only one of sentence
+        `sentence`, whose text is `text`) when the figures decide it; whether they did."""
+        number = self._by_pair.get((sentence, source))
+        if number is None or source in self._verbatim.get(sentence, ()):
+            return False
+        # (fields of a model built without validation: defaults may be unset)
+        fields = vars(self._passages[number])
+        size = fields.get("terms")
+        absent = fields.get("absent")
+        conflicts = fields.get("conflicts")
+        if not size or absent is None or conflicts is None:
+            return False  # not counted, or nothing to check (unverifiable)
+        score = counted_score(
+            size, len(absent), len(absent) + fields.get("lacking", 0), len(conflicts)
+        )
+        verdict = verdict_of(LEXICAL, score, bool(conflicts))
+        if searches_better(verdict, score):
+            return False
+        self.support[position] = _support(
+            {
+                "verdict": verdict,
+                "score": rounded_score(score),
+                "link": number,
+                "evidence": None,
+                "missing": surface_words(text, absent) if absent else [],
+                "conflicts": list(conflicts),
+                "better_source": None,
+                "judge": LEXICAL.name,
+            }
+        )
+        self.verdicts.append(verdict)
+        self.supported += verdict == "supported"
+        return True
+
+
 def _claims(
-    extraction: CitationExtraction, text: str
+    extraction: CitationExtraction, text: str, counted: CountedSingles | None = None
 ) -> tuple[list[CitedClaim], list[SentenceClaim], int]:
     """The claim of every valid citation, every sentence citing a source validly with the
-    sources it cites, and how many other sentences have words."""
+    sources it cites, and how many other sentences have words; without the citations
+    `counted` decides (and their sentences)."""
     by_sentence: dict[int, list[tuple[int, Citation]]] = {}
     for position, citation in enumerate(extraction.citations):
         if citation.valid and citation.source_index is not None:
@@ -131,6 +209,10 @@ def _claims(
         if len(cited) == 1:
             position, citation = cited[0]
             source = citation.source_index or 0
+            if counted is not None and counted.decide(
+                sentence.index, sentence_text, position, source
+            ):
+                continue
             claims.append(
                 CitedClaim(position, source, sentence.index, sentence_text, (source,))
             )
@@ -161,23 +243,30 @@ def _claims(
     return claims, sentences, uncited
 
 
+def passage_pairs(extraction: CitationExtraction) -> dict[tuple[int, int], int]:
+    """(sentence index, source index) -> the position of their passage among the
+    extraction's passages (link k is passage k)."""
+    by_pair: dict[tuple[int, int], int] = {}
+    for position, passage in enumerate(extraction.passages):
+        fields = vars(passage)
+        by_pair.setdefault((fields["sentence_index"], fields["source_index"]), position)
+    return by_pair
+
+
 def _passages(
     extraction: CitationExtraction,
+    by_pair: Mapping[tuple[int, int], int],
     claims: Sequence[CitedClaim],
     sentences: Sequence[SentenceClaim],
 ) -> dict[tuple[str, int], Passage]:
     """(claim text, source index) -> the passage of the claim's sentence and that source,
-    for every claim and sentence that has one. The passage at position k of the
-    extraction's passages is link k. A sentence's own claim takes the passage with the
-    counts the citations stage found (services.citations.checks); a claim that is a part of
-    its sentence reads the passage's text."""
-    by_pair: dict[tuple[int, int], int] = {}
-    passages = extraction.passages
-    for position, passage in enumerate(passages):
-        fields = vars(passage)
-        by_pair.setdefault((fields["sentence_index"], fields["source_index"]), position)
+    for every claim and sentence that has one (`by_pair`: `passage_pairs`). A sentence's
+    own claim takes the passage with the counts the citations stage found
+    (services.citations.checks); a claim that is a part of its sentence reads the
+    passage's text."""
     if not by_pair:
         return {}
+    passages = extraction.passages
     found: dict[tuple[str, int], Passage] = {}
     for sentence in sentences:
         for source in sentence.cited:
@@ -228,11 +317,18 @@ def citation_support(
     answer's quality."""
     extraction = ctx.extraction
     text = blanked(ctx.text, extraction)
-    claims, sentences, uncited = _claims(extraction, text)
     verbatim_spans = _verbatim(units, extraction.sentences, text)
     verbatim: dict[int, frozenset[int]] = {}
     for sentence_index, source in verbatim_spans:
         verbatim[sentence_index] = verbatim.get(sentence_index, frozenset()) | {source}
+    by_pair = passage_pairs(extraction)
+    support: list[Support | None] = [None] * len(extraction.citations)
+    counted = (
+        CountedSingles(extraction.passages, by_pair, verbatim, support)
+        if judge is LEXICAL
+        else None
+    )
+    claims, sentences, uncited = _claims(extraction, text, counted)
     by_source = SourcePieces(pieces)
     result = verify(
         claims,
@@ -241,10 +337,9 @@ def citation_support(
         by_source.view,
         verbatim,
         judge,
-        _passages(extraction, claims, sentences),
+        _passages(extraction, by_pair, claims, sentences),
         uncited,
     )
-    support: list[Support | None] = [None] * len(extraction.citations)
     for claim in claims:
         outcome = result.outcomes[claim.position]
         link = None
@@ -266,12 +361,15 @@ def citation_support(
                 "judge": outcome.judge,
             }
         )
-    return support, _quality(result)
+    return support, _quality(result, counted)
 
 
-def _quality(result: Verification) -> AnswerQuality:
+def _quality(result: Verification, counted: CountedSingles | None) -> AnswerQuality:
     quality = result.quality
     verdicts = [outcome.verdict for outcome in result.outcomes.values()]
+    if counted is not None:
+        verdicts += counted.verdicts
+        quality = with_single_citations(quality, len(counted.verdicts), counted.supported)
     return _answer_quality(
         {
             "judge": result.judge,

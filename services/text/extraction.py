@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from schemas.answers import AnswerSubmitted, CitationIn, Source
 from services.text.footnotes import check_definitions, footnote_definitions
 from services.text.hits import CitationHit, ClusterHit, ProblemHit, SentenceHit
-from services.text.lexical import span_terms
+from services.text.lexical import span_tokens, terms_of
 from services.text.markdown import code_regions, fenced_blocks, inside
 from services.text.markers import find_markers
 from services.text.sentences import split_sentences
@@ -37,34 +37,51 @@ class Extracted:
     problems: list[ProblemHit]
     # (sentence index, source index) -> the page a pinpoint (`[1, p. 12]`) names there.
     pages: dict[tuple[int, int], int] = field(default_factory=dict)
-    # Content terms by sentence index, filled on demand by `sentence_terms`.
+    # Content terms and word tokens by sentence index, filled on demand by
+    # `sentence_terms`, and the text with citation markers blanked (made on first use).
     _terms: dict[int, set[str]] = field(default_factory=dict, init=False, repr=False)
+    _tokens: dict[int, list[str]] = field(default_factory=dict, init=False, repr=False)
+    _blanked: str | None = field(default=None, init=False, repr=False)
 
     def sentence_terms(self, wanted: Collection[int]) -> dict[int, set[str]]:
         """The content terms of each sentence in `wanted` (indexes), citation markers left
         out; treat the sets as read-only. The result may hold other sentences too.
 
-        Remembered on this extraction: in one process scoring and citations share it (see
-        services/pipeline.py) and tokenize the citing sentences once."""
+        Remembered on this extraction, with the sentences' tokens (`sentence_tokens`): in
+        one process scoring and citations share it (see services/pipeline.py) and tokenize
+        the citing sentences once."""
         known = self._terms
         missing = [index for index in wanted if index not in known]
         if missing:
             sentences = self.sentences
             spans = [(sentences[i].start, sentences[i].end) for i in missing]
-            known.update(zip(missing, span_terms(self._without_markers(), spans), strict=True))
+            tokens = span_tokens(self.without_markers(), spans)
+            self._tokens.update(zip(missing, tokens, strict=True))
+            known.update(zip(missing, map(terms_of, tokens), strict=True))
         return known
 
-    def _without_markers(self) -> str:
+    def sentence_tokens(self, index: int) -> list[str]:
+        """The word tokens (services.text.lexical.words) of sentence `index`, citation
+        markers left out; treat the list as read-only."""
+        found = self._tokens.get(index)
+        if found is None:
+            self.sentence_terms((index,))
+            found = self._tokens[index]
+        return found
+
+    def without_markers(self) -> str:
         """The text with every citation marker blanked out (offsets unchanged)."""
-        text = self.text
-        pieces = []
-        done = 0
-        for cluster in self.clusters:
-            pieces.append(text[done : cluster.start])
-            pieces.append(" " * (cluster.end - cluster.start))
-            done = cluster.end
-        pieces.append(text[done:])
-        return "".join(pieces)
+        if self._blanked is None:
+            text = self.text
+            pieces = []
+            done = 0
+            for cluster in self.clusters:
+                pieces.append(text[done : cluster.start])
+                pieces.append(" " * (cluster.end - cluster.start))
+                done = cluster.end
+            pieces.append(text[done:])
+            self._blanked = "".join(pieces)
+        return self._blanked
 
     def sentence_citation_ids(self, sentence: SentenceHit) -> list[int]:
         """Sorted unique ids of every citation (valid or not) inside `sentence`."""

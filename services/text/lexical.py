@@ -82,23 +82,19 @@ def words(text: str) -> list[str]:
     return _ascii_words(text).split()
 
 
-def span_terms(text: str, spans: Iterable[tuple[int, int]]) -> list[set[str]]:
-    """The content terms of several `[start, end)` slices of one text (e.g. its sentences),
-    preparing the whole text once instead of every slice."""
+def span_tokens(text: str, spans: Iterable[tuple[int, int]]) -> list[list[str]]:
+    """The word tokens (`words`) of several `[start, end)` slices of one text (e.g. its
+    sentences), preparing the whole text once instead of every slice."""
     folded = fold_punctuation(text)
     if not folded.isascii():
-        return [text_terms(folded[start:end]) for start, end in spans]
+        return [words(folded[start:end]) for start, end in spans]
     prepared = _ascii_words(folded)  # same length: offsets hold
-    get = _TERM_OF.get
-    found = []
-    for start, end in spans:
-        tokens = prepared[start:end].split()
-        seen = set(map(get, tokens))
-        # Without None every word was known, so `seen` holds only terms.
-        terms = terms_of(tokens) if None in seen else cast("set[str]", seen)
-        terms.discard("")
-        found.append(terms)
-    return found
+    return [prepared[start:end].split() for start, end in spans]
+
+
+def span_terms(text: str, spans: Iterable[tuple[int, int]]) -> list[set[str]]:
+    """The content terms of several `[start, end)` slices of one text (`span_tokens`)."""
+    return list(map(terms_of, span_tokens(text, spans)))
 
 
 def stem(word: str) -> str:

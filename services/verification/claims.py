@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from collections.abc import Collection
 from dataclasses import dataclass
 
 from services.text.lexical import stem, terms_of, words
@@ -97,7 +98,7 @@ def negates(tokens: list[str]) -> bool:
     return not NEGATIONS.isdisjoint(tokens)
 
 
-def surface_words(text: str, items: frozenset[str] | set[str]) -> list[str]:
+def surface_words(text: str, items: Collection[str]) -> list[str]:
     """The claim's own words (first spelling, claim order) for some of its `items`: each
     item's first occurrence as the start of a word of `text` (a folded plural `studies`
     is found by `stud`), extended to the word's end; an item not found so is given as it
@@ -132,6 +133,6 @@ def _word_start(lower: str, item: str) -> int:
     return place
 
 
-def _spelled(claim: Claim, items: frozenset[str] | set[str]) -> list[str]:
+def _spelled(claim: Claim, items: Collection[str]) -> list[str]:
     """The claim's first spelling of each of `items`, in claim order (word by word)."""
     return [word for item, word in claim.spellings().items() if item in items]

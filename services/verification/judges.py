@@ -68,3 +68,11 @@ class LexicalJudge:
 
 
 LEXICAL = LexicalJudge()
+
+
+def verdict_of(judge: Judge, score: float, conflicts: bool) -> str:
+    """`supported`, `partial` or `unsupported`: a judge's score against its bounds (a check
+    with conflicts is never `supported`)."""
+    if score >= judge.supported_from and not conflicts:
+        return "supported"
+    return "partial" if score >= judge.partial_from else "unsupported"

@@ -10,7 +10,7 @@ from collections.abc import Callable, Iterable, Mapping
 from typing import cast
 
 from services.verification.claims import Claim, read_claim
-from services.verification.judges import LEXICAL, Check, Judge
+from services.verification.judges import LEXICAL, Check, Judge, verdict_of
 from services.verification.sources import SourceView
 from services.verification.support import (
     Assessment,
@@ -133,12 +133,9 @@ class Judgements:
         """`supported`, `partial` or `unsupported` for a prefetched key (made once)."""
         found = self._verdicts.get(key)
         if found is None:
-            score = self._scores[key]
-            if score >= self.judge.supported_from and not self._assessments[key].conflicts:
-                found = "supported"
-            else:
-                found = "partial" if score >= self.judge.partial_from else "unsupported"
-            self._verdicts[key] = found
+            found = self._verdicts[key] = verdict_of(
+                self.judge, self._scores[key], bool(self._assessments[key].conflicts)
+            )
         return found
 
     def supports(self, key: Key) -> bool:

@@ -106,6 +106,21 @@ def citation_quality(
     )
 
 
+def with_single_citations(
+    quality: CitationQuality, sentences: int, supported: int
+) -> CitationQuality:
+    """`quality` with `sentences` more that each cite one source (not holding them
+    verbatim), `supported` of them supported: ALCE counts each as one citation, precise
+    when its sentence is supported."""
+    return CitationQuality(
+        sentences=quality.sentences + sentences,
+        sentences_uncited=quality.sentences_uncited,
+        sentences_supported=quality.sentences_supported + supported,
+        citations=quality.citations + sentences,
+        citations_precise=quality.citations_precise + supported,
+    )
+
+
 def _without(cited: tuple[int, ...], source: int) -> tuple[int, ...]:
     return tuple(other for other in cited if other != source)
 

@@ -38,6 +38,9 @@ from services.verification.sources import SourceView, Window
 
 MAX_EVIDENCE_CHARS = 600
 CONFLICT_FACTOR = 0.5
+SCORE_DIGITS = 4  # a verdict's score is given to 4 digits
+_MEMO_LIMIT = 1_024
+_ROUNDED: dict[float, float] = {}
 
 
 @dataclass(slots=True)
@@ -109,10 +112,30 @@ def counted(text: str, passages: Sequence[Passage]) -> Assessment | None:
     evidence = tuple(map(_as_evidence, passages))
     if not size:
         return Assessment(0.0, evidence, absent, ())
-    score = (2 * size - len(absent) - uncovered) / (2 * size)
+    return Assessment(
+        counted_score(size, len(absent), uncovered, len(conflicts)), evidence, absent, conflicts
+    )
+
+
+def counted_score(size: int, absent: int, uncovered: int, conflicts: int) -> float:
+    """The lexical score of a claim of `size` items (more than none) of which the sources
+    lack `absent` and the evidence lacks `uncovered`, with `conflicts` kinds of conflict:
+    `assess`'s mean of the two coverages, halved per conflict."""
+    score = (2 * size - absent - uncovered) / (2 * size)
     if conflicts:
-        score *= CONFLICT_FACTOR ** len(conflicts)
-    return Assessment(score, evidence, absent, conflicts)
+        score *= CONFLICT_FACTOR**conflicts
+    return score
+
+
+def rounded_score(score: float) -> float:
+    """`score` to `SCORE_DIGITS` digits, remembered (bounded): `round` with digits goes
+    through a decimal string, and the scores of small counts recur."""
+    found = _ROUNDED.get(score)
+    if found is None:
+        if len(_ROUNDED) >= _MEMO_LIMIT:
+            _ROUNDED.clear()
+        found = _ROUNDED[score] = round(score, SCORE_DIGITS)
+    return found
 
 
 def _as_evidence(passage: Passage) -> Evidence:

@@ -23,7 +23,7 @@ from services.verification.quality import (
     citation_quality,
 )
 from services.verification.sources import SourceView
-from services.verification.support import Evidence, Passage
+from services.verification.support import Evidence, Passage, rounded_score
 
 BETTER_MARGIN = 0.15
 # Only citations scoring below `SEARCH_BELOW` look for a better source, and only the
@@ -108,7 +108,7 @@ def verify(
         [
             claim
             for claim, key in judged
-            if verdict(key) != "supported" and assessment(key).score < SEARCH_BELOW
+            if searches_better(verdict(key), assessment(key).score)
         ],
         sources,
         judgements,
@@ -119,7 +119,7 @@ def verify(
         missing = found.missing
         outcomes[claim.position] = Outcome(
             verdict(key),
-            round(score(key), 4),
+            rounded_score(score(key)),
             found.evidence[0],
             surface_words(claim.text, missing) if missing else [],
             found.conflicts,
@@ -128,6 +128,11 @@ def verify(
         )
     quality = citation_quality(sentences, judgements, verbatim, uncited)
     return Verification(outcomes, quality, judge.name)
+
+
+def searches_better(verdict: str, score: float) -> bool:
+    """Whether a citation with this verdict and lexical score looks for a better source."""
+    return verdict != "supported" and score < SEARCH_BELOW
 
 
 def _key(claim: CitedClaim) -> Key:

@@ -1,6 +1,8 @@
 """The counts the citations stage finds for each passage (services.citations.checks) give
 the same lexical check as reading the passage's text (services.verification.support.assess):
-same verdicts, scores, missing words, conflicts, better sources and answer quality."""
+same verdicts, scores, missing words, conflicts, better sources and answer quality, whether
+`verify` judges from them or the spans stage decides from them alone
+(services.spans.support.CountedSingles)."""
 
 from __future__ import annotations
 
@@ -13,7 +15,16 @@ from services.bench.workload import bench_answer
 from services.spans.locators import Locators
 from services.spans.search import QuoteFinder
 from services.spans.sections import SectionIndex
-from services.spans.support import SourcePieces, _claims, _passages, _verbatim, blanked
+from schemas.spans import AnswerQuality, Support
+from services.spans.support import (
+    SourcePieces,
+    _claims,
+    _passages,
+    _verbatim,
+    blanked,
+    citation_support,
+    passage_pairs,
+)
 from services.spans.units import UnitContext, sentence_units
 from services.verification.judges import LEXICAL
 from services.verification.support import read_passage
@@ -37,6 +48,8 @@ _NUMBERS = {
 
 
 def _both(data: dict[str, Any]) -> tuple[Verification, Verification, int]:
+    """`verify` with the counted passages and with passages read; the spans stage's own
+    support (decided from the counts where it can) is checked against the latter."""
     cited = cited_event(data)
     answer = cited.answer
     index = SectionIndex.from_sources(answer.sources)
@@ -45,20 +58,42 @@ def _both(data: dict[str, Any]) -> tuple[Verification, Verification, int]:
     )
     units = sentence_units(ctx)
     text = blanked(ctx.text, cited.extraction)
-    claims, sentences, _ = _claims(cited.extraction, text)
+    claims, sentences, uncited = _claims(cited.extraction, text)
     verbatim: dict[int, frozenset[int]] = {}
     for sentence, source in _verbatim(units, cited.extraction.sentences, text):
         verbatim[sentence] = verbatim.get(sentence, frozenset()) | {source}
-    passages = _passages(cited.extraction, claims, sentences)
+    passages = _passages(cited.extraction, passage_pairs(cited.extraction), claims, sentences)
     read = {key: read_passage(p.link, p.text) for key, p in passages.items()}
     counted = sum(p.terms is not None for p in passages.values())
     sources = [source.index for source in answer.sources]
     results = [
         verify(claims, sentences, sources, SourcePieces(index.pieces).view, verbatim, LEXICAL,
-               given)
+               given, uncited)
         for given in (passages, read)
     ]
+    support, quality = citation_support(ctx, index.pieces, units, LEXICAL)
+    _same_support(support, quality, results[1])
     return results[0], results[1], counted
+
+
+def _same_support(
+    support: list[Support | None], quality: AnswerQuality, slow: Verification
+) -> None:
+    assert [p for p, entry in enumerate(support) if entry] == sorted(slow.outcomes)
+    for position, outcome in slow.outcomes.items():
+        entry = support[position]
+        assert entry is not None
+        assert (entry.verdict, entry.score, entry.better_source) == (
+            outcome.verdict, outcome.score, outcome.better_source
+        ), position
+        assert sorted(entry.missing) == sorted(outcome.missing), position
+        assert sorted(entry.conflicts) == sorted(outcome.conflicts), position
+    expected = slow.quality
+    assert (quality.sentences, quality.citation_recall, quality.citation_precision) == (
+        expected.sentences,
+        round(expected.citation_recall, 4),
+        round(expected.citation_precision, 4),
+    )
 
 
 def _same(fast: Verification, slow: Verification) -> None:
