@@ -13,8 +13,8 @@ source when a verbatim unit (not a mere quotation inside it) covers at least
 that span as evidence.
 
 With the lexical judge, most citations need none of that: the only valid citation of its
-sentence, with a counted passage, is decided from the passage's figures alone
-(`CountedSingles`), and only the rest go to `verify`.
+sentence is decided here when the sentence is verbatim in the source or its passage there is
+counted (`DecidedSingles`), and only the rest go to `verify`.
 """
 
 from __future__ import annotations
@@ -40,6 +40,7 @@ from services.verification.support import (
     rounded_score,
 )
 from services.verification.verify import (
+    VERBATIM_JUDGE,
     CitedClaim,
     Outcome,
     Verification,
@@ -119,22 +120,23 @@ def _verbatim(
     return found
 
 
-class CountedSingles:
-    """The citations that the passage figures of the citations stage decide alone
-    (services.citations.checks): the only valid citation of its sentence, whose passage in
-    the cited source is counted, with the lexical judge, where the sentence is not verbatim
-    in the source and the citation needs no better-source search. Their support is made
-    here, without claims, source views or judgements: the verdict `verify` gives from the
-    same figures (tests/services/verification/test_counted.py holds the two equal).
-    Everything else goes to `verify`."""
+class DecidedSingles:
+    """The citations decided without `verify`, each the only valid citation of its
+    sentence, with the lexical judge: `supported` where the sentence is verbatim in the
+    cited source (its span the evidence), else from the figures of its counted passage there
+    (services.citations.checks) when the citation needs no better-source search. Their
+    support is made here, without claims, source views or judgements: what `verify` gives
+    (tests/services/verification/test_counted.py holds the two equal)."""
 
-    __slots__ = ("_by_pair", "_passages", "_verbatim", "support", "verdicts", "supported")
+    __slots__ = (
+        "_by_pair", "_passages", "_verbatim", "support", "verdicts", "sentences", "supported"
+    )
 
     def __init__(
         self,
         passages: list[SupportingPassage],
         by_pair: dict[tuple[int, int], int],
-        verbatim: dict[int, frozenset[int]],
+        verbatim: dict[tuple[int, int], SourceSpan],
         support: list[Support | None],
     ) -> None:
         self._passages = passages
@@ -142,13 +144,21 @@ class CountedSingles:
         self._verbatim = verbatim
         self.support = support  # filled at the positions decided here
         self.verdicts: list[str] = []  # of the citations decided here
+        self.sentences = 0  # their sentences with words (ALCE's), and those supported
         self.supported = 0
 
     def decide(self, sentence: int, text: str, position: int, source: int) -> bool:
         """Make the support of the citation at `position` (the only one of sentence
-        `sentence`, whose text is `text`) when the figures decide it; whether they did."""
+        `sentence`, whose text is `text`) when it is decided here; whether it was."""
+        span = self._verbatim.get((sentence, source))
+        if span is not None:
+            self._add(position, "supported", 1.0, None, span, [], [], VERBATIM_JUDGE)
+            if any(map(str.isalnum, text)):
+                self.sentences += 1
+                self.supported += 1
+            return True
         number = self._by_pair.get((sentence, source))
-        if number is None or source in self._verbatim.get(sentence, ()):
+        if number is None:
             return False
         # (fields of a model built without validation: defaults may be unset)
         fields = vars(self._passages[number])
@@ -163,29 +173,47 @@ class CountedSingles:
         verdict = verdict_of(LEXICAL, score, bool(conflicts))
         if searches_better(verdict, score):
             return False
-        self.support[position] = _support(
-            {
-                "verdict": verdict,
-                "score": rounded_score(score),
-                "link": number,
-                "evidence": None,
-                "missing": surface_words(text, absent) if absent else [],
-                "conflicts": list(conflicts),
-                "better_source": None,
-                "judge": LEXICAL.name,
-            }
+        missing = surface_words(text, absent) if absent else []
+        self._add(
+            position, verdict, rounded_score(score), number, None, missing, conflicts,
+            LEXICAL.name,
         )
-        self.verdicts.append(verdict)
+        self.sentences += 1  # (its items are words or numbers)
         self.supported += verdict == "supported"
         return True
 
+    def _add(
+        self,
+        position: int,
+        verdict: str,
+        score: float,
+        link: int | None,
+        evidence: SourceSpan | None,
+        missing: list[str],
+        conflicts: list[str],
+        judge: str,
+    ) -> None:
+        self.support[position] = _support(
+            {
+                "verdict": verdict,
+                "score": score,
+                "link": link,
+                "evidence": evidence,
+                "missing": missing,
+                "conflicts": list(conflicts),
+                "better_source": None,
+                "judge": judge,
+            }
+        )
+        self.verdicts.append(verdict)
+
 
 def _claims(
-    extraction: CitationExtraction, text: str, counted: CountedSingles | None = None
+    extraction: CitationExtraction, text: str, decided: DecidedSingles | None = None
 ) -> tuple[list[CitedClaim], list[SentenceClaim], int]:
     """The claim of every valid citation, every sentence citing a source validly with the
     sources it cites, and how many other sentences have words; without the citations
-    `counted` decides (and their sentences)."""
+    `decided` decides (and their sentences)."""
     by_sentence: dict[int, list[tuple[int, Citation]]] = {}
     for position, citation in enumerate(extraction.citations):
         if citation.valid and citation.source_index is not None:
@@ -209,7 +237,7 @@ def _claims(
         if len(cited) == 1:
             position, citation = cited[0]
             source = citation.source_index or 0
-            if counted is not None and counted.decide(
+            if decided is not None and decided.decide(
                 sentence.index, sentence_text, position, source
             ):
                 continue
@@ -323,12 +351,12 @@ def citation_support(
         verbatim[sentence_index] = verbatim.get(sentence_index, frozenset()) | {source}
     by_pair = passage_pairs(extraction)
     support: list[Support | None] = [None] * len(extraction.citations)
-    counted = (
-        CountedSingles(extraction.passages, by_pair, verbatim, support)
+    decided = (
+        DecidedSingles(extraction.passages, by_pair, verbatim_spans, support)
         if judge is LEXICAL
         else None
     )
-    claims, sentences, uncited = _claims(extraction, text, counted)
+    claims, sentences, uncited = _claims(extraction, text, decided)
     by_source = SourcePieces(pieces)
     result = verify(
         claims,
@@ -361,15 +389,15 @@ def citation_support(
                 "judge": outcome.judge,
             }
         )
-    return support, _quality(result, counted)
+    return support, _quality(result, decided)
 
 
-def _quality(result: Verification, counted: CountedSingles | None) -> AnswerQuality:
+def _quality(result: Verification, decided: DecidedSingles | None) -> AnswerQuality:
     quality = result.quality
     verdicts = [outcome.verdict for outcome in result.outcomes.values()]
-    if counted is not None:
-        verdicts += counted.verdicts
-        quality = with_single_citations(quality, len(counted.verdicts), counted.supported)
+    if decided is not None:
+        verdicts += decided.verdicts
+        quality = with_single_citations(quality, decided.sentences, decided.supported)
     return _answer_quality(
         {
             "judge": result.judge,

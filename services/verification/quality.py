@@ -109,9 +109,9 @@ def citation_quality(
 def with_single_citations(
     quality: CitationQuality, sentences: int, supported: int
 ) -> CitationQuality:
-    """`quality` with `sentences` more that each cite one source (not holding them
-    verbatim), `supported` of them supported: ALCE counts each as one citation, precise
-    when its sentence is supported."""
+    """`quality` with `sentences` more that each cite one source, `supported` of them
+    supported (or verbatim in it): ALCE counts each as one citation, precise when its
+    sentence is supported."""
     return CitationQuality(
         sentences=quality.sentences + sentences,
         sentences_uncited=quality.sentences_uncited,
