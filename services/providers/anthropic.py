@@ -49,7 +49,7 @@ class _Sources:
             if kind == "document":
                 self._document(block, f"{path}[{b}]")
             elif kind == "search_result":
-                self.search_result(block)
+                self.search_result(block, f"{path}[{b}]")
             elif kind == "tool_result" and isinstance(block.get("content"), list):
                 self._blocks(block["content"], f"{path}[{b}].content")
 
@@ -91,14 +91,14 @@ class _Sources:
                     page=page_number,
                 )
 
-    def search_result(self, block: dict[str, Any]) -> None:
+    def search_result(self, block: dict[str, Any], path: str) -> None:
         number = len(self.search_results)
         index = self.draft.source(
             ("search_result", number), title=optional_str(block.get("title")),
             url=optional_str(block.get("source")),
         )
         self.search_results.append(index)
-        for k, part in enumerate(block.get("content") or []):
+        for k, part in enumerate(arr(block.get("content"), f"{path}.content")):
             if isinstance(part, dict) and isinstance(part.get("text"), str):
                 self.draft.add_chunk(index, part["text"], chunk_id=f"search-result-{number}-{k}")
 
@@ -141,7 +141,7 @@ def normalize(draft: Draft, response: Any, request: Any) -> None:
                 if isinstance(result, dict) and result.get("type") == "web_search_result":
                     sources.web(optional_str(result.get("url")), optional_str(result.get("title")))
         elif block.get("type") == "search_result":
-            sources.search_result(block)
+            sources.search_result(block, path)
         if block.get("type") != "text":
             continue
         text = string(block.get("text"), f"{path}.text")

@@ -108,9 +108,12 @@ def _request_text(request: dict[str, Any]) -> str | None:
     contents = request.get("contents")
     if isinstance(contents, str):
         return contents
-    for turn in reversed(contents if isinstance(contents, list) else []):
+    turns = contents if isinstance(contents, list) else []
+    for t in reversed(range(len(turns))):
+        turn = turns[t]
         if isinstance(turn, dict) and turn.get("role", "user") == "user":
-            texts = [p["text"] for p in turn.get("parts") or [] if isinstance(p, dict)
+            parts = arr(turn.get("parts"), f"$.request.contents[{t}].parts")
+            texts = [p["text"] for p in parts if isinstance(p, dict)
                      and isinstance(p.get("text"), str)]
             return " ".join(texts) or None
     return None
