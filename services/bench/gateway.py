@@ -36,6 +36,7 @@ from pathlib import Path
 from typing import Any
 
 import orjson
+import sqlalchemy as sa
 
 from schemas.envelope import payload_json
 from schemas.formatted import AnswerFormatted
@@ -428,17 +429,20 @@ PARTS = ("submit", "read")
 
 
 def run_benchmark(parts: tuple[str, ...], seconds: float, concurrency: int, repeat: int,
-                  bootstrap: str | None, partitions: int, progress: Out, out: Out) -> None:
-    """Run the asked parts on one broker (the embedded one unless `bootstrap`)."""
+                  bootstrap: str | None, partitions: int, progress: Out, out: Out,
+                  store_url: str | None = None) -> None:
+    """Run the asked parts on one broker (the embedded one unless `bootstrap`) and one
+    store (a new SQLite file unless `store_url`)."""
     broker = None if bootstrap else start_broker(free_port())
     address = bootstrap or broker.bootstrap  # type: ignore[union-attr]
     try:
         with tempfile.TemporaryDirectory(prefix="citeflow-bench-gateway-") as tmp:
             workdir = Path(tmp)
             bench = Bench(address, f"bg{uuid.uuid4().hex[:8]}.", workdir,
-                          f"sqlite+aiosqlite:///{workdir / 'store.db'}")
+                          store_url or f"sqlite+aiosqlite:///{workdir / 'store.db'}")
             asyncio.run(create_topics(address, pipeline_topics([], bench.prefix), partitions))
-            progress("preparing the store (a key, formatted results to read) ...")
+            shown = sa.make_url(bench.store_url).render_as_string(hide_password=True)
+            progress(f"preparing the store {shown} (a key, formatted results to read) ...")
             bench.key = asyncio.run(_prepare_store(bench, formatted_result()))
             if "submit" in parts or "read" in parts:
                 figures = run_submit(bench, seconds, concurrency, repeat, progress,

@@ -61,8 +61,11 @@ def serve(host: str | None, port: int | None, workers: int, store_url: str | Non
 @click.option("--partitions", type=int, default=4, show_default=True)
 @click.option("--bootstrap", default=None, metavar="HOST:PORT",
               help="Use this broker instead of starting the embedded one")
+@click.option("--store-url", default=None, metavar="URL",
+              help="Results store of the gateway (an empty PostgreSQL database, say) "
+                   "[default: a new SQLite file]")
 def bench_gateway(parts: tuple[str, ...], seconds: float, repeat: int, concurrency: int,
-                  partitions: int, bootstrap: str | None) -> None:
+                  partitions: int, bootstrap: str | None, store_url: str | None) -> None:
     """The gateway's submit rate (one and two workers) beside a bare Starlette and a bare
     FastAPI endpoint that only parse and produce, and a raw aiokafka producer; p50/p99 at
     half load; GET /v1/answers/{id} under the submit load. Targets in SPEC §9."""
@@ -70,4 +73,4 @@ def bench_gateway(parts: tuple[str, ...], seconds: float, repeat: int, concurren
 
     run_benchmark(parts or PARTS, seconds=seconds, concurrency=concurrency, repeat=repeat,
                   bootstrap=bootstrap, partitions=partitions, progress=err.print,
-                  out=click.echo)
+                  out=click.echo, store_url=store_url)
