@@ -78,6 +78,19 @@ def _bare_settings() -> tuple[RuntimeConfig, str]:
     return config, config.physical(ANSWERS_SUBMITTED)
 
 
+def _producing(config: RuntimeConfig, state: dict[str, Any]) -> Callable[[Any], Any]:
+    """A lifespan holding a started aiokafka producer in `state["producer"]`."""
+
+    @asynccontextmanager
+    async def lifespan(app: Any) -> AsyncIterator[None]:
+        state["producer"] = make_producer(config)
+        await state["producer"].start()
+        yield
+        await state["producer"].stop()
+
+    return lifespan
+
+
 def bare_starlette() -> Any:
     """Starlette: parse the JSON body, produce it keyed by answer_id (acks=all), 202."""
     from starlette.applications import Starlette
@@ -97,15 +110,8 @@ def bare_starlette() -> Any:
     async def healthz(request: Request) -> Response:
         return Response(b"ok")
 
-    @asynccontextmanager
-    async def lifespan(app: Any) -> AsyncIterator[None]:
-        state["producer"] = make_producer(config)
-        await state["producer"].start()
-        yield
-        await state["producer"].stop()
-
     return Starlette(routes=[Route("/v1/answers", submit, methods=["POST"]),
-                             Route("/healthz", healthz)], lifespan=lifespan)
+                             Route("/healthz", healthz)], lifespan=_producing(config, state))
 
 
 def bare_fastapi() -> Any:
@@ -115,15 +121,7 @@ def bare_fastapi() -> Any:
 
     config, topic = _bare_settings()
     state: dict[str, Any] = {}
-
-    @asynccontextmanager
-    async def lifespan(app: Any) -> AsyncIterator[None]:
-        state["producer"] = make_producer(config)
-        await state["producer"].start()
-        yield
-        await state["producer"].stop()
-
-    app = FastAPI(lifespan=lifespan)
+    app = FastAPI(lifespan=_producing(config, state))
 
     @app.post("/v1/answers", status_code=202)
     async def submit(body: dict[str, Any] = Body(...)) -> Response:  # noqa: B008
