@@ -3,8 +3,6 @@ images and highlight rectangles, per tenant, and clear errors for bad input."""
 
 from __future__ import annotations
 
-import io
-import zipfile
 from pathlib import Path
 
 import orjson
@@ -13,6 +11,7 @@ import pytest
 from starlette.testclient import TestClient
 
 from services.ingest.documents.ingest import ingest_document
+from tests.services.ingest.documents.builders import Chapter, EpubSpec, build_epub
 from tests.services.gateway.documents.reader_app import ingested, make_app
 
 CORPUS = Path(__file__).resolve().parents[5] / "shared" / "corpus"
@@ -141,32 +140,18 @@ def test_page_png_rendered_once_and_scale_checked(client, app):
 
 
 def _epub() -> bytes:
-    buffer = io.BytesIO()
-    with zipfile.ZipFile(buffer, "w") as archive:
-        archive.writestr("mimetype", "application/epub+zip")
-        archive.writestr("META-INF/container.xml", (
-            '<?xml version="1.0"?><container version="1.0" xmlns="urn:oasis:names:tc:'
-            'opendocument:xmlns:container"><rootfiles><rootfile full-path="OPS/p.opf" '
-            'media-type="application/oebps-package+xml"/></rootfiles></container>'))
-        archive.writestr("OPS/p.opf", (
-            '<?xml version="1.0"?><package xmlns="http://www.idpf.org/2007/opf" version="3.0" '
-            'unique-identifier="id"><metadata xmlns:dc="http://purl.org/dc/elements/1.1/">'
-            '<dc:identifier id="id">x</dc:identifier><dc:title>T</dc:title>'
-            '<dc:language>en</dc:language></metadata><manifest>'
-            '<item id="c1" href="c1.xhtml" media-type="application/xhtml+xml"/>'
-            '<item id="c2" href="c2.xhtml" media-type="application/xhtml+xml"/>'
-            '<item id="img" href="pic.png" media-type="image/png"/>'
-            '<item id="svg" href="pic.svg" media-type="image/svg+xml"/>'
-            '</manifest><spine><itemref idref="c1"/><itemref idref="c2"/></spine></package>'))
-        archive.writestr("OPS/c1.xhtml", (
+    return build_epub(EpubSpec(
+        [Chapter("c1.xhtml", (
             '<html xmlns="http://www.w3.org/1999/xhtml"><body><h1>One</h1>'
             '<p onclick="alert(1)">It was a <em>dark and</em> stormy ﬁ\u00adnal night.</p>'
-            '<img src="pic.png" alt="a picture"/><script>alert(2)</script></body></html>'))
-        archive.writestr("OPS/c2.xhtml", (
-            '<html xmlns="http://www.w3.org/1999/xhtml"><body><p>Two.</p></body></html>'))
-        archive.writestr("OPS/pic.png", b"\x89PNG\r\n\x1a\nfake")
-        archive.writestr("OPS/pic.svg", b"<svg onload='alert(1)'/>")
-    return buffer.getvalue()
+            '<img src="pic.png" alt="a picture"/><script>alert(2)</script></body></html>')),
+         Chapter("c2.xhtml",
+                 '<html xmlns="http://www.w3.org/1999/xhtml"><body><p>Two.</p></body></html>')],
+        opf_dir="OPS",
+        extra_manifest=[("img", "pic.png", "image/png"), ("svg", "pic.svg", "image/svg+xml")],
+        extra_files={"OPS/pic.png": b"\x89PNG\r\n\x1a\nfake",
+                     "OPS/pic.svg": b"<svg onload='alert(1)'/>"},
+    ))
 
 
 def test_chapter_marked_across_elements_ligatures_and_soft_hyphens(client):

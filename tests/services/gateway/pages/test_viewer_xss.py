@@ -6,14 +6,13 @@ Content-Security-Policy blocks an inline handler even when one is forced in."""
 
 from __future__ import annotations
 
-import io
-import zipfile
 from typing import Any
 
 import pytest
 
 from services.bench.reader_corpus import CorpusDocument, formatted
 from services.ingest.documents.ingest import ingest_document
+from tests.services.ingest.documents.builders import Chapter, EpubSpec, build_epub
 from tests.browser import start_browser
 from tests.services.gateway.pages.site import (
     SCREENSHOTS,
@@ -61,22 +60,7 @@ def _hostile_epub(payloads: list[str]) -> bytes:
     body = "".join(f"<div>{payload}</div>" for payload in payloads)
     chapter = (f"<html><head><script>alert('head')</script></head><body>"
                f"<p>{CHAPTER_TEXT}</p>{body}</body></html>")
-    buffer = io.BytesIO()
-    with zipfile.ZipFile(buffer, "w") as archive:
-        archive.writestr("mimetype", "application/epub+zip")
-        archive.writestr("META-INF/container.xml", (
-            '<?xml version="1.0"?><container version="1.0" xmlns="urn:oasis:names:tc:'
-            'opendocument:xmlns:container"><rootfiles><rootfile full-path="OPS/p.opf" '
-            'media-type="application/oebps-package+xml"/></rootfiles></container>'))
-        archive.writestr("OPS/p.opf", (
-            '<?xml version="1.0"?><package xmlns="http://www.idpf.org/2007/opf" version="3.0" '
-            'unique-identifier="id"><metadata xmlns:dc="http://purl.org/dc/elements/1.1/">'
-            '<dc:identifier id="id">x</dc:identifier><dc:title>T</dc:title>'
-            '<dc:language>en</dc:language></metadata><manifest>'
-            '<item id="c1" href="c1.xhtml" media-type="application/xhtml+xml"/>'
-            '</manifest><spine><itemref idref="c1"/></spine></package>'))
-        archive.writestr("OPS/c1.xhtml", chapter)
-    return buffer.getvalue()
+    return build_epub(EpubSpec([Chapter("c1.xhtml", chapter)], opf_dir="OPS"))
 
 
 def _answer(number: int, payloads: list[str]) -> dict[str, Any]:
