@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import unicodedata
 from collections.abc import Sequence
-from dataclasses import dataclass
 
 from schemas.answers import Chunk
 from services.text.extraction import Extracted
@@ -37,12 +36,15 @@ def reads_as_is(text: str) -> bool:
     )
 
 
-@dataclass(slots=True)
 class SentenceCheck:
-    """What the check reads of an answer sentence besides its terms."""
+    """What the check reads of an answer sentence besides its terms (a plain class: a
+    compiled dataclass runs an interpreted `__init__`, and one is made per sentence)."""
 
-    negated: bool
-    numbers: frozenset[str]  # its digit tokens (single digits too)
+    __slots__ = ("negated", "numbers")
+
+    def __init__(self, negated: bool, numbers: frozenset[str]) -> None:
+        self.negated = negated
+        self.numbers = numbers  # its digit tokens (single digits too)
 
 
 def sentence_check(extracted: Extracted, index: int) -> SentenceCheck | None:
@@ -55,7 +57,7 @@ def sentence_check(extracted: Extracted, index: int) -> SentenceCheck | None:
     # ASCII but for common separators (which separate words in canonical form too): the
     # same words, and its only digits are ASCII ones, all in its number tokens (no search
     # for a digit: it costs more than the tokens' own test).
-    plain = fold_punctuation(text).isascii()
+    plain = extracted.folds_to_ascii() or fold_punctuation(text).isascii()
     if not plain and (
         not unicodedata.is_normalized("NFKC", text) or any(ch in text for ch in IGNORABLE)
     ):

@@ -87,7 +87,7 @@ def with_support(
     entries = support + [None] * extra if extra > 0 else support
     found: list[FormattedCitation] = []
     for citation, entry in zip(citations, entries):
-        values = vars(citation).copy()  # a copy of the whole table: cheaper than a merge
+        values = citation.__dict__.copy()  # a copy of the whole table: cheaper than a merge
         values["support"] = entry
         found.append(_formatted_citation(values))
     return found

@@ -22,13 +22,14 @@ from __future__ import annotations
 from bisect import bisect_right
 from collections.abc import Mapping, Sequence
 
-from schemas.citations import Citation, CitationExtraction, Sentence, SupportingPassage
+from schemas.citations import CitationExtraction, Sentence, SupportingPassage
 from schemas.construct import maker
 from schemas.spans import AnswerQuality, AnswerUnit, SourceSpan, Support
 from services.spans.locators import Locators
 from services.spans.resolve import source_span
 from services.spans.sections import Piece
 from services.spans.units import UnitContext
+from services.text.extraction import blank
 from services.verification.claims import surface_words
 from services.verification.judges import LEXICAL, Judge, verdict_of
 from services.verification.quality import SentenceClaim, with_single_citations
@@ -80,43 +81,47 @@ class SourcePieces:
 def blanked(text: str, extraction: CitationExtraction) -> str:
     """`text` with every citation marker replaced by spaces (offsets unchanged): claims are
     read from it (the lexical check and a model judge read words; the extra spaces are
-    nothing to either)."""
-    ranges = sorted(
-        [(c.start, c.end) for c in extraction.clusters]
-        + [(c.start, c.end) for c in extraction.citations]
-    )
-    pieces: list[str] = []
-    done = 0
-    for start, end in ranges:
-        start = max(start, done)
-        if start < end:
-            pieces += (text[done:start], " " * (end - start))
-            done = end
-    pieces.append(text[done:])
-    return "".join(pieces)
+    nothing to either). The clusters are blanked: each holds its citations' markers (as the
+    extraction builds them); an event without clusters (older, or built by hand) has its
+    citations blanked instead."""
+    marked = extraction.clusters or extraction.citations
+    return blank(text, [(marker.start, marker.end) for marker in marked])
+
+
+def sentence_bounds(sentences: Sequence[Sentence]) -> list[tuple[int, int, int]]:
+    """(index, start, end) of each sentence (read once from the model's field table: each
+    attribute read of a model costs about as much as reading the whole table)."""
+    bounds: list[tuple[int, int, int]] = []
+    for sentence in sentences:
+        fields = sentence.__dict__
+        bounds.append((fields["index"], fields["start"], fields["end"]))
+    return bounds
 
 
 def _verbatim(
-    units: Sequence[AnswerUnit], sentences: Sequence[Sentence], text: str
+    units: Sequence[AnswerUnit], sentences: list[tuple[int, int, int]], text: str
 ) -> dict[tuple[int, int], SourceSpan]:
-    """(sentence index, source index) -> a span where a verbatim unit covers the sentence."""
+    """(sentence index, source index) -> a span where a verbatim unit covers the sentence
+    (`sentences`: `sentence_bounds`)."""
     found: dict[tuple[int, int], SourceSpan] = {}
-    ends = [sentence.end for sentence in sentences]
+    ends = [end for _, _, end in sentences]
     for unit in units:
-        if unit.kind != "verbatim" or unit.origin == "quotation":
+        fields = unit.__dict__  # (a unit of this stage: every field set)
+        if fields["kind"] != "verbatim" or fields["origin"] == "quotation":
             continue
-        if unit.start is None or unit.end is None:
+        unit_start, unit_end = fields["start"], fields["end"]
+        if unit_start is None or unit_end is None:
             continue
         # the sentences the unit overlaps: from the first ending after its start
-        for number in range(bisect_right(ends, unit.start), len(sentences)):
-            sentence = sentences[number]
-            if sentence.start >= unit.end:
+        for number in range(bisect_right(ends, unit_start), len(sentences)):
+            index, start, end = sentences[number]
+            if start >= unit_end:
                 break
-            size = len(text[sentence.start : sentence.end].strip())
-            overlap = min(unit.end, sentence.end) - max(unit.start, sentence.start)
+            size = len(text[start:end].strip())
+            overlap = min(unit_end, end) - max(unit_start, start)
             if size and overlap >= VERBATIM_COVER * size:
-                for span in unit.source_spans:
-                    found.setdefault((sentence.index, span.source_index), span)
+                for span in fields["source_spans"]:
+                    found.setdefault((index, span.source_index), span)
     return found
 
 
@@ -161,7 +166,7 @@ class DecidedSingles:
         if number is None:
             return False
         # (fields of a model built without validation: defaults may be unset)
-        fields = vars(self._passages[number])
+        fields = self._passages[number].__dict__
         size = fields.get("terms")
         absent = fields.get("absent")
         conflicts = fields.get("conflicts")
@@ -193,82 +198,108 @@ class DecidedSingles:
         conflicts: list[str],
         judge: str,
     ) -> None:
-        self.support[position] = _support(
-            {
-                "verdict": verdict,
-                "score": score,
-                "link": link,
-                "evidence": evidence,
-                "missing": missing,
-                "conflicts": list(conflicts),
-                "better_source": None,
-                "judge": judge,
-            }
+        self.support[position] = support_entry(
+            verdict, score, link, evidence, missing, conflicts, None, judge
         )
         self.verdicts.append(verdict)
 
 
+def support_entry(
+    verdict: str,
+    score: float,
+    link: int | None,
+    evidence: SourceSpan | None,
+    missing: list[str],
+    conflicts: Sequence[str],
+    better_source: int | None,
+    judge: str,
+) -> Support:
+    """The support of one citation (built without validation: every value is made here)."""
+    return _support(
+        {
+            "verdict": verdict,
+            "score": score,
+            "link": link,
+            "evidence": evidence,
+            "missing": missing,
+            "conflicts": list(conflicts),
+            "better_source": better_source,
+            "judge": judge,
+        }
+    )
+
+
 def _claims(
-    extraction: CitationExtraction, text: str, decided: DecidedSingles | None = None
+    extraction: CitationExtraction,
+    text: str,
+    sentences: list[tuple[int, int, int]],
+    decided: DecidedSingles | None = None,
 ) -> tuple[list[CitedClaim], list[SentenceClaim], int]:
     """The claim of every valid citation, every sentence citing a source validly with the
-    sources it cites, and how many other sentences have words; without the citations
-    `decided` decides (and their sentences)."""
-    by_sentence: dict[int, list[tuple[int, Citation]]] = {}
+    sources it cites, and how many other sentences have words (`sentences`:
+    `sentence_bounds`); without the citations `decided` decides (and their sentences)."""
+    # sentence index -> (position, source index, cluster index, start) of its valid citations
+    by_sentence: dict[int, list[tuple[int, int, int, int]]] = {}
     for position, citation in enumerate(extraction.citations):
-        if citation.valid and citation.source_index is not None:
-            found = by_sentence.get(citation.sentence_index)
+        fields = citation.__dict__  # (one attribute read instead of five)
+        source = fields["source_index"]
+        if fields["valid"] and source is not None:
+            cited = (position, source, fields["cluster_index"], fields["start"])
+            found = by_sentence.get(fields["sentence_index"])
             if found is None:
-                by_sentence[citation.sentence_index] = [(position, citation)]
+                by_sentence[fields["sentence_index"]] = [cited]
             else:
-                found.append((position, citation))
+                found.append(cited)
     claims: list[CitedClaim] = []
-    sentences: list[SentenceClaim] = []
-    segments = extraction.segments
+    claimed: list[SentenceClaim] = []
     segment_ends: list[int] | None = None
-    all_sentences = extraction.sentences
     uncited = 0
-    for sentence in all_sentences:
-        cited = by_sentence.get(sentence.index)
-        if cited is None:
-            uncited += any(map(str.isalnum, text[sentence.start : sentence.end]))
+    for index, start, end in sentences:
+        cited_here = by_sentence.get(index)
+        if cited_here is None:
+            uncited += any(map(str.isalnum, text[start:end]))
             continue
-        sentence_text = text[sentence.start : sentence.end].strip()
-        if len(cited) == 1:
-            position, citation = cited[0]
-            source = citation.source_index or 0
-            if decided is not None and decided.decide(
-                sentence.index, sentence_text, position, source
-            ):
+        sentence_text = text[start:end].strip()
+        if len(cited_here) == 1:
+            position, source, _, _ = cited_here[0]
+            if decided is not None and decided.decide(index, sentence_text, position, source):
                 continue
-            claims.append(
-                CitedClaim(position, source, sentence.index, sentence_text, (source,))
-            )
+            claims.append(CitedClaim(position, source, index, sentence_text, (source,)))
             if any(map(str.isalnum, sentence_text)):
-                sentences.append(SentenceClaim(sentence.index, sentence_text, (source,)))
+                claimed.append(SentenceClaim(index, sentence_text, (source,)))
             continue
-        sources = tuple(dict.fromkeys([c.source_index or 0 for _, c in cited]))
+        sources = tuple(dict.fromkeys([source for _, source, _, _ in cited_here]))
         if any(map(str.isalnum, sentence_text)):
-            sentences.append(SentenceClaim(sentence.index, sentence_text, sources))
-        several = len({c.cluster_index for _, c in cited}) > 1
+            claimed.append(SentenceClaim(index, sentence_text, sources))
+        several = len({cluster for _, _, cluster, _ in cited_here}) > 1
         if several and segment_ends is None:
-            segment_ends = [segment.end for segment in segments]
-        for position, citation in cited:
+            segment_ends = [segment.end for segment in extraction.segments]
+        for position, source, _, marker in cited_here:
             claim = sentence_text
             if several and segment_ends is not None:
-                # the segment holding the marker: the first ending after its start
-                at = bisect_right(segment_ends, citation.start)
-                if at < len(segments) and segments[at].start <= citation.start:
-                    segment = segments[at]
-                    claim = text[
-                        max(segment.start, sentence.start) : min(segment.end, sentence.end)
-                    ].strip()
-            claims.append(
-                CitedClaim(
-                    position, citation.source_index or 0, sentence.index, claim, sources
-                )
-            )
-    return claims, sentences, uncited
+                claim = _segment_claim(extraction, segment_ends, text, marker, start, end)
+            claims.append(CitedClaim(position, source, index, claim, sources))
+    return claims, claimed, uncited
+
+
+def _segment_claim(
+    extraction: CitationExtraction,
+    segment_ends: list[int],
+    text: str,
+    marker: int,
+    start: int,
+    end: int,
+) -> str:
+    """The claim of a citation (its marker at `marker`) in the sentence `[start, end)` that
+    has several citation clusters: the part of the segment holding the marker inside the
+    sentence (the whole sentence when no segment holds it)."""
+    segments = extraction.segments
+    # the segment holding the marker: the first ending after its start
+    at = bisect_right(segment_ends, marker)
+    if at < len(segments) and segments[at].start <= marker:
+        segment = segments[at]
+        return text[max(segment.start, start) : min(segment.end, end)].strip()
+    return text[start:end].strip()
 
 
 def passage_pairs(extraction: CitationExtraction) -> dict[tuple[int, int], int]:
@@ -276,7 +307,7 @@ def passage_pairs(extraction: CitationExtraction) -> dict[tuple[int, int], int]:
     extraction's passages (link k is passage k)."""
     by_pair: dict[tuple[int, int], int] = {}
     for position, passage in enumerate(extraction.passages):
-        fields = vars(passage)
+        fields = passage.__dict__
         by_pair.setdefault((fields["sentence_index"], fields["source_index"]), position)
     return by_pair
 
@@ -301,7 +332,7 @@ def _passages(
             number = by_pair.get((sentence.index, source))
             if number is not None:
                 # (fields of a model built without validation: defaults may be unset)
-                fields = vars(passages[number])
+                fields = passages[number].__dict__
                 terms = fields.get("terms")
                 found[sentence.text, source] = Passage(
                     number,
@@ -320,7 +351,7 @@ def _passages(
             continue
         number = by_pair.get((claim.sentence_index, claim.source_index))
         if number is not None:
-            found[key] = read_passage(number, vars(passages[number])["passage"])
+            found[key] = read_passage(number, passages[number].passage)
     return found
 
 
@@ -345,7 +376,8 @@ def citation_support(
     answer's quality."""
     extraction = ctx.extraction
     text = blanked(ctx.text, extraction)
-    verbatim_spans = _verbatim(units, extraction.sentences, text)
+    bounds = sentence_bounds(extraction.sentences)
+    verbatim_spans = _verbatim(units, bounds, text)
     verbatim: dict[int, frozenset[int]] = {}
     for sentence_index, source in verbatim_spans:
         verbatim[sentence_index] = verbatim.get(sentence_index, frozenset()) | {source}
@@ -356,7 +388,7 @@ def citation_support(
         if judge is LEXICAL
         else None
     )
-    claims, sentences, uncited = _claims(extraction, text, decided)
+    claims, sentences, uncited = _claims(extraction, text, bounds, decided)
     by_source = SourcePieces(pieces)
     result = verify(
         claims,
@@ -377,17 +409,9 @@ def citation_support(
             evidence = _evidence(outcome, claim.source_index, by_source, ctx.locators)
             if outcome.evidence is not None and outcome.evidence.passage is not None:
                 link = outcome.evidence.passage.link
-        support[claim.position] = _support(
-            {
-                "verdict": outcome.verdict,
-                "score": outcome.score,
-                "link": link,
-                "evidence": evidence,
-                "missing": outcome.missing,
-                "conflicts": list(outcome.conflicts),
-                "better_source": outcome.better_source,
-                "judge": outcome.judge,
-            }
+        support[claim.position] = support_entry(
+            outcome.verdict, outcome.score, link, evidence, outcome.missing,
+            outcome.conflicts, outcome.better_source, outcome.judge,
         )
     return support, _quality(result, decided)
 

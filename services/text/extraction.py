@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from schemas.answers import AnswerSubmitted, CitationIn, Source
 from services.text.footnotes import check_definitions, footnote_definitions
 from services.text.hits import CitationHit, ClusterHit, ProblemHit, SentenceHit
-from services.text.lexical import span_tokens, terms_of
+from services.text.lexical import fold_punctuation, span_tokens, terms_of
 from services.text.markdown import code_regions, fenced_blocks, inside
 from services.text.markers import find_markers
 from services.text.sentences import split_sentences
@@ -38,10 +38,12 @@ class Extracted:
     # (sentence index, source index) -> the page a pinpoint (`[1, p. 12]`) names there.
     pages: dict[tuple[int, int], int] = field(default_factory=dict)
     # Content terms and word tokens by sentence index, filled on demand by
-    # `sentence_terms`, and the text with citation markers blanked (made on first use).
+    # `sentence_terms`; the text with citation markers blanked, and whether it folds to
+    # ASCII (each made on first use).
     _terms: dict[int, set[str]] = field(default_factory=dict, init=False, repr=False)
     _tokens: dict[int, list[str]] = field(default_factory=dict, init=False, repr=False)
     _blanked: str | None = field(default=None, init=False, repr=False)
+    _plain: bool | None = field(default=None, init=False, repr=False)
 
     def sentence_terms(self, wanted: Collection[int]) -> dict[int, set[str]]:
         """The content terms of each sentence in `wanted` (indexes), citation markers left
@@ -72,16 +74,16 @@ class Extracted:
     def without_markers(self) -> str:
         """The text with every citation marker blanked out (offsets unchanged)."""
         if self._blanked is None:
-            text = self.text
-            pieces = []
-            done = 0
-            for cluster in self.clusters:
-                pieces.append(text[done : cluster.start])
-                pieces.append(" " * (cluster.end - cluster.start))
-                done = cluster.end
-            pieces.append(text[done:])
-            self._blanked = "".join(pieces)
+            self._blanked = blank(self.text, [(c.start, c.end) for c in self.clusters])
         return self._blanked
+
+    def folds_to_ascii(self) -> bool:
+        """Whether the whole text is ASCII but for common separators
+        (services.text.lexical.fold_punctuation): then so is each of its sentences (one
+        look at the text instead of one per sentence)."""
+        if self._plain is None:
+            self._plain = fold_punctuation(self.text).isascii()
+        return self._plain
 
     def sentence_citation_ids(self, sentence: SentenceHit) -> list[int]:
         """Sorted unique ids of every citation (valid or not) inside `sentence`."""
@@ -100,6 +102,21 @@ class Extracted:
                     if not indexes or indexes[-1] != sentence.index:
                         indexes.append(sentence.index)
         return found
+
+
+def blank(text: str, ranges: Sequence[tuple[int, int]]) -> str:
+    """`text` with every `[start, end)` of `ranges` (in text order; they may overlap)
+    replaced by spaces: offsets unchanged. With the clusters' ranges, every citation marker
+    is blanked (a cluster holds its citations' markers)."""
+    pieces: list[str] = []
+    done = 0
+    for start, end in ranges:
+        start = max(start, done)
+        if start < end:
+            pieces += (text[done:start], " " * (end - start))
+            done = end
+    pieces.append(text[done:])
+    return "".join(pieces)
 
 
 def extract_answer(answer: AnswerSubmitted) -> Extracted:

@@ -24,6 +24,7 @@ from services.spans.support import (
     blanked,
     citation_support,
     passage_pairs,
+    sentence_bounds,
 )
 from services.spans.units import UnitContext, sentence_units
 from services.verification.judges import LEXICAL
@@ -58,9 +59,10 @@ def _both(data: dict[str, Any]) -> tuple[Verification, Verification, int]:
     )
     units = sentence_units(ctx)
     text = blanked(ctx.text, cited.extraction)
-    claims, sentences, uncited = _claims(cited.extraction, text)
+    bounds = sentence_bounds(cited.extraction.sentences)
+    claims, sentences, uncited = _claims(cited.extraction, text, bounds)
     verbatim: dict[int, frozenset[int]] = {}
-    for sentence, source in _verbatim(units, cited.extraction.sentences, text):
+    for sentence, source in _verbatim(units, bounds, text):
         verbatim[sentence] = verbatim.get(sentence, frozenset()) | {source}
     passages = _passages(cited.extraction, passage_pairs(cited.extraction), claims, sentences)
     read = {key: read_passage(p.link, p.text) for key, p in passages.items()}
