@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import json
 import os
-import re
 import signal
 import subprocess
 import sys
@@ -17,22 +16,11 @@ from pathlib import Path
 import pytest
 
 from services.broker import free_port
+from tests.process_output import wait_for_output
 
 pytestmark = pytest.mark.integration
 REPO_ROOT = Path(__file__).resolve().parents[2]
 DEMO = REPO_ROOT / "services" / "examples" / "demo_answer.json"
-
-
-def _wait_for(path: Path, pattern: str, process: subprocess.Popen[bytes],
-              timeout: float = 180.0) -> re.Match[str]:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        found = re.search(pattern, path.read_text(errors="replace"))
-        if found:
-            return found
-        assert process.poll() is None, path.read_text(errors="replace")[-3000:]
-        time.sleep(0.5)
-    raise AssertionError(f"{pattern!r} not printed: {path.read_text(errors='replace')[-3000:]}")
 
 
 def test_up_demo_serves_the_result_over_http(tmp_path: Path) -> None:
@@ -47,9 +35,9 @@ def test_up_demo_serves_the_result_over_http(tmp_path: Path) -> None:
              "--http-port", str(port), "--log-dir", str(tmp_path / "logs")],
             cwd=REPO_ROOT, env=env, stdout=stdout, stderr=stderr, start_new_session=True)
     try:
-        curl = _wait_for(err, r"curl -H 'Authorization: Bearer (\S+)' (http://\S+)", process)
+        curl = wait_for_output(err, r"curl -H 'Authorization: Bearer (\S+)' (http://\S+)", process)
         key, url = curl.group(1), curl.group(2)
-        viewer = _wait_for(err, r"viewer:\s+(http://\S+)", process).group(1)
+        viewer = wait_for_output(err, r"viewer:\s+(http://\S+)", process).group(1)
         assert viewer.endswith(f"#key={key}")
         result = json.loads(out.read_text().splitlines()[0])
         demo_id = json.loads(DEMO.read_text())["answer_id"]

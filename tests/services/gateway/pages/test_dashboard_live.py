@@ -7,7 +7,6 @@ and the consumer lag per stage are drawn. Screenshots go to .citeflow/screenshot
 from __future__ import annotations
 
 import os
-import re
 import signal
 import subprocess
 import sys
@@ -20,6 +19,7 @@ import orjson
 import pytest
 
 from services.broker import free_port
+from tests.process_output import wait_for_output
 from tests.browser import start_browser
 from tests.services.gateway.pages.site import (
     SCREENSHOTS,
@@ -36,18 +36,6 @@ DEMO = orjson.loads((ROOT / "services" / "examples" / "demo_answer.json").read_b
 def _answer(answer_id: str) -> bytes:
     return orjson.dumps({**DEMO, "answer_id": answer_id,
                          "metadata": {**(DEMO.get("metadata") or {}), "tenant": "demo"}})
-
-
-def _wait_for(path: Path, pattern: str, process: subprocess.Popen[bytes],
-              timeout: float = 180.0) -> re.Match[str]:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        found = re.search(pattern, path.read_text(errors="replace"))
-        if found:
-            return found
-        assert process.poll() is None, path.read_text(errors="replace")[-3000:]
-        time.sleep(0.3)
-    raise AssertionError(f"{pattern!r} not printed: {path.read_text(errors='replace')[-3000:]}")
 
 
 def _post(base: str, key: str, answer_id: str) -> int:
@@ -110,7 +98,7 @@ def test_dashboard_live_feed_survives_a_gateway_restart(tmp_path: Path) -> None:
             start_new_session=True)
     driver = None
     try:
-        dashboard = _wait_for(err, r"dashboard:\s+(http://\S+)", process).group(1)
+        dashboard = wait_for_output(err, r"dashboard:\s+(http://\S+)", process).group(1)
         key = dashboard.split("#key=", 1)[1]
         base = dashboard.split("/dashboard", 1)[0]
         driver = start_browser()
