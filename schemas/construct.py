@@ -9,24 +9,29 @@ Hot-path notes: the four instance slots are set through their slot descriptors (
 `object.__setattr__`, which looks the name up first), and every instance of a class shares one
 fields-set. Sharing is safe: every field is set, so pydantic's own updates of the set
 (`__setattr__` adding a field name) change nothing, and `model_copy` copies it.
+
+The native build compiles this module with the stage logic (`services.native`), so the stages'
+`make(values)` calls are compiled calls; `schemas/__init__.py` activates that build, so the
+compiled module is used whichever package a process imports first. The slot setters are
+`Final`, which mypyc keeps in C statics rather than looking them up in the module dict.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any, TypeVar
+from typing import Any, Final, TypeVar
 
 from pydantic import BaseModel
 
 M = TypeVar("M", bound=BaseModel)
 
-_SLOTS = BaseModel.__dict__
-_new = object.__new__
-_set_dict = _SLOTS["__dict__"].__set__
-_set_fields = _SLOTS["__pydantic_fields_set__"].__set__
-_set_extra = _SLOTS["__pydantic_extra__"].__set__
-_set_private = _SLOTS["__pydantic_private__"].__set__
-_FIELDS_SET: dict[type[BaseModel], set[str]] = {}
+_SLOTS: Final = BaseModel.__dict__
+_new: Final = object.__new__
+_set_dict: Final = _SLOTS["__dict__"].__set__
+_set_fields: Final = _SLOTS["__pydantic_fields_set__"].__set__
+_set_extra: Final = _SLOTS["__pydantic_extra__"].__set__
+_set_private: Final = _SLOTS["__pydantic_private__"].__set__
+_FIELDS_SET: Final[dict[type[BaseModel], set[str]]] = {}
 
 
 def fields_set(cls: type[BaseModel]) -> set[str]:

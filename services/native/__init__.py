@@ -1,7 +1,8 @@
 """The stage logic compiled with mypyc, used only while it matches the source.
 
 `python -m services.native.build` (run by `make install`) compiles the pure logic packages
-(`COMPILED_PACKAGES`) into `.native/` beside the source tree, with a manifest of the source
+(`COMPILED_PACKAGES`, plus `schemas.construct`, which they build their models with) into
+`.native/` beside the source tree, with a manifest of the source
 hashes it was built from. At import, `activate()` puts those extension modules in front of the
 source modules only when every compiled source is unchanged and the interpreter is the one they
 were built for: mypyc modules of one build call each other directly, so a partly stale build
@@ -33,15 +34,23 @@ COMPILED_PACKAGES = (
     "text", "scoring", "citations", "spans", "formatting", "verification"
 )
 _SKIPPED = {"__init__.py", "stage.py"}
+# Single modules outside those packages compiled with them: the stages build hundreds of event
+# models per answer through `schemas.construct.maker`, cheaper as a compiled call. Importing
+# `schemas` activates the build too (schemas/__init__.py), so this module is the compiled one
+# even when a process imports `schemas` before `services`.
+COMPILED_MODULES = ("schemas/construct.py",)
 
 
 def compiled_sources(root: Path = ROOT) -> list[Path]:
     """The source files the native build compiles."""
     return sorted(
-        path
-        for package in COMPILED_PACKAGES
-        for path in (root / "services" / package).glob("*.py")
-        if path.name not in _SKIPPED
+        [
+            path
+            for package in COMPILED_PACKAGES
+            for path in (root / "services" / package).glob("*.py")
+            if path.name not in _SKIPPED
+        ]
+        + [root / module for module in COMPILED_MODULES if (root / module).exists()]
     )
 
 
@@ -86,13 +95,18 @@ class _NativeFinder:
 
 
 _active: _NativeFinder | None = None
+_checked = False
 
 
 def activate() -> bool:
-    """Use the native build if there is a current one (and CITEFLOW_NATIVE is not 0)."""
-    global _active  # one finder per process
-    if _active is not None:
-        return True
+    """Use the native build if there is a current one (and CITEFLOW_NATIVE is not 0).
+
+    Both `services` and `schemas` call this on import; the build is checked once per process
+    (so a stale one warns once)."""
+    global _active, _checked  # one finder per process
+    if _checked:
+        return _active is not None
+    _checked = True
     if os.environ.get("CITEFLOW_NATIVE", "1") == "0" or not MANIFEST.exists():
         return False
     try:

@@ -33,6 +33,7 @@ def test_compiled_sources_are_the_pure_logic_modules() -> None:
             "services.formatting.render_html", "services.scoring.logic"} <= names
     assert not {n for n in names if n.rsplit(".", 1)[1] in {"__init__", "stage", "bench"}}
     assert not {n for n in names if n.split(".")[1] in {"runtime", "cli", "ingest", "native"}}
+    assert "schemas.construct" in names  # the stages' model builder, compiled with them
 
 
 def test_stale_sources_name_changed_added_and_removed_modules(tmp_path: Path) -> None:
@@ -61,6 +62,18 @@ def test_when_built_every_compiled_module_is_the_extension() -> None:
         module = importlib.import_module(native.module_name(path))
         assert module.__file__ is not None
         assert Path(module.__file__).is_relative_to(native.NATIVE_DIR), module.__file__
+
+
+def test_importing_schemas_first_still_uses_the_compiled_construct() -> None:
+    if not native.is_active():
+        pytest.skip("no current native build (make native) or CITEFLOW_NATIVE=0")
+    script = ("import schemas.construct, sys; from services import native; "
+              "print(native.is_active(), schemas.construct.__file__)")
+    done = subprocess.run([sys.executable, "-W", "error", "-c", script], cwd=REPO,
+                          capture_output=True, check=True, text=True)
+    active, file = done.stdout.split()
+    assert active == "True"
+    assert Path(file).is_relative_to(native.NATIVE_DIR), file
 
 
 def test_native_and_plain_python_give_the_same_results(tmp_path: Path) -> None:
