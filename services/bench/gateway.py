@@ -423,7 +423,13 @@ def report_submit(figures: SubmitFigures, out: Out) -> None:
             f"submits meanwhile p50 {s.p50_ms:.2f} ms  p99 {s.p99_ms:.2f} ms")
 
 
-PARTS = ("submit", "read")
+PARTS = ("submit", "read", "stream")
+# The stream part's scenarios (SPEC §9): 10/100/1,000 clients at 50 results/s, 10,000 held
+# at one a second, 100 that stop reading (python -m services.bench.stream varies them).
+STREAM_CLIENTS = (10, 100, 1000)
+STREAM_RATE = 50.0
+STREAM_HOLD = 10_000
+STREAM_STALLED = 100
 
 
 def run_benchmark(parts: tuple[str, ...], seconds: float, concurrency: int, repeat: int,
@@ -446,6 +452,12 @@ def run_benchmark(parts: tuple[str, ...], seconds: float, concurrency: int, repe
                 figures = run_submit(bench, seconds, concurrency, repeat, progress,
                                      "read" in parts)
                 report_submit(figures, out)
+            if "stream" in parts:
+                from services.bench.stream import report_stream, run_stream, scenarios
+
+                plan = scenarios(STREAM_CLIENTS, STREAM_RATE, "summary", STREAM_HOLD,
+                                 STREAM_STALLED)
+                report_stream(run_stream(bench, plan, max(seconds, 10.0), progress), out)
             progress(f"logs were in {workdir} (removed)")
     finally:
         if broker is not None:

@@ -50,7 +50,7 @@ def serve(host: str | None, port: int | None, workers: int, store_url: str | Non
 
 
 @bench.command("gateway")
-@click.option("--part", "parts", multiple=True, type=click.Choice(["submit", "read"]),
+@click.option("--part", "parts", multiple=True, type=click.Choice(["submit", "read", "stream"]),
               help="What to measure (repeatable) [default: all]")
 @click.option("--seconds", type=float, default=6.0, show_default=True,
               help="Length of each measured window (after 1 s of warm-up)")
@@ -68,7 +68,8 @@ def bench_gateway(parts: tuple[str, ...], seconds: float, repeat: int, concurren
                   partitions: int, bootstrap: str | None, store_url: str | None) -> None:
     """The gateway's submit rate (one and two workers) beside a bare Starlette and a bare
     FastAPI endpoint that only parse and produce, and a raw aiokafka producer; p50/p99 at
-    half load; GET /v1/answers/{id} under the submit load. Targets in SPEC §9."""
+    half load; GET /v1/answers/{id} under the submit load; the SSE stream to 10/100/1,000
+    clients (10,000 held, 100 stalled) beside a bare fan-out. Targets in SPEC §9."""
     from services.bench.gateway import PARTS, run_benchmark
 
     run_benchmark(parts or PARTS, seconds=seconds, concurrency=concurrency, repeat=repeat,
