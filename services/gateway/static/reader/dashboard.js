@@ -28,7 +28,15 @@
     return found;
   }
 
-  function addRow(kind, item) {
+  function hasRow(answerId) {
+    for (const old of feed.querySelectorAll("li")) {
+      if (old.dataset.answerId === answerId) return true;
+    }
+    return false;
+  }
+
+  // A row for `item`: at the top (live), or at the bottom (`older`, from the listing).
+  function addRow(kind, item, older = false) {
     window.citeflowFeed.push(item.answer_id);
     for (const old of feed.querySelectorAll("li")) {
       if (old.dataset.answerId === item.answer_id) old.remove();  // the newest status wins
@@ -44,7 +52,7 @@
     for (const [level, text] of markers(item.summary)) {
       row.append(element("span", {class: "badge " + level}, text));
     }
-    feed.prepend(row);
+    if (older) feed.append(row); else feed.prepend(row);
     while (feed.children.length > MAX_ROWS) feed.lastElementChild.remove();
   }
 
@@ -64,16 +72,21 @@
     try { addRow(event, JSON.parse(data)); } catch (e) { /* not JSON: ignored */ }
   }
 
-  // The latest answers first (the stream then brings what happens from now on).
+  // The latest answers, listed once the stream is connected (so nothing falls between the
+  // listing and the stream): below the live rows, skipping answers the stream already showed
+  // (its status is newer).
   async function recent() {
     try {
       const page = await get("/v1/answers?limit=20");
-      for (const item of page.items.slice().reverse()) addRow(item.status, item);
+      for (const item of page.items) {
+        if (!hasRow(item.answer_id)) addRow(item.status, item, true);
+      }
     } catch (error) { /* the live feed still works */ }
   }
 
   async function stream() {
     let pause = 500;
+    let listed = false;
     for (;;) {
       try {
         const headers = {Accept: "text/event-stream"};
@@ -82,6 +95,7 @@
         window.citeflowResumedFrom = lastEventId;
         const response = await fetch("/v1/stream?include=rejected,dead_lettered", {headers});
         if (!response.ok) throw new Error(String(response.status));
+        if (!listed) { listed = true; recent(); }
         connection.textContent = "live";
         connection.dataset.state = "live";
         pause = 500;
@@ -98,6 +112,7 @@
           }
         }
       } catch (error) { /* reconnect below */ }
+      if (!listed) { listed = true; recent(); }  // no stream (yet): the listing alone
       connection.textContent = "reconnecting…";
       connection.dataset.state = "reconnecting";
       await new Promise((resolve) => setTimeout(resolve, pause));
@@ -245,7 +260,7 @@
     box.append(table);
   }
 
-  recent().then(stream);
+  stream();
   charts();
   pipeline();
   setInterval(charts, 30000);

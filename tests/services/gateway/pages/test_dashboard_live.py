@@ -156,6 +156,16 @@ def test_dashboard_live_feed_survives_a_gateway_restart(tmp_path: Path) -> None:
         assert driver.find_elements("css selector", "#lag canvas")
         assert traps_fired(driver) == []
         driver.save_screenshot(str(SCREENSHOTS / "dashboard.png"))
+
+        # A fresh page lists what came before it (once its stream is connected, so nothing
+        # falls between the listing and the stream), newest first, below any live row.
+        driver.get(dashboard)
+        wait_until(driver, lambda d: d.find_element("id", "connection").text == "live", 60)
+        everything = {*first, *missed, after}
+        wait_until(driver, lambda d: everything <= _feed(d), 60)
+        rows = [e.get_attribute("data-answer-id")
+                for e in driver.find_elements("css selector", "#feed li")]
+        assert rows[0] == after and len(rows) == len(set(rows))
     finally:
         if driver is not None:
             driver.quit()
