@@ -75,6 +75,11 @@ bench: install
 	$(BIN)/citeflow bench idle
 	$(BIN)/citeflow bench memory
 	$(BIN)/citeflow bench gateway
+	$(BIN)/citeflow bench store
+	$(BIN)/citeflow bench reader
+	$(BIN)/citeflow bench verification
+	$(BIN)/citeflow bench adapters
+	$(BIN)/citeflow eval attribution
 
 schemas: install
 	$(BIN)/citeflow schemas export
