@@ -68,7 +68,7 @@ test-unit: install browser postgres
 test-integration: install postgres
 	$(BIN)/python -m pytest -q -m integration
 
-bench: install
+bench: install browser
 	$(BIN)/citeflow bench process
 	$(BIN)/citeflow bench ingest
 	$(BIN)/citeflow bench e2e
