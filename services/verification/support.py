@@ -25,6 +25,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from services.citations.passages import MAX_PASSAGE_CHARS
 from services.text.lexical import words
 from services.verification.claims import (
     Claim,
@@ -36,7 +37,8 @@ from services.verification.claims import (
 )
 from services.verification.sources import SourceView, Window
 
-MAX_EVIDENCE_CHARS = 600
+# the passages' own bound: evidence is widened by the rule passages are chosen by
+MAX_EVIDENCE_CHARS = MAX_PASSAGE_CHARS
 CONFLICT_FACTOR = 0.5
 SCORE_DIGITS = 4  # a verdict's score is given to 4 digits
 _MEMO_LIMIT = 1_024
@@ -49,7 +51,8 @@ class Passage:
     here (`items`), or counted where it was chosen (`terms`: the claim's item count; the
     claim's items the whole source lacks, `absent`; how many more the passage lacks,
     `lacking`, listed in `lacking_items` when known; the conflicts of the claim against
-    this passage alone; see services.citations.checks)."""
+    this passage alone; a bound of any other source's score, `rival_cover`; see
+    services.citations.checks and services.citations.passages)."""
 
     link: int  # what the caller names it by (the spans stage: its index in `links`)
     text: str
@@ -60,6 +63,9 @@ class Passage:
     lacking: int = 0
     lacking_items: list[str] | None = None
     conflicts: list[str] | None = None
+    # at most how much any other supplied source counts of the claim's items towards its
+    # score (of `2 * terms`; None: unknown; `verify.rivals_fall_short`)
+    rival_cover: int | None = None
     evidence: Evidence | None = None  # this passage as evidence (made once)
 
 
