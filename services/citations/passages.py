@@ -399,17 +399,12 @@ def _rival_cover(terms: set[str], extra: int, index: SourceIndex) -> int:
     want = index.mask(terms)
     most = -1  # the most any window shares
     best = 0  # the most around such a window (around any window, with `extra` items)
-    masks, reach = index.masks, _reach(index)
-    for k in range(len(masks)):  # (an indexed loop compiles to plain list reads)
-        count = (want & masks[k]).bit_count()
+    for mask, run in zip(index.masks, _reach(index), strict=True):
+        count = (want & mask).bit_count()
         if extra or count >= most:
-            around = (want & reach[k]).bit_count()
-            if count > most and not extra:
-                best = around
-            elif around > best:
-                best = around
-            if count > most:
-                most = count
+            around = (want & run).bit_count()
+            best = around if count > most and not extra else max(best, around)
+            most = max(most, count)
     return want.bit_count() + best + 2 * extra
 
 
