@@ -118,11 +118,6 @@ class SupportingPassage(Model):
     lacking_items: list[str] = Field(default_factory=list)
     negated: bool = False
     conflicts: list[str] = Field(default_factory=list)
-    # For the check's better-source search: at most how much any other supplied source can
-    # count of the sentence's items towards its lexical score (items it holds plus items
-    # its evidence holds; an upper bound); null when unknown (a source reads otherwise in
-    # canonical form; the spans stage then searches the sources).
-    rival_cover: int | None = None
 
 
 class CitationExtraction(Model):

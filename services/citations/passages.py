@@ -68,9 +68,6 @@ class SourceIndex:
     as_is: bool | None = None
     negations: list[bool | None] | None = None
     numbers: frozenset[str] | None = None  # every digit token (asked for by number claims)
-    # Each window's mask joined with those of the neighbours the support check's evidence
-    # may widen it by (made on first use by `_rival_cover`).
-    reach: list[int] | None = None
 
     def mask(self, terms: set[str]) -> int:
         """The bitmask of `terms` in this source's vocabulary (unknown terms dropped)."""
@@ -201,7 +198,6 @@ def passage_values(
     is a measurable share of the stage); the tests hold it to a plain reference
     implementation."""
     by_index = {source.index: source for source in sources}
-    indexes: dict[int, SourceIndex] = {}  # of the sources read here
     pages = extracted.pages
     citing = extracted.sentences_by_source()
     wanted = {i for index in passage_sources for i in citing.get(index, ())}
@@ -223,7 +219,7 @@ def passage_values(
         source = by_index.get(cited)
         if source is None or not source.chunks or cited not in citing:
             continue
-        index = indexes[cited] = source_index(source.chunks)
+        index = source_index(source.chunks)
         masks, windows, columns = index.masks, index.windows, index.columns
         if not masks:
             continue
@@ -234,7 +230,10 @@ def passage_values(
         get = index.bits.get
         last = count - 1
         chunks = source.chunks
-        as_is = _reads_as_is(index, chunks)
+        if index.as_is is None:
+            index.as_is = all(reads_as_is(chunk.text) for chunk in chunks)
+            index.negations = [None] * count
+        as_is = index.as_is
         flags = index.negations or []
         for sentence in citing[cited]:
             sentence_terms = terms[sentence]
@@ -330,118 +329,6 @@ def passage_values(
                 "lacking_items": lacking_items,
                 "negated": passage_negated,
                 "conflicts": conflicts,
-                "rival_cover": None,
             }
             append(values)
-    _add_rivals(found, terms, _vocabularies(sources, indexes))
     return found
-
-
-def _reads_as_is(index: SourceIndex, chunks: Sequence[Chunk]) -> bool:
-    """Whether every chunk of the indexed source reads the same in canonical form (found
-    once; its windows' negation flags are made then too)."""
-    if index.as_is is None:
-        index.as_is = all(reads_as_is(chunk.text) for chunk in chunks)
-        index.negations = [None] * len(index.windows)
-    return index.as_is
-
-
-def _vocabularies(
-    sources: Sequence[Source], indexes: dict[int, SourceIndex]
-) -> list[tuple[int, SourceIndex]] | None:
-    """Each supplied source's number and window index (its words as the support check
-    reads them; `indexes`: those already read for this answer); None when a source would
-    read otherwise in canonical form, or two sources share a number (the check reads them
-    as one)."""
-    found: list[tuple[int, SourceIndex]] = []
-    seen: set[int] = set()
-    for source in sources:
-        number = source.index
-        if number in seen:
-            return None
-        seen.add(number)
-        chunks = source.chunks
-        if not chunks:
-            continue
-        index = indexes.get(number)
-        if index is None:
-            index = source_index(chunks)
-        if not _reads_as_is(index, chunks):
-            return None
-        found.append((number, index))
-    return found
-
-
-def _reach(index: SourceIndex) -> list[int]:
-    """Each window's mask joined with those of its neighbours in the same chunk that the
-    support check could widen evidence around it by (services.verification.support
-    .best_window: a neighbour within `MAX_PASSAGE_CHARS` of the window; made once)."""
-    reach = index.reach
-    if reach is None:
-        masks, windows = index.masks, index.windows
-        reach = index.reach = list(masks)
-        for k in range(len(windows) - 1):
-            position, start, end = windows[k]
-            after, _, after_end = windows[k + 1]
-            if after == position and after_end - start <= MAX_PASSAGE_CHARS:
-                reach[k] |= masks[k + 1]
-                reach[k + 1] |= masks[k]
-    return reach
-
-
-def _rival_cover(terms: set[str], extra: int, index: SourceIndex) -> int:
-    """An upper bound of what a source counts of a sentence's items towards its lexical
-    score (services.verification.support.assess): the `terms` it holds, plus those its
-    evidence can hold (its best windows, each with the neighbours it may widen by), plus
-    twice each of the `extra` items that are no terms (single-digit numbers). The check's
-    best window is a first one sharing most items; with `extra` items (which a window's
-    terms do not count) any window is taken."""
-    want = index.mask(terms)
-    most = -1  # the most any window shares
-    best = 0  # the most around such a window (around any window, with `extra` items)
-    for mask, run in zip(index.masks, _reach(index), strict=True):
-        count = (want & mask).bit_count()
-        if extra or count >= most:
-            around = (want & run).bit_count()
-            best = around if count > most and not extra else max(best, around)
-            most = max(most, count)
-    return want.bit_count() + best + 2 * extra
-
-
-def _add_rivals(
-    found: list[dict[str, Any]],
-    terms: dict[int, set[str]],
-    vocabularies: list[tuple[int, SourceIndex]] | None,
-) -> None:
-    """Set `rival_cover` of each counted passage whose citation the lexical check would
-    search a better source for (services.verification.verify): the most any other source of
-    `vocabularies` (`_vocabularies`; left null when that is None) can count of its
-    sentence's items towards its lexical score (`_rival_cover`)."""
-    if vocabularies is None:
-        return
-    # (imported here: the verification imports this module)
-    from services.verification.verify import lexical_counted, searches_better
-
-    held: dict[int, list[tuple[int, int]]] = {}  # sentence -> (source, its cover)
-    for values in found:
-        size = values["terms"]
-        if not size:
-            continue
-        score, verdict = lexical_counted(
-            size, len(values["absent"]), values["lacking"], values["conflicts"]
-        )
-        if not searches_better(verdict, score):
-            continue  # (the lexical check of this citation looks for no better source)
-        sentence = values["sentence_index"]
-        counts = held.get(sentence)
-        if counts is None:
-            sentence_terms = terms[sentence]
-            extra = size - len(sentence_terms)
-            counts = held[sentence] = [
-                (number, _rival_cover(sentence_terms, extra, index))
-                for number, index in vocabularies
-            ]
-        own = values["source_index"]
-        values["rival_cover"] = max(
-            [count for number, count in counts if number != own], default=0
-        )

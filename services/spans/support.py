@@ -31,11 +31,12 @@ from services.spans.sections import Piece
 from services.spans.units import UnitContext
 from services.text.extraction import blank
 from services.verification.claims import surface_words
-from services.verification.judges import LEXICAL, Judge
+from services.verification.judges import LEXICAL, Judge, verdict_of
 from services.verification.quality import SentenceClaim, with_single_citations
 from services.verification.sources import SourceView, source_view
 from services.verification.support import (
     Passage,
+    counted_score,
     read_passage,
     rounded_score,
 )
@@ -44,8 +45,6 @@ from services.verification.verify import (
     CitedClaim,
     Outcome,
     Verification,
-    lexical_counted,
-    rivals_fall_short,
     searches_better,
     verify,
 )
@@ -77,18 +76,6 @@ class SourcePieces:
     def pieces(self, index: int) -> list[Piece]:
         """The pieces of source `index`, in view order."""
         return self._pieces.get(index, [])
-
-
-def reads_chunks(pieces: Sequence[Piece]) -> bool:
-    """Whether every piece is one chunk's text: the sources' views then read the words of
-    their chunks, as the citations stage does (a passage's `rival_cover` holds)."""
-    return all(len(piece.places) == 1 for piece in pieces)
-
-
-def _rivals(fields: dict[str, object], known: bool) -> int | None:
-    """A passage's `rival_cover` (from its field table) when `known` (`reads_chunks`)."""
-    found = fields.get("rival_cover") if known else None
-    return found if isinstance(found, int) else None
 
 
 def blanked(text: str, extraction: CitationExtraction) -> str:
@@ -142,14 +129,12 @@ class DecidedSingles:
     """The citations decided without `verify`, each the only valid citation of its
     sentence, with the lexical judge: `supported` where the sentence is verbatim in the
     cited source (its span the evidence), else from the figures of its counted passage there
-    (services.citations.checks) when the citation needs no better-source search (or no
-    other source can be better, told by the passage's `rival_cover`). Their
+    (services.citations.checks) when the citation needs no better-source search. Their
     support is made here, without claims, source views or judgements: what `verify` gives
     (tests/services/verification/test_counted.py holds the two equal)."""
 
     __slots__ = (
-        "_by_pair", "_passages", "_rivals", "_verbatim", "support", "verdicts", "sentences",
-        "supported",
+        "_by_pair", "_passages", "_verbatim", "support", "verdicts", "sentences", "supported"
     )
 
     def __init__(
@@ -158,10 +143,8 @@ class DecidedSingles:
         by_pair: dict[tuple[int, int], int],
         verbatim: dict[tuple[int, int], SourceSpan],
         support: list[Support | None],
-        rivals: bool,
     ) -> None:
         self._passages = passages
-        self._rivals = rivals  # whether the passages' `rival_cover` hold (`reads_chunks`)
         self._by_pair = by_pair
         self._verbatim = verbatim
         self.support = support  # filled at the positions decided here
@@ -189,10 +172,11 @@ class DecidedSingles:
         conflicts = fields.get("conflicts")
         if not size or absent is None or conflicts is None:
             return False  # not counted, or nothing to check (unverifiable)
-        score, verdict = lexical_counted(size, len(absent), fields.get("lacking", 0), conflicts)
-        if searches_better(verdict, score) and not rivals_fall_short(
-            score, size, _rivals(fields, self._rivals)
-        ):
+        score = counted_score(
+            size, len(absent), len(absent) + fields.get("lacking", 0), len(conflicts)
+        )
+        verdict = verdict_of(LEXICAL, score, bool(conflicts))
+        if searches_better(verdict, score):
             return False
         missing = surface_words(text, absent) if absent else []
         self._add(
@@ -333,14 +317,12 @@ def _passages(
     by_pair: Mapping[tuple[int, int], int],
     claims: Sequence[CitedClaim],
     sentences: Sequence[SentenceClaim],
-    rivals: bool = False,
 ) -> dict[tuple[str, int], Passage]:
     """(claim text, source index) -> the passage of the claim's sentence and that source,
     for every claim and sentence that has one (`by_pair`: `passage_pairs`). A sentence's
     own claim takes the passage with the counts the citations stage found
     (services.citations.checks); a claim that is a part of its sentence reads the
-    passage's text. With `rivals` (`reads_chunks`), counted passages carry their
-    `rival_cover`."""
+    passage's text."""
     if not by_pair:
         return {}
     passages = extraction.passages
@@ -362,7 +344,6 @@ def _passages(
                     fields.get("lacking", 0),
                     fields.get("lacking_items"),
                     fields.get("conflicts") if terms is not None else None,
-                    _rivals(fields, rivals) if terms is not None else None,
                 )
     for claim in claims:
         key = (claim.text, claim.source_index)
@@ -401,10 +382,9 @@ def citation_support(
     for sentence_index, source in verbatim_spans:
         verbatim[sentence_index] = verbatim.get(sentence_index, frozenset()) | {source}
     by_pair = passage_pairs(extraction)
-    rivals = reads_chunks(pieces)
     support: list[Support | None] = [None] * len(extraction.citations)
     decided = (
-        DecidedSingles(extraction.passages, by_pair, verbatim_spans, support, rivals)
+        DecidedSingles(extraction.passages, by_pair, verbatim_spans, support)
         if judge is LEXICAL
         else None
     )
@@ -417,7 +397,7 @@ def citation_support(
         by_source.view,
         verbatim,
         judge,
-        _passages(extraction, by_pair, claims, sentences, rivals),
+        _passages(extraction, by_pair, claims, sentences),
         uncited,
     )
     for claim in claims:

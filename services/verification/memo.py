@@ -58,10 +58,6 @@ class Judgements:
         """Whether a passage is given for claim `text` in source `index` (it has text)."""
         return (text, index) in self._passages
 
-    def passage(self, text: str, index: int) -> Passage | None:
-        """The passage given for claim `text` in source `index`, if any."""
-        return self._passages.get((text, index)) if self._passages else None
-
     def checkable(self, text: str, index: int) -> bool:
         """Whether claim `text` has anything to check in source `index` (words or numbers;
         told by its counted passage there when it has one, else by reading it)."""

@@ -25,7 +25,6 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from services.citations.passages import MAX_PASSAGE_CHARS
 from services.text.lexical import words
 from services.verification.claims import (
     Claim,
@@ -37,8 +36,7 @@ from services.verification.claims import (
 )
 from services.verification.sources import SourceView, Window
 
-# the passages' own bound: evidence is widened by the rule passages are chosen by
-MAX_EVIDENCE_CHARS = MAX_PASSAGE_CHARS
+MAX_EVIDENCE_CHARS = 600
 CONFLICT_FACTOR = 0.5
 SCORE_DIGITS = 4  # a verdict's score is given to 4 digits
 _MEMO_LIMIT = 1_024
@@ -51,8 +49,7 @@ class Passage:
     here (`items`), or counted where it was chosen (`terms`: the claim's item count; the
     claim's items the whole source lacks, `absent`; how many more the passage lacks,
     `lacking`, listed in `lacking_items` when known; the conflicts of the claim against
-    this passage alone; a bound of any other source's score, `rival_cover`; see
-    services.citations.checks and services.citations.passages)."""
+    this passage alone; see services.citations.checks)."""
 
     link: int  # what the caller names it by (the spans stage: its index in `links`)
     text: str
@@ -63,9 +60,6 @@ class Passage:
     lacking: int = 0
     lacking_items: list[str] | None = None
     conflicts: list[str] | None = None
-    # at most how much any other supplied source counts of the claim's items towards its
-    # score (of `2 * terms`; None: unknown; `verify.rivals_fall_short`)
-    rival_cover: int | None = None
     evidence: Evidence | None = None  # this passage as evidence (made once)
 
 

@@ -15,7 +15,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
 from services.verification.claims import surface_words
-from services.verification.judges import LEXICAL, Judge, verdict_of
+from services.verification.judges import Judge
 from services.verification.memo import Judgements, Key
 from services.verification.quality import (
     CitationQuality,
@@ -23,7 +23,7 @@ from services.verification.quality import (
     citation_quality,
 )
 from services.verification.sources import SourceView
-from services.verification.support import Evidence, Passage, counted_score, rounded_score
+from services.verification.support import Evidence, Passage, rounded_score
 
 BETTER_MARGIN = 0.15
 # Only citations scoring below `SEARCH_BELOW` look for a better source, and only the
@@ -135,23 +135,6 @@ def searches_better(verdict: str, score: float) -> bool:
     return verdict != "supported" and score < SEARCH_BELOW
 
 
-def lexical_counted(
-    size: int, absent: int, lacking: int, conflicts: Sequence[str]
-) -> tuple[float, str]:
-    """The lexical score and verdict of a citation from its counted passage's figures
-    (a claim of `size` items, more than none; services.citations.checks)."""
-    score = counted_score(size, absent, absent + lacking, len(conflicts))
-    return score, verdict_of(LEXICAL, score, bool(conflicts))
-
-
-def rivals_fall_short(score: float, size: int, rival_cover: int | None) -> bool:
-    """Whether no other source can beat a claim's lexical `score` by `BETTER_MARGIN`:
-    `rival_cover` bounds what any other supplied source counts of the claim's `size` items
-    (more than none) towards its score (items it holds plus items its evidence holds, of
-    `2 * size`; None: unknown, so it cannot tell)."""
-    return rival_cover is not None and rival_cover / (2 * size) < score + BETTER_MARGIN
-
-
 def _key(claim: CitedClaim) -> Key:
     return claim.text, (claim.source_index,)
 
@@ -163,11 +146,6 @@ def _better_sources(
     candidates: dict[int, Key] = {}
     for claim in claims:
         own = judgements.assessment(_key(claim)).score
-        passage = judgements.passage(claim.text, claim.source_index)
-        if passage is not None and passage.terms and rivals_fall_short(
-            own, passage.terms, passage.rival_cover
-        ):
-            continue  # no other source holds enough of the claim to be better
         items = judgements.claim(claim.text).items
         # A source's lexical score is at most the share of the claim's items it holds: only
         # the `CANDIDATES` sources holding most are assessed in full.
