@@ -17,11 +17,9 @@ import pytest
 
 from services.bench.reader_corpus import corpus_answers, formatted, load_documents
 from services.text.normalize import normalize_quote
-from tests.browser import start_browser
 from tests.services.gateway.pages.site import (
     SCREENSHOTS,
     click_and_wait,
-    install_traps,
     open_viewer,
     results_store,
     traps_fired,
@@ -48,15 +46,6 @@ def site(corpus, tmp_path_factory):
     with results_store(tmp_path_factory.mktemp("store")) as store, reader_site(
             store, documents, answers, tmp_path_factory.mktemp("site")) as running:
         yield running
-
-
-@pytest.fixture(scope="module")
-def driver():
-    browser = start_browser()
-    browser.set_window_size(1280, 900)
-    install_traps(browser)
-    yield browser
-    browser.quit()
 
 
 def _marked_text(driver: Any) -> str:

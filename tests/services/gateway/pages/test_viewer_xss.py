@@ -13,11 +13,9 @@ import pytest
 from services.bench.reader_corpus import CorpusDocument, formatted
 from services.ingest.documents.ingest import ingest_document
 from tests.services.ingest.documents.builders import Chapter, EpubSpec, build_epub
-from tests.browser import start_browser
 from tests.services.gateway.pages.site import (
     SCREENSHOTS,
     click_and_wait,
-    install_traps,
     open_viewer,
     results_store,
     traps_fired,
@@ -92,15 +90,6 @@ def hostile(tmp_path_factory):
     with results_store(tmp_path_factory.mktemp("store")) as store, reader_site(
             store, [book], answers, tmp_path_factory.mktemp("site")) as site:
         yield site, len(groups)
-
-
-@pytest.fixture(scope="module")
-def driver():
-    browser = start_browser()
-    browser.set_window_size(1280, 900)
-    install_traps(browser)
-    yield browser
-    browser.quit()
 
 
 def test_no_payload_runs_anywhere_in_the_viewer(hostile, driver):
