@@ -58,6 +58,9 @@ class TokenBuckets:
         return 0.0
 
 
+_UNKNOWN = object()  # a secret not in the cache (None there means "known invalid")
+
+
 class KeyVerifier:
     """Verifies bearer keys through the store, caching the answer (valid or not) for
     `ttl_s` seconds per secret: a revoked key stops working within that time."""
@@ -77,8 +80,11 @@ class KeyVerifier:
         if not secret.isascii() or not secret.isprintable():
             raise _unauthorized("the API key is unknown or revoked")  # never looked up
         digest = hashlib.sha256(secret.encode("utf-8", "surrogateescape")).digest()
-        if digest in self._cache:
-            found = self._cache[digest]
+        # One lookup (`in` then `[]` would race the TTL: an entry expiring between the two
+        # raised KeyError, a 500 schemathesis found).
+        cached = self._cache.get(digest, _UNKNOWN)
+        if cached is None or isinstance(cached, Principal):
+            found = cached
         else:
             try:
                 key = await self._store.verify_key(secret)

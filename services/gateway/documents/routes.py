@@ -173,8 +173,11 @@ async def chapter(request: Request) -> Response:
 async def resource(request: Request) -> Response:
     record = await _document(request, "epub")
     name = request.path_params["path"]
-    found = await run_in_threadpool(
-        reader_of(request).library.resource, record.path, record.sha256, name)
+    try:
+        found = await run_in_threadpool(
+            reader_of(request).library.resource, record.path, record.sha256, name)
+    except DocumentRejection as exc:  # stored as an EPUB, but not one (not yet ingested)
+        raise _refused(exc) from None
     if found is None:
         raise ProblemError(404, "not_found", f"no image {name!r} in this document")
     data, media_type = found

@@ -258,3 +258,13 @@ def test_the_limit_holds_for_a_streamed_body_without_a_length(client, app):
         **A, "Content-Type": f"multipart/form-data; boundary={boundary}"})
     assert response.status_code == 413
     assert not list(app.state.reader.upload_dir.glob("*"))
+
+
+def test_a_stored_epub_that_is_not_one_is_refused_not_a_server_error(client):
+    # Stored under the EPUB magic bytes before ingest read it (found by schemathesis).
+    response = _upload(client, b"PK\x03\x04" + b"\x00" * 200, "broken")
+    assert response.status_code < 300, response.text
+    for path in ("resources/OPS/pic.png", "chapters/OPS/c1.xhtml"):
+        refused = client.get(f"/v1/documents/broken/{path}", headers=A)
+        assert refused.status_code == 422, (path, refused.text)
+        assert refused.json()["code"] == "not_a_zip"
