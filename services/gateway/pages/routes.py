@@ -63,6 +63,8 @@ async def dashboard(request: Request) -> HTMLResponse:
         '<div id="chart-invalid"></div></section>'
         '<section class="tile"><h2>Mean coverage per model</h2>'
         '<div id="chart-coverage"></div></section>'
+        '<section class="tile"><h2>Citation support per model (recall, precision)</h2>'
+        '<div id="chart-support"></div></section>'
         '<section class="tile"><h2>Answers per tenant</h2><div id="chart-tenants"></div>'
         '</section>'
         '<section class="tile"><h2>Consumer lag per stage</h2><div id="lag"></div>'
