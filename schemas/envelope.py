@@ -117,8 +117,10 @@ def make_event(
     )
 
 
-def encode(event: Event) -> bytes:
-    """The structured-mode JSON value of an event."""
+def encode(event: Event, data_json: bytes | None = None) -> bytes:
+    """The structured-mode JSON value of an event; `data_json` is the payload's JSON when the
+    caller has written it already (the gateway hashes the answer's canonical JSON and sends
+    those same bytes)."""
     body: dict[str, Any] = {
         "specversion": SPECVERSION,
         "id": event.id,
@@ -133,6 +135,9 @@ def encode(event: Event) -> bytes:
     for name, value in event.extensions:
         body[name] = value
     data = event.data
+    if data_json is not None:
+        body["data"] = orjson.Fragment(data_json)
+        return orjson.dumps(body)
     body["data"] = data
     try:
         return orjson.dumps(body, default=_model_fields)

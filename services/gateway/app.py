@@ -42,8 +42,9 @@ def make_hub(settings: GatewaySettings, store: ResultsStore) -> StreamHub:
 
 
 def core_routes() -> list[BaseRoute]:
-    """This package's own routes: health, docs, submit and reads."""
-    return [*health.routes(), *docs.routes(), *submit.routes(), *reads.routes()]
+    """This package's own routes: submit (first: routes are tried in order, and it is the
+    hot path), health, docs and reads."""
+    return [*submit.routes(), *health.routes(), *docs.routes(), *reads.routes()]
 
 
 def _routes() -> list[BaseRoute]:

@@ -41,7 +41,9 @@ class TokenBuckets:
     def __init__(self, default_rate: float, burst_seconds: float) -> None:
         self._default = default_rate
         self._burst_seconds = burst_seconds
-        self._buckets: TTLCache[str, tuple[float, float]] = TTLCache(_CACHE_ENTRIES, 3600)
+        # A plain dict (one entry per verified key id, so bounded by the keys there are):
+        # read and written on every request.
+        self._buckets: dict[str, tuple[float, float]] = {}
 
     def take(self, principal: Principal, cost: float = 1.0) -> float:
         """Spend `cost` tokens; 0 when allowed, else the seconds until enough have refilled

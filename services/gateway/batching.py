@@ -27,9 +27,9 @@ class Batcher(Generic[T, R]):
         self._pending.append((item, future))
         if self._flusher is None or self._flusher.done():
             self._flusher = asyncio.create_task(self._flush())
-        # A caller that gives up (client gone) leaves its item in the batch: the batch's
-        # work is idempotent and shared.
-        return await asyncio.shield(future)
+        # A caller that gives up (client gone) cancels only its own future and leaves its
+        # item in the batch: the batch's work is idempotent and shared.
+        return await future
 
     async def _flush(self) -> None:
         while self._pending:

@@ -38,15 +38,22 @@ def idempotency_key(request: Request) -> str | None:
     return key
 
 
-async def idempotent(
+def idempotent(
     request: Request, store: ResultsStore, tenant: str, body: bytes, retry_after_s: int,
     handle: Callable[[], Awaitable[Response]],
-) -> Response:
+) -> Awaitable[Response]:
     """Run `handle` at most once per (tenant, Idempotency-Key); without the header, just run
-    it."""
+    it (its own awaitable: no frame of this one between the request and the submit)."""
     key = idempotency_key(request)
     if key is None:
-        return await handle()
+        return handle()
+    return _once(request, key, store, tenant, body, retry_after_s, handle)
+
+
+async def _once(
+    request: Request, key: str, store: ResultsStore, tenant: str, body: bytes,
+    retry_after_s: int, handle: Callable[[], Awaitable[Response]],
+) -> Response:
     fingerprint = hashlib.sha256(
         request.method.encode() + b" " + request.url.path.encode() + b"\n" + body
     ).hexdigest()

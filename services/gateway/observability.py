@@ -5,6 +5,8 @@ id, Prometheus request counts and latency by route and status, and the security 
 
 from __future__ import annotations
 
+import itertools
+import os
 import re
 import time
 import uuid
@@ -44,6 +46,23 @@ LATENCY = Histogram("citeflow_http_request_seconds", "HTTP request latency (to t
                     buckets=(0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1,
                              2.5, 5, 10, 30))
 log = structlog.get_logger("citeflow", stage="gateway")
+class _RequestIds:
+    """Request ids of 32 hex digits: this process's random half and a counter (no uuid4 a
+    request); renewed in a forked child, which must not repeat its parent's ids."""
+
+    def __init__(self) -> None:
+        self.renew()
+
+    def renew(self) -> None:
+        self._prefix = uuid.uuid4().hex[:16]
+        self._counter = itertools.count()
+
+    def next(self) -> str:
+        return f"{self._prefix}{next(self._counter):016x}"
+
+
+_REQUEST_IDS = _RequestIds()
+os.register_at_fork(after_in_child=_REQUEST_IDS.renew)
 
 
 def note(request: Request, **fields: Any) -> None:
@@ -74,7 +93,7 @@ class ObservabilityMiddleware:
             return
         started = time.perf_counter()
         supplied = _header(scope, b"x-request-id")
-        request_id = supplied if supplied and _REQUEST_ID.match(supplied) else uuid.uuid4().hex
+        request_id = supplied if supplied and _REQUEST_ID.match(supplied) else _REQUEST_IDS.next()
         fields: dict[str, Any] = {}
         scope[_LOG_KEY] = fields
         status = 500
@@ -107,10 +126,25 @@ class ObservabilityMiddleware:
             elapsed = time.perf_counter() - started
             route = _route_template(self.router, scope)
             method = scope["method"]
-            REQUESTS.labels(method, route, str(status)).inc()
-            LATENCY.labels(method, route).observe(elapsed)
+            count, latency = _metrics(method, route, status)
+            count.inc()
+            latency.observe(elapsed)
             log.info("request", request_id=request_id, method=method, path=scope["path"],
                      route=route, status=status, ms=round(elapsed * 1000, 2), **fields)
+
+
+# The labelled children by (method, route template, status): bounded, and looked up once.
+_CHILDREN: dict[tuple[str, str, int], tuple[Any, Any]] = {}
+
+
+def _metrics(method: str, route: str, status: int) -> tuple[Any, Any]:
+    """The request counter and latency histogram children of these labels."""
+    key = (method, route, status)
+    children = _CHILDREN.get(key)
+    if children is None:
+        children = _CHILDREN[key] = (REQUESTS.labels(method, route, str(status)),
+                                     LATENCY.labels(method, route))
+    return children
 
 
 def _header(scope: Scope, name: bytes) -> str | None:

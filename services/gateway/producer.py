@@ -28,16 +28,20 @@ _PROBE_TIMEOUT_S = 2.0
 log = structlog.get_logger("citeflow", stage="gateway")
 
 
-def canonical_sha256(answer: AnswerSubmitted) -> str:
-    """The hash of an answer's canonical JSON (sorted keys): the same answer sent with other
-    whitespace or key order hashes the same; any other content does not."""
+def canonical_json(answer: AnswerSubmitted) -> bytes:
+    """An answer's canonical JSON (sorted keys): the same answer sent with other whitespace
+    or key order writes the same bytes; any other content does not. What the gateway hashes
+    (the 409 check) and produces as the event's data."""
     try:
-        canonical = orjson.dumps(answer, default=_fields, option=orjson.OPT_SORT_KEYS)
+        return orjson.dumps(answer, default=_fields, option=orjson.OPT_SORT_KEYS)
     except orjson.JSONEncodeError:
         # What orjson cannot write (an integer beyond 64 bits in metadata or a year): the
         # standard library's encoder, as deterministic.
-        canonical = json.dumps(answer.model_dump(mode="json"), sort_keys=True,
-                               separators=(",", ":"), ensure_ascii=False).encode()
+        return json.dumps(answer.model_dump(mode="json"), sort_keys=True,
+                          separators=(",", ":"), ensure_ascii=False).encode()
+
+
+def body_sha256(canonical: bytes) -> str:
     return hashlib.sha256(canonical).hexdigest()
 
 
@@ -96,10 +100,12 @@ class AnswerProducer:
             return False
         return True
 
-    async def send(self, answer: AnswerSubmitted, tenant: str, body_sha256: str) -> str:
-        """Produce one answer and wait for the broker's acknowledgement (acks=all); returns
-        the event id (derived from the body, so a retried send carries the same id).
-        Raises a 503 ProblemError when the broker did not acknowledge it in time."""
+    async def send(self, answer: AnswerSubmitted, tenant: str, body_sha256: str,
+                   canonical: bytes) -> str:
+        """Produce one answer (`canonical`: its canonical JSON, the event's data) and wait for
+        the broker's acknowledgement (acks=all); returns the event id (derived from the
+        body, so a retried send carries the same id). Raises a 503 ProblemError when the
+        broker did not acknowledge it in time."""
         if self._producer is None:
             raise unavailable("broker", self._retry_after_s)
         event = make_event(
@@ -108,13 +114,12 @@ class AnswerProducer:
             extensions=(("tenant", tenant),),
         )
         try:
-            await asyncio.wait_for(
-                self._producer.send_and_wait(
-                    self._topic, encode(event), key=answer.answer_id.encode(),
+            # asyncio.timeout, not wait_for: no extra task per submit.
+            async with asyncio.timeout(self._send_timeout_s):
+                await self._producer.send_and_wait(
+                    self._topic, encode(event, canonical), key=answer.answer_id.encode(),
                     headers=headers_for(event),
-                ),
-                self._send_timeout_s,
-            )
+                )
         except (KafkaError, OSError, TimeoutError) as exc:
             log.warning("broker did not acknowledge", answer_id=answer.answer_id,
                         error=f"{type(exc).__name__}: {exc}")

@@ -23,7 +23,6 @@ what goes on the topic."""
 from __future__ import annotations
 
 import asyncio
-import weakref
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Literal, NotRequired, Protocol
@@ -45,7 +44,7 @@ from services.gateway.context import Gateway, gateway_of
 from services.gateway.idempotency import idempotent
 from services.gateway.observability import note
 from services.gateway.problems import ProblemDocument, ProblemError, unavailable
-from services.gateway.producer import canonical_sha256
+from services.gateway.producer import body_sha256, canonical_json
 from services.gateway.representation import (
     STATUS_HEADER,
     answer_body,
@@ -170,7 +169,8 @@ def admit(raw: bytes, principal: Principal, max_bytes: int,
         raise ProblemError(422, "invalid_value", "metadata.model must not hold NUL characters",
                            path="$.metadata.model")
     metadata["tenant"] = principal.tenant
-    return answer.model_copy(update={"metadata": metadata})
+    answer.metadata = metadata  # the answer was just validated from the bytes: ours alone
+    return answer
 
 
 # How many answers a process remembers having had acknowledged by the broker (a same-body
@@ -194,8 +194,9 @@ class Submitter:
 
     def __init__(self, gateway: Gateway) -> None:
         self._gateway = gateway
-        self._locks: weakref.WeakValueDictionary[str, asyncio.Lock] = (
-            weakref.WeakValueDictionary())
+        # The answer ids being submitted now, each with a future done when its submit ends:
+        # a second submit of the same id waits for the first (then finds its claim).
+        self._busy: dict[str, asyncio.Future[None]] = {}
         store = gateway.store
         self._claims: Batcher[Submission, dict[str, Claim]] = Batcher(store.claim_submissions)
         self._releases: Batcher[tuple[str, str], None] = Batcher(store.release_submissions)
@@ -204,12 +205,13 @@ class Submitter:
     async def submit(self, answer: AnswerSubmitted, principal: Principal) -> Accepted:
         gateway = self._gateway
         answer_id = answer.answer_id
-        body_sha = canonical_sha256(answer)
+        canonical = canonical_json(answer)
+        body_sha = body_sha256(canonical)
         event_id = derived_event_id(body_sha, "gateway")
-        lock = self._locks.get(answer_id)
-        if lock is None:
-            lock = self._locks[answer_id] = asyncio.Lock()
-        async with lock:
+        while (busy := self._busy.get(answer_id)) is not None:
+            await asyncio.shield(busy)  # shielded: a waiter gone must not cancel the others
+        done = self._busy[answer_id] = asyncio.get_running_loop().create_future()
+        try:
             submission = Submission(
                 answer_id=answer_id, tenant=principal.tenant, submitted_at=datetime.now(UTC),
                 body_sha256=body_sha, model=model_of(answer.metadata), event_id=event_id,
@@ -227,12 +229,15 @@ class Submitter:
                                             or self._acked.get(answer_id) == body_sha):
                 return Accepted(answer_id, event_id)
             try:
-                await gateway.producer.send(answer, principal.tenant, body_sha)
+                await gateway.producer.send(answer, principal.tenant, body_sha, canonical)
             except BaseException:
                 if claim.outcome == "created":
                     await self._release(answer_id, body_sha)
                 raise
             self._remember(answer_id, body_sha)
+        finally:
+            del self._busy[answer_id]
+            done.set_result(None)
         return Accepted(answer_id, event_id)
 
     async def _release(self, answer_id: str, body_sha: str) -> None:

@@ -43,11 +43,13 @@ from services.store.api import (
     Status,
     StoredResponse,
     StoreItem,
+    StoreUnavailable,
     Submission,
     SubmitOutcome,
     Summary,
 )
-from services.store.engine import make_engine, migrate, store_url, transaction
+from services.store.claims import SqliteClaims, claim_postgresql
+from services.store.engine import is_outage, make_engine, migrate, store_url, transaction
 from services.store.stats import group_stats
 from services.store.tables import (
     SUMMARY_COLUMNS,
@@ -87,6 +89,9 @@ class SqlStore:
             self.engine = database
         else:
             self.engine = make_engine(database or store_url())
+        url = self.engine.url
+        self._sqlite_claims = SqliteClaims(url.database or "") \
+            if url.get_backend_name() == "sqlite" else None
 
     async def migrate(self) -> None:
         await migrate(self.engine)
@@ -96,6 +101,8 @@ class SqlStore:
             await conn.execute(sa.text("SELECT 1"))
 
     async def close(self) -> None:
+        if self._sqlite_claims is not None:
+            self._sqlite_claims.close()
         await self.engine.dispose()
 
     # -- answers: writes ---------------------------------------------------------------------
@@ -118,42 +125,20 @@ class SqlStore:
             return SubmitOutcome("same", _record(changed or existing))
 
     async def claim_submissions(self, submissions: Sequence[Submission]) -> dict[str, Claim]:
-        """One statement in the common case (every id new): INSERT ... ON CONFLICT DO
-        NOTHING RETURNING; the ids already there are then read in one SELECT."""
+        """See services.store.claims (the submit path's write, one transaction a batch)."""
         if not submissions:
             return {}
-        now = _now_ms()
-        first: dict[str, Submission] = {}
-        for submission in submissions:
-            first.setdefault(submission.answer_id, submission)
-        # `submitted_event_id` stays NULL until the sink sees the record on the topic: the
-        # mark that the broker holds it (`stored`).
-        rows = [{**submission_row(s, now), "submitted_event_id": None} for s in first.values()]
-        c = answers.c
-        async with transaction(self.engine) as conn:
-            inserted = await _insert_new(conn, answers, "answer_id", rows)
-            rest = [answer_id for answer_id in first if answer_id not in inserted]
-            found: dict[str, Any] = {}
-            if rest:
-                stmt = (sa.select(c.answer_id, c.tenant, c.status, c.body_sha256,
-                                  c.submitted_event_id)
-                        .where(c.answer_id.in_(rest)))
-                found = {r.answer_id: r for r in await conn.execute(stmt)}
-        claims = {answer_id: Claim("created", False) for answer_id in inserted}
-        for answer_id in rest:
-            row = found.get(answer_id)
-            if row is None:
-                # Released by another request between our INSERT and SELECT (PostgreSQL):
-                # not known to be stored, so the caller produces (and the sink records it).
-                claims[answer_id] = Claim("same", False)
-                continue
-            wanted = first[answer_id]
-            other_body = (row.body_sha256 is not None and wanted.body_sha256 is not None
-                          and row.body_sha256 != wanted.body_sha256)
-            stored = row.status != "submitted" or row.submitted_event_id is not None
-            claims[answer_id] = Claim(
-                "conflict" if other_body or row.tenant != wanted.tenant else "same", stored)
-        return claims
+        try:
+            if self._sqlite_claims is not None:
+                return await self._sqlite_claims.claim(submissions, _now_ms())
+            return await claim_postgresql(self.engine, submissions, _now_ms())
+        except StoreUnavailable:
+            raise
+        except Exception as error:
+            if is_outage(error):
+                raise StoreUnavailable(f"store unavailable: {type(error).__name__}: "
+                                       f"{error}") from error
+            raise
 
     async def release_submissions(self, claims: Sequence[tuple[str, str]]) -> None:
         if not claims:

@@ -209,7 +209,8 @@ class FakeProducer:
     async def ready(self) -> bool:
         return not self.down
 
-    async def send(self, answer: AnswerSubmitted, tenant: str, body_sha256: str) -> str:
+    async def send(self, answer: AnswerSubmitted, tenant: str, body_sha256: str,
+                   canonical: bytes) -> str:
         if self.down:
             raise unavailable("broker", 2)
         await asyncio.sleep(0)

@@ -194,6 +194,37 @@ async def test_concurrent_claims_of_one_answer(store: SqlStore) -> None:
                                                          "same"]
 
 
+async def test_claims_of_two_gateway_processes_on_one_database(store_url: str) -> None:
+    """Two stores on one database (two gateway workers) claiming the same new ids in
+    overlapping batches: each id is created exactly once, and the full row reads back."""
+    first, second = SqlStore(store_url), SqlStore(store_url)
+    await first.migrate()
+    try:
+        ids = [f"p-{n}" for n in range(60)]
+
+        async def claim_all(store: SqlStore, order: list[str]) -> list[Claim]:
+            found: list[Claim] = []
+            for n in range(0, len(order), 7):
+                batch = [Submission(i, "acme", T0, body_sha256="h", model="m", event_id="e")
+                         for i in order[n:n + 7]]
+                found.extend((await store.claim_submissions(batch)).values())
+            return found
+
+        a, b = await asyncio.gather(claim_all(first, ids), claim_all(second, ids[::-1]))
+        assert sorted(c.outcome for c in a + b) == ["created"] * 60 + ["same"] * 60
+        record = await second.get("p-7", "acme")
+        assert record is not None and (record.status, record.model, record.body_sha256,
+                                       record.submitted_at) == ("submitted", "m", "h", T0)
+    finally:
+        await first.close()
+        await second.close()
+
+
+def test_an_in_memory_sqlite_store_is_refused() -> None:
+    with pytest.raises(ValueError, match="must be a file"):
+        SqlStore("sqlite+aiosqlite:///:memory:")
+
+
 async def test_get_is_tenant_scoped(store: SqlStore) -> None:
     await store.apply_batch(flow("a-8", tenant="t1"))
     assert await store.get("a-8", "t1") is not None
@@ -371,7 +402,17 @@ async def test_ping_and_store_down(tmp_path) -> None:
         await down.apply_batch(flow("x"))
     with pytest.raises(StoreUnavailable):
         await down.get("x", None)
+    claim = [Submission("x", "acme", T0, body_sha256="h")]
+    with pytest.raises(StoreUnavailable):
+        await down.claim_submissions(claim)
     await down.close()
+    # An SQLite file that is not (or no longer) a database: the claim path says so too.
+    broken = tmp_path / "broken.db"
+    broken.write_bytes(b"not a database" * 100)
+    garbled = SqlStore(f"sqlite+aiosqlite:///{broken}")
+    with pytest.raises(StoreUnavailable):
+        await garbled.claim_submissions(claim)
+    await garbled.close()
 
 
 async def test_stale_claims_are_claimed_anew(store: SqlStore) -> None:
