@@ -33,8 +33,9 @@ _COLUMNS = ("answer_id", "tenant", "status", "model", "answered_at_ms", "submitt
             "body_sha256", "event_id", "event_time_ms", "updated_at_ms")
 # What is read of an answer already there: enough to tell same body / conflict / stored.
 _EXISTING = "answer_id, tenant, status, body_sha256, submitted_event_id"
-_SQLITE_INSERT = (f"INSERT INTO answers ({', '.join(_COLUMNS)}) "
-                  f"VALUES ({', '.join('?' * len(_COLUMNS))}) ON CONFLICT DO NOTHING")
+_SQLITE_ROW = f"({', '.join('?' * len(_COLUMNS))})"
+# Rows per statement: 5,000 bound values, within SQLite's limit since 3.32 (32,766).
+_SQLITE_CHUNK = 500
 _PG_TYPES = ("text", "text", "text", "text", "bigint", "bigint", "text", "text", "bigint",
              "bigint")
 _PG_INSERT = (f"INSERT INTO answers ({', '.join(_COLUMNS)}) SELECT * FROM unnest("
@@ -113,20 +114,31 @@ class SqliteClaims:
 
     def _claim(self, rows: list[tuple[Any, ...]]
                ) -> tuple[set[str], dict[str, Sequence[Any]]]:
+        # Four statements a batch, each one step of SQLite (one multi-row INSERT, not an
+        # executemany): this thread gives up and takes back the GIL around every step, and
+        # each take-back may wait for the busy event loop's switch interval.
         conn = self._connection()
-        ids = [row[0] for row in rows]
+        existing: dict[str, Sequence[Any]] = {}
         conn.execute("BEGIN IMMEDIATE")
         try:
-            existing = {r[0]: r for r in conn.execute(
-                f"SELECT {_EXISTING} FROM answers WHERE answer_id IN "
-                f"({', '.join('?' * len(ids))})", ids)}
-            conn.executemany(_SQLITE_INSERT, [r for r in rows if r[0] not in existing])
+            for start in range(0, len(rows), _SQLITE_CHUNK):
+                chunk = rows[start:start + _SQLITE_CHUNK]
+                ids = [row[0] for row in chunk]
+                found = {r[0]: r for r in conn.execute(
+                    f"SELECT {_EXISTING} FROM answers WHERE answer_id IN "
+                    f"({', '.join('?' * len(ids))})", ids)}
+                new = [value for row in chunk if row[0] not in found for value in row]
+                if new:
+                    conn.execute(f"INSERT INTO answers ({', '.join(_COLUMNS)}) VALUES "
+                                 + ", ".join([_SQLITE_ROW] * (len(new) // len(_COLUMNS)))
+                                 + " ON CONFLICT DO NOTHING", new)
+                existing.update(found)
             conn.execute("COMMIT")
         except BaseException:
             if conn.in_transaction:
                 conn.execute("ROLLBACK")
             raise
-        return {i for i in ids if i not in existing}, existing
+        return {row[0] for row in rows if row[0] not in existing}, existing
 
     def close(self) -> None:
         def close_connection() -> None:

@@ -220,6 +220,18 @@ async def test_claims_of_two_gateway_processes_on_one_database(store_url: str) -
         await second.close()
 
 
+async def test_a_claim_larger_than_one_statement(store: SqlStore) -> None:
+    """More ids than one SQLite statement holds (500 a statement): one transaction still."""
+    def sub(answer_id: str) -> Submission:
+        return Submission(answer_id, "acme", T0, body_sha256="h")
+
+    await store.claim_submissions([sub("big-7"), sub("big-900"), sub("big-1202")])
+    claims = await store.claim_submissions([sub(f"big-{n}") for n in range(1203)])
+    assert [n for n in range(1203) if claims[f"big-{n}"].outcome == "same"] == [7, 900, 1202]
+    assert sum(c.outcome == "created" for c in claims.values()) == 1200
+    assert await store.get("big-1100", "acme") is not None
+
+
 def test_an_in_memory_sqlite_store_is_refused() -> None:
     with pytest.raises(ValueError, match="must be a file"):
         SqlStore("sqlite+aiosqlite:///:memory:")
