@@ -275,13 +275,15 @@ def passage_values(
                         covered |= gained
                         start = k_start
                         first = best - 1
-            chunk = chunks[position]
-            offset = chunk.start_char
+            # the chunk's fields, read at once (attribute reads on event models are slow)
+            chunk_fields = chunks[position].__dict__
+            chunk_id = chunk_fields["chunk_id"]
+            offset = chunk_fields["start_char"]
             if offset is None:
-                section_id = chunk.chunk_id or chunk.section_id
+                section_id = chunk_id or chunk_fields["section_id"]
                 offset = 0
             else:
-                section_id = chunk.section_id or chunk.chunk_id
+                section_id = chunk_fields["section_id"] or chunk_id
             if sentence_terms:
                 ratio = bit_count(covered) / len(sentence_terms)
                 score = _ROUNDED.get(ratio)
@@ -289,7 +291,7 @@ def passage_values(
                     score = _rounded(ratio)
             else:
                 score = 0.0
-            passage = chunk.text[start:end]
+            passage = chunk_fields["text"][start:end]
             check = checks.get(sentence) if as_is else None
             if as_is and sentence not in checks:
                 check = checks[sentence] = sentence_check(extracted, sentence)
@@ -316,7 +318,7 @@ def passage_values(
                 "citation_id": cited,
                 "sentence_index": sentence,
                 "source_index": cited,
-                "chunk_id": chunk.chunk_id,
+                "chunk_id": chunk_id,
                 "chunk_position": position,
                 "section_id": section_id,
                 "start_char": offset + start,

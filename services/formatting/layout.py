@@ -4,9 +4,11 @@ by every rendering. The layout classes are plain slotted dataclasses, not frozen
 (a frozen one's `__init__` sets each field through `object.__setattr__`, a costly call
 here); nothing changes them after construction.
 
-Fields are read through each model's `__dict__` (`vars`) and gathered with `map` and
-`itemgetter`: attribute access on a pydantic model is a slow lookup (its class defines
-`__getattr__`), and the C-level loops cost a fraction of Python loops over 50 items.
+Fields are read through each model's `__dict__` and gathered with `map` and `itemgetter`:
+attribute access on a pydantic model is a slow lookup (its class defines `__getattr__`),
+and the C-level loops cost a fraction of Python loops over 50 items. The `__dict__` tables
+themselves are read in comprehensions: `vars` is a call without a fast path (mapping it costs
+about twice as much, compiled or not).
 """
 
 from __future__ import annotations
@@ -14,8 +16,8 @@ from __future__ import annotations
 from bisect import bisect_left
 from collections.abc import Sequence
 from dataclasses import dataclass
-from itertools import chain, repeat
-from operator import gt, itemgetter, le, lt
+from itertools import chain
+from operator import itemgetter, le, lt
 from typing import TypeVar
 
 from schemas.citations import Citation, Cluster
@@ -77,12 +79,16 @@ def is_linkable(key: CitationKey, sources: dict[int, FormattedSource]) -> bool:
 
 def text_pieces(text: str, markers: Markers) -> list[str]:
     """The text before, between and after the markers."""
-    return list(
-        map(
-            text.__getitem__,
-            map(slice, [0, *markers.ends], [*markers.starts, len(text)]),
-        )
-    )
+    return cut(text, markers.starts, markers.ends)
+
+
+def cut(text: str, starts: list[int], ends: list[int]) -> list[str]:
+    """The text before, between and after the ranges `[starts[k], ends[k])` (in order).
+
+    A comprehension of slices: mapping `text.__getitem__` over `slice` objects calls two
+    types without a fast call path (about 1,600 instructions a piece against 450 compiled,
+    1,050 interpreted)."""
+    return [text[start:end] for start, end in zip([0, *ends], [*starts, len(text)])]
 
 
 def marker_ranges(
@@ -90,11 +96,11 @@ def marker_ranges(
 ) -> Markers:
     """One marker per cluster holding the citations inside it, one per citation outside
     any cluster; markers outside the text or overlapping an earlier one are dropped."""
-    fields = list(map(vars, citations))
+    fields = [citation.__dict__ for citation in citations]
     starts = list(map(_START, fields))
     ends = list(map(_END, fields))
     keys = list(map(_KEY, fields))
-    cluster_fields = list(map(vars, clusters))
+    cluster_fields = [cluster.__dict__ for cluster in clusters]
     if (
         starts == list(map(_START, cluster_fields))
         and ends == list(map(_END, cluster_fields))
@@ -142,7 +148,7 @@ def marker_ranges(
 def unit_ranges(length: int, units: Sequence[AnswerUnit], markers: Markers) -> Units:
     """Units placed on the text, never cutting through a marker (a unit starting inside
     one starts after it, a unit ending inside one takes it in) and never overlapping."""
-    fields = list(map(vars, units))
+    fields = [unit.__dict__ for unit in units]
     bounds = list(chain.from_iterable(zip(map(_START, fields), map(_END, fields))))
     if (
         None not in bounds
@@ -175,19 +181,18 @@ def unit_ranges(length: int, units: Sequence[AnswerUnit], markers: Markers) -> U
 
 
 def _inside_markers(offsets: list[int], markers: Markers) -> bool:
-    """Whether any offset (none negative) falls strictly inside a marker."""
-    # the end of the marker before each insertion point; -1 before the first
-    ends_before = [-1, *markers.ends]
-    return any(
-        map(
-            gt,
-            map(
-                ends_before.__getitem__,
-                map(bisect_left, repeat(markers.starts), offsets),
-            ),
-            offsets,
-        )
-    )
+    """Whether any offset (none negative, in ascending order) falls strictly inside a
+    marker (markers in text order)."""
+    # One walk over both sorted lists: a bisection per offset costs more, compiled or not.
+    starts, ends = markers.starts, markers.ends
+    count = len(starts)
+    before = 0  # the markers starting before the offset
+    for offset in offsets:
+        while before < count and starts[before] < offset:
+            before += 1
+        if before and ends[before - 1] > offset:
+            return True
+    return False
 
 
 def _disjoint(starts: list[int], ends: list[int], length: int) -> bool:

@@ -15,7 +15,7 @@ from typing import Any
 from schemas.spans import AnswerUnit
 from services.formatting.allowlist import LINK_REL, end_tag, start_tag
 from services.formatting.escaping import escape_html, escape_html_many
-from services.formatting.layout import AnswerLayout, CitationKey
+from services.formatting.layout import AnswerLayout, CitationKey, cut
 from services.formatting.sources import reference_link
 
 _ROOT = start_tag("div", {"class": "citeflow-answer", "data-answer-id": None})
@@ -154,9 +154,7 @@ def _split(layout: AnswerLayout, chips: list[str]) -> tuple[list[str], list[str]
     inserts = _unit_tags(layout.units.units) + chips
     cut_starts = list(map(starts.__getitem__, order))
     cut_ends = list(map(resumes.__getitem__, order))
-    pieces = list(
-        map(text.__getitem__, map(slice, [0, *cut_ends], [*cut_starts, len(text)]))
-    )
+    pieces = cut(text, cut_starts, cut_ends)
     return pieces, list(map(inserts.__getitem__, order))
 
 
@@ -165,11 +163,11 @@ def _unit_tags(units: list[AnswerUnit]) -> list[str]:
     values escaped in one pass."""
     values: list[str] = []
     spans: list[dict[str, Any] | None] = []
-    for unit in map(vars, units):
+    for unit in [model.__dict__ for model in units]:
         values.append(unit["id"])
         source_spans = unit["source_spans"]
         if unit["kind"] == "verbatim" and source_spans:
-            span = vars(source_spans[0])
+            span = source_spans[0].__dict__
             spans.append(span)
             values.append(span["doc_id"] or "")
             values.append(span["section_id"])

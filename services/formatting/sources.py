@@ -52,11 +52,12 @@ def format_sources(
     """One FormattedSource per source, in the order upstream sent them."""
     by_index = {score.index: score for score in scores}
     # fields read through `__dict__` and counted in C loops (see `layout`)
-    cited = list(map(_SOURCE_INDEX, filter(_VALID, map(vars, extraction.citations))))
+    citations = [citation.__dict__ for citation in extraction.citations]
+    cited = list(map(_SOURCE_INDEX, filter(_VALID, citations)))
     references = extraction.references
     formatted: list[FormattedSource] = []
     for source in sources:
-        fields = vars(source)
+        fields = source.__dict__
         index = fields["index"]
         url = fields["url"]
         chunks = fields["chunks"]

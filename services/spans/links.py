@@ -112,7 +112,7 @@ def build_links(
     unknown = (None, None, None)
     for passage in cited.extraction.passages:
         # The passage's fields, read at once (attribute reads on event models are slow).
-        fields = vars(passage)
+        fields = passage.__dict__
         source_index, chunk_id, text = (
             fields["source_index"],
             fields["chunk_id"],

@@ -120,7 +120,7 @@ def _join(
     pieces: list[Piece] = []
     current: Piece | None = None
     for start, position, chunk in group:
-        fields = vars(chunk)
+        fields = chunk.__dict__
         if current is not None:
             text = fields["text"]
             end = current.section_start + len(current.text)
@@ -143,7 +143,7 @@ def build_pieces(source: Source) -> list[Piece]:
     pieces: list[Piece] = []
     for position, chunk in enumerate(source.chunks):
         # The fields of the model, read at once (its attribute reads are slow).
-        fields = vars(chunk)
+        fields = chunk.__dict__
         text = fields["text"]
         if not text:
             continue

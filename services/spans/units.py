@@ -152,7 +152,7 @@ def _upstream_unit(
 ) -> tuple[AnswerUnit, int]:
     """Resolve one upstream unit; returns it and the answer position after it."""
     # The unit's fields, read at once (attribute reads on event models are slow).
-    fields = vars(unit)
+    fields = unit.__dict__
     unit_id, unit_text, indexes = fields["id"], fields["text"], fields["source_indexes"]
     start = _find_unit(ctx.text, unit_text, cursor)
     if start != -1:
