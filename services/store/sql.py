@@ -48,7 +48,7 @@ from services.store.api import (
     SubmitOutcome,
     Summary,
 )
-from services.store.claims import SqliteClaims, claim_postgresql
+from services.store.hot_path import SqliteHotPath, claim_postgresql
 from services.store.engine import is_outage, make_engine, migrate, store_url, transaction
 from services.store.stats import group_stats
 from services.store.tables import (
@@ -90,7 +90,7 @@ class SqlStore:
         else:
             self.engine = make_engine(database or store_url())
         url = self.engine.url
-        self._sqlite_claims = SqliteClaims(url.database or "") \
+        self._sqlite = SqliteHotPath(url.database or "") \
             if url.get_backend_name() == "sqlite" else None
 
     async def migrate(self) -> None:
@@ -101,8 +101,8 @@ class SqlStore:
             await conn.execute(sa.text("SELECT 1"))
 
     async def close(self) -> None:
-        if self._sqlite_claims is not None:
-            self._sqlite_claims.close()
+        if self._sqlite is not None:
+            self._sqlite.close()
         await self.engine.dispose()
 
     # -- answers: writes ---------------------------------------------------------------------
@@ -125,12 +125,12 @@ class SqlStore:
             return SubmitOutcome("same", _record(changed or existing))
 
     async def claim_submissions(self, submissions: Sequence[Submission]) -> dict[str, Claim]:
-        """See services.store.claims (the submit path's write, one transaction a batch)."""
+        """See services.store.hot_path (the submit path's write, one transaction a batch)."""
         if not submissions:
             return {}
         try:
-            if self._sqlite_claims is not None:
-                return await self._sqlite_claims.claim(submissions, _now_ms())
+            if self._sqlite is not None:
+                return await self._sqlite.claim(submissions, _now_ms())
             return await claim_postgresql(self.engine, submissions, _now_ms())
         except StoreUnavailable:
             raise
@@ -172,6 +172,9 @@ class SqlStore:
     # -- answers: reads ----------------------------------------------------------------------
 
     async def get(self, answer_id: str, tenant: str | None) -> AnswerRecord | None:
+        if self._sqlite is not None:  # the gateway's hot read (services.store.hot_path)
+            found = await self._sqlite.get_row(answer_id, tenant)
+            return None if found is None else _record(found)
         where = [answers.c.answer_id == answer_id]
         if tenant is not None:
             where.append(answers.c.tenant == tenant)
