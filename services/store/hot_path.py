@@ -13,10 +13,10 @@ transaction:
 - SQLite: BEGIN IMMEDIATE; SELECT the ids; INSERT the rest; COMMIT. The write lock is taken
   at BEGIN, so no other writer (another gateway worker, the sink) can insert between the
   SELECT and the INSERT.
-- PostgreSQL: one INSERT ... SELECT FROM unnest(...) ON CONFLICT DO NOTHING RETURNING on
-  the asyncpg connection (atomic on its own: concurrent gateways cannot both create an id),
-  then one SELECT of the ids that were already there. (Reads by id stay on SQLAlchemy there:
-  asyncpg is asynchronous itself, no thread hops.)
+- PostgreSQL: one INSERT ... SELECT FROM unnest(...) ON CONFLICT DO NOTHING RETURNING
+  (atomic on its own: concurrent gateways cannot both create an id), then one SELECT of the
+  ids that were already there, on an asyncpg pool of this module's own (SQLAlchemy's adds a
+  pre-ping and a reset round trip to every checkout).
 """
 
 from __future__ import annotations
@@ -28,8 +28,9 @@ from collections.abc import Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
+import asyncpg
 import orjson
-from sqlalchemy.ext.asyncio import AsyncEngine
+from sqlalchemy import URL
 
 from services.store.answer_state import to_ms
 from services.store.api import Claim, StoreUnavailable, Submission
@@ -49,6 +50,7 @@ _PG_INSERT = (f"INSERT INTO answers ({', '.join(_COLUMNS)}) SELECT * FROM unnest
               + ", ".join(f"${n}::{t}[]" for n, t in enumerate(_PG_TYPES, 1))
               + ") ON CONFLICT DO NOTHING RETURNING answer_id")
 _PG_EXISTING = f"SELECT {_EXISTING} FROM answers WHERE answer_id = ANY($1::text[])"
+_PG_POOL = 4  # connections: claims are one batch at a time, reads beside them
 _SQLITE_BUSY_S = 30.0  # as the engine's busy_timeout: the sink and gateways share the file
 
 
@@ -174,23 +176,65 @@ class SqliteHotPath:
             raise
         return {row[0] for row in rows if row[0] not in existing}, existing
 
-    def close(self) -> None:
+    async def close(self) -> None:
         self._pool.shutdown()
         for conn in self._opened:  # no thread uses them any more
             conn.close()
         self._opened.clear()
 
 
-async def claim_postgresql(engine: AsyncEngine, submissions: Sequence[Submission],
-                           now_ms: int) -> dict[str, Claim]:
-    """Claims on PostgreSQL through the engine's asyncpg connection (two statements)."""
-    rows = claim_rows(submissions, now_ms)
-    columns = [list(column) for column in zip(*rows.values(), strict=True)]
-    async with engine.connect() as conn:
-        driver = (await conn.get_raw_connection()).driver_connection
-        assert driver is not None
-        inserted = {r[0] for r in await driver.fetch(_PG_INSERT, *columns)}
-        rest = [answer_id for answer_id in rows if answer_id not in inserted]
-        existing = {r[0]: tuple(r) for r in await driver.fetch(_PG_EXISTING, rest)} \
-            if rest else {}
-    return classify(rows, inserted, existing)
+class PgHotPath:
+    """Claims and reads by id on PostgreSQL through a small asyncpg pool of its own (opened
+    on first use): no pool pre-ping, no reset on return, no transaction wrapper — a claim is
+    one or two statements, a read one."""
+
+    def __init__(self, url: URL) -> None:
+        self._dsn = url.set(drivername="postgresql").render_as_string(hide_password=False)
+        self._pool: asyncpg.Pool | None = None
+        self._opening = asyncio.Lock()
+
+    async def _connections(self) -> asyncpg.Pool:
+        if self._pool is None:
+            async with self._opening:
+                if self._pool is None:
+                    self._pool = await asyncpg.create_pool(
+                        self._dsn, min_size=1, max_size=_PG_POOL, timeout=10,
+                        command_timeout=60)
+        return self._pool
+
+    async def claim(self, submissions: Sequence[Submission], now_ms: int) -> dict[str, Claim]:
+        rows = claim_rows(submissions, now_ms)
+        columns = [list(column) for column in zip(*rows.values(), strict=True)]
+        async with (await self._connections()).acquire() as conn:
+            inserted = {r[0] for r in await conn.fetch(_PG_INSERT, *columns)}
+            rest = [answer_id for answer_id in rows if answer_id not in inserted]
+            existing = {r[0]: tuple(r) for r in await conn.fetch(_PG_EXISTING, rest)} \
+                if rest else {}
+        return classify(rows, inserted, existing)
+
+    async def get_row(self, answer_id: str, tenant: str | None) -> dict[str, Any] | None:
+        """The answer's row (columns by name, `detail` decoded), None when there is none
+        (or it is another tenant's)."""
+        async with (await self._connections()).acquire() as conn:
+            found = await (conn.fetchrow("SELECT * FROM answers WHERE answer_id = $1",
+                                         answer_id) if tenant is None else
+                           conn.fetchrow("SELECT * FROM answers WHERE answer_id = $1 AND "
+                                         "tenant = $2", answer_id, tenant))
+        if found is None:
+            return None
+        row = dict(found)
+        if row["detail"] is not None:  # JSON arrives as its text
+            row["detail"] = orjson.loads(row["detail"])
+        return row
+
+    async def close(self) -> None:
+        if self._pool is not None:
+            await self._pool.close()
+            self._pool = None
+
+
+def hot_path(url: URL) -> SqliteHotPath | PgHotPath:
+    """The hot path of the store at `url` (SQLite or PostgreSQL)."""
+    if url.get_backend_name() == "sqlite":
+        return SqliteHotPath(url.database or "")
+    return PgHotPath(url)

@@ -10,7 +10,8 @@ from __future__ import annotations
 import base64
 import binascii
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import AsyncIterator, Mapping, Sequence
+from contextlib import asynccontextmanager
 from datetime import UTC, datetime
 from typing import Any
 
@@ -48,7 +49,7 @@ from services.store.api import (
     SubmitOutcome,
     Summary,
 )
-from services.store.hot_path import SqliteHotPath, claim_postgresql
+from services.store.hot_path import hot_path
 from services.store.engine import is_outage, make_engine, migrate, store_url, transaction
 from services.store.stats import group_stats
 from services.store.tables import (
@@ -65,6 +66,20 @@ IDEMPOTENCY_TTL_MS = 24 * 3600 * 1000
 # A claim still in flight after this long belongs to a request that died with its process.
 IN_FLIGHT_TTL_MS = 5 * 60 * 1000
 _ANSWER_COLUMNS = [c.name for c in answers.columns]
+
+
+@asynccontextmanager
+async def _outages() -> AsyncIterator[None]:
+    """An outage of the hot path's own connections as StoreUnavailable (as `transaction`)."""
+    try:
+        yield
+    except StoreUnavailable:
+        raise
+    except Exception as error:
+        if is_outage(error):
+            raise StoreUnavailable(f"store unavailable: {type(error).__name__}: {error}") \
+                from error
+        raise
 
 
 class InvalidCursor(ValueError):
@@ -89,9 +104,7 @@ class SqlStore:
             self.engine = database
         else:
             self.engine = make_engine(database or store_url())
-        url = self.engine.url
-        self._sqlite = SqliteHotPath(url.database or "") \
-            if url.get_backend_name() == "sqlite" else None
+        self._hot = hot_path(self.engine.url)  # the gateway's claims and reads by id
 
     async def migrate(self) -> None:
         await migrate(self.engine)
@@ -101,8 +114,7 @@ class SqlStore:
             await conn.execute(sa.text("SELECT 1"))
 
     async def close(self) -> None:
-        if self._sqlite is not None:
-            self._sqlite.close()
+        await self._hot.close()
         await self.engine.dispose()
 
     # -- answers: writes ---------------------------------------------------------------------
@@ -128,17 +140,8 @@ class SqlStore:
         """See services.store.hot_path (the submit path's write, one transaction a batch)."""
         if not submissions:
             return {}
-        try:
-            if self._sqlite is not None:
-                return await self._sqlite.claim(submissions, _now_ms())
-            return await claim_postgresql(self.engine, submissions, _now_ms())
-        except StoreUnavailable:
-            raise
-        except Exception as error:
-            if is_outage(error):
-                raise StoreUnavailable(f"store unavailable: {type(error).__name__}: "
-                                       f"{error}") from error
-            raise
+        async with _outages():
+            return await self._hot.claim(submissions, _now_ms())
 
     async def release_submissions(self, claims: Sequence[tuple[str, str]]) -> None:
         if not claims:
@@ -172,15 +175,9 @@ class SqlStore:
     # -- answers: reads ----------------------------------------------------------------------
 
     async def get(self, answer_id: str, tenant: str | None) -> AnswerRecord | None:
-        if self._sqlite is not None:  # the gateway's hot read (services.store.hot_path)
-            found = await self._sqlite.get_row(answer_id, tenant)
-            return None if found is None else _record(found)
-        where = [answers.c.answer_id == answer_id]
-        if tenant is not None:
-            where.append(answers.c.tenant == tenant)
-        async with transaction(self.engine, write=False) as conn:
-            row = (await conn.execute(sa.select(answers).where(*where))).mappings().first()
-        return None if row is None else _record(dict(row))
+        async with _outages():  # the gateway's hot read (services.store.hot_path)
+            found = await self._hot.get_row(answer_id, tenant)
+        return None if found is None else _record(found)
 
     async def get_many(self, answer_ids: Sequence[str]) -> dict[str, AnswerRecord]:
         stmt = sa.select(answers).where(answers.c.answer_id.in_(list(answer_ids)))

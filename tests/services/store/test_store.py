@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import AsyncIterator
+from typing import Any
 from datetime import UTC, datetime, timedelta
 
 import pytest
@@ -230,6 +231,33 @@ async def test_a_claim_larger_than_one_statement(store: SqlStore) -> None:
     assert [n for n in range(1203) if claims[f"big-{n}"].outcome == "same"] == [7, 900, 1202]
     assert sum(c.outcome == "created" for c in claims.values()) == 1200
     assert await store.get("big-1100", "acme") is not None
+
+
+async def test_claims_and_reads_through_a_postgresql_restart(pg_server: Any,
+                                                             pg_url: str) -> None:
+    """The hot path's own connections (services.store.hot_path): StoreUnavailable while the
+    server is down, working again once it is back (no dead pooled connection kept)."""
+    if not pg_server.can_restart:
+        pytest.skip("the PostgreSQL server of this run cannot be stopped by the tests")
+    store = SqlStore(pg_url)
+    await store.migrate()
+    try:
+        claim = [Submission("pg-1", "acme", T0, body_sha256="h")]
+        assert await store.claim_submissions(claim) == {"pg-1": Claim("created", False)}
+        pg_server.stop()
+        try:
+            with pytest.raises(StoreUnavailable):
+                await store.get("pg-1", "acme")
+            with pytest.raises(StoreUnavailable):
+                await store.claim_submissions([Submission("pg-2", "acme", T0)])
+        finally:
+            pg_server.start()
+        record = await store.get("pg-1", "acme")
+        assert record is not None and record.status == "submitted"
+        assert await store.claim_submissions([Submission("pg-2", "acme", T0)]) == {
+            "pg-2": Claim("created", False)}
+    finally:
+        await store.close()
 
 
 def test_an_in_memory_sqlite_store_is_refused() -> None:
