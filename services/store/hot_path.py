@@ -186,7 +186,8 @@ class SqliteHotPath:
 class PgHotPath:
     """Claims and reads by id on PostgreSQL through a small asyncpg pool of its own (opened
     on first use): no pool pre-ping, no reset on return, no transaction wrapper — a claim is
-    one or two statements, a read one."""
+    one or two statements, a read one. No minimum size: a pool with one reconnects in the
+    background while the server is down, and logs every attempt."""
 
     def __init__(self, url: URL) -> None:
         self._dsn = url.set(drivername="postgresql").render_as_string(hide_password=False)
@@ -198,7 +199,7 @@ class PgHotPath:
             async with self._opening:
                 if self._pool is None:
                     self._pool = await asyncpg.create_pool(
-                        self._dsn, min_size=1, max_size=_PG_POOL, timeout=10,
+                        self._dsn, min_size=0, max_size=_PG_POOL, timeout=10,
                         command_timeout=60)
         return self._pool
 
