@@ -92,6 +92,18 @@ class Coverage(Model):
     per_source: dict[str, SourceCoverage] = Field(default_factory=dict)
 
 
+class Rival(Model):
+    """The other supplied source that best supports a sentence whose own passage's check
+    falls short of support (the better-source search of SPEC §11, made where the passages
+    are chosen): its index (null when no other source not cited in the sentence has text)
+    and its best passage's check figures, as a passage's own (`terms` is the passage's)."""
+
+    source_index: int | None = None
+    absent: int = 0
+    lacking: int = 0
+    conflicts: list[str] = Field(default_factory=list)
+
+
 class SupportingPassage(Model):
     """The passage of a cited, eligible source that best supports a sentence."""
 
@@ -118,6 +130,10 @@ class SupportingPassage(Model):
     lacking_items: list[str] = Field(default_factory=list)
     negated: bool = False
     conflicts: list[str] = Field(default_factory=list)
+    # Set when this is the only source the sentence cites and the check falls short of
+    # support: the search for a better source, done (null: not done here; the spans stage
+    # then searches the sources itself).
+    rival: Rival | None = None
 
 
 class CitationExtraction(Model):

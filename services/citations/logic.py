@@ -31,8 +31,9 @@ from schemas.citations import (
 from schemas.construct import maker
 from schemas.scoring import AnswerScored
 from services.citations.coverage import coverage
-from services.citations.passages import passage_values
+from services.citations.passages import PassageFinder
 from services.citations.references import references
+from services.citations.rivals import add_rivals
 from services.citations.segments import TRAILING, source_ref_id
 from services.text.extraction import Extracted, extract_answer
 from services.text.offsets import Utf16Index
@@ -291,7 +292,9 @@ def _coverage(answer: AnswerSubmitted, extracted: Extracted) -> Coverage:
 def _passages(
     answer: AnswerSubmitted, extracted: Extracted, passage_sources: list[int]
 ) -> list[SupportingPassage]:
-    """Supporting passages of the eligible cited sources (score order, capped)."""
-    return list(
-        map(_passage, passage_values(extracted, answer.sources, passage_sources))
-    )
+    """Supporting passages of the eligible cited sources (score order, capped), with the
+    rivals of those whose sentence cites only them and that fall short of support."""
+    finder = PassageFinder(extracted, answer.sources, passage_sources)
+    values = finder.passages()
+    add_rivals(finder, values, answer.sources)
+    return list(map(_passage, values))

@@ -181,48 +181,70 @@ def _on_page(
     return min(on_page)[1] if on_page else best
 
 
-def passage_values(
-    extracted: Extracted,
-    sources: Sequence[Source],
-    passage_sources: Sequence[int],
-) -> list[dict[str, Any]]:
-    """The best passage per (sentence, validly cited source in `passage_sources`), ordered
-    by the source's place in `passage_sources` (score order, capped), then by sentence, as
-    the field values of `schemas.citations.SupportingPassage`.
+class PassageFinder:
+    """The passage search of one answer.
 
-    The passage is the chunk sentence sharing most content terms with the answer sentence
-    (the first on ties; among the chunks on its page when the sentence pinpoints one, e.g.
-    `[1, p. 12]`), widened by the chunk sentence after it and then the one before it
-    when each adds terms and the passage stays within `MAX_PASSAGE_CHARS`. Offsets are in
-    the chunk's section (see the module docstring). The search is inlined (a call per pair
-    is a measurable share of the stage); the tests hold it to a plain reference
-    implementation."""
-    by_index = {source.index: source for source in sources}
-    pages = extracted.pages
-    citing = extracted.sentences_by_source()
-    wanted = {i for index in passage_sources for i in citing.get(index, ())}
-    terms = extracted.sentence_terms(wanted)
-    # sentence -> what the support check reads of it (None: it reads otherwise canonically)
-    checks: dict[int, SentenceCheck | None] = {}
-    # sentences citing several of these sources (their check lists the lacking items)
-    seen: set[int] = set()
-    several: set[int] = set()
-    for cited in passage_sources:
-        for sentence in citing.get(cited, ()):
-            if sentence in seen:
-                several.add(sentence)
-            seen.add(sentence)
-    found: list[dict[str, Any]] = []
-    append = found.append
-    bit_count = int.bit_count
-    for cited in passage_sources:
-        source = by_index.get(cited)
-        if source is None or not source.chunks or cited not in citing:
-            continue
+    A sentence's passage in a source is the chunk sentence sharing most content terms with
+    the answer sentence (the first on ties; among the chunks on its page when the sentence
+    pinpoints one, e.g. `[1, p. 12]`), widened by the chunk sentence after it and then the
+    one before it when each adds terms and the passage stays within `MAX_PASSAGE_CHARS`.
+    Offsets are in the chunk's section (see the module docstring). The search is inlined
+    per source (a call per pair is a measurable share of the stage); the tests hold it to a
+    plain reference implementation."""
+
+    __slots__ = (
+        "_by_index", "_checks", "_extracted", "_pages", "_several", "_terms", "citing",
+        "passage_sources",
+    )
+
+    def __init__(
+        self, extracted: Extracted, sources: Sequence[Source], passage_sources: Sequence[int]
+    ) -> None:
+        self._extracted = extracted
+        self._by_index = {source.index: source for source in sources}
+        self._pages = extracted.pages
+        self.passage_sources = passage_sources
+        self.citing = citing = extracted.sentences_by_source()
+        wanted = {i for index in passage_sources for i in citing.get(index, ())}
+        self._terms = extracted.sentence_terms(wanted)
+        # sentence -> what the support check reads of it (None: it reads otherwise canonically)
+        self._checks: dict[int, SentenceCheck | None] = {}
+        # sentences citing several of these sources (their check lists the lacking items)
+        seen: set[int] = set()
+        self._several: set[int] = set()
+        for cited in passage_sources:
+            for sentence in citing.get(cited, ()):
+                if sentence in seen:
+                    self._several.add(sentence)
+                seen.add(sentence)
+
+    def passages(self) -> list[dict[str, Any]]:
+        """The best passage per (sentence, validly cited source in `passage_sources`),
+        ordered by the source's place in `passage_sources` (score order, capped), then by
+        sentence, as the field values of `schemas.citations.SupportingPassage`."""
+        found: list[dict[str, Any]] = []
+        citing = self.citing
+        for cited in self.passage_sources:
+            sentences = citing.get(cited)
+            if sentences:
+                self.search(cited, sentences, found)
+        return found
+
+    def search(self, cited: int, sentences: Sequence[int], found: list[dict[str, Any]]) -> None:
+        """Append the passage of each of `sentences` (among those citing a source in
+        `passage_sources`) in source `cited` to `found` (nothing when the source has no
+        text)."""
+        source = self._by_index.get(cited)
+        if source is None or not source.chunks:
+            return
         index = source_index(source.chunks)
         masks, windows, columns = index.masks, index.windows, index.columns
         if not masks:
-            continue
+            return
+        extracted = self._extracted
+        pages, terms, checks, several = self._pages, self._terms, self._checks, self._several
+        append = found.append
+        bit_count = int.bit_count
         count = len(masks)
         shift = 8 * count
         below = (1 << shift) - 1
@@ -235,7 +257,7 @@ def passage_values(
             index.negations = [None] * count
         as_is = index.as_is
         flags = index.negations or []
-        for sentence in citing[cited]:
+        for sentence in sentences:
             sentence_terms = terms[sentence]
             if column is not None and len(sentence_terms) <= MAX_COLUMN_TERMS:
                 total = sum(filter(None, map(column, sentence_terms)))
@@ -331,6 +353,6 @@ def passage_values(
                 "lacking_items": lacking_items,
                 "negated": passage_negated,
                 "conflicts": conflicts,
+                "rival": None,  # (services.citations.rivals sets it where searched)
             }
             append(values)
-    return found

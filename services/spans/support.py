@@ -14,7 +14,9 @@ that span as evidence.
 
 With the lexical judge, most citations need none of that: the only valid citation of its
 sentence is decided here when the sentence is verbatim in the source or its passage there is
-counted (`DecidedSingles`), and only the rest go to `verify`.
+counted and, if it falls short of support, carries the citations stage's search for a better
+source (its `rival`, services.citations.rivals) (`DecidedSingles`); only the rest go to
+`verify`.
 """
 
 from __future__ import annotations
@@ -45,6 +47,7 @@ from services.verification.verify import (
     CitedClaim,
     Outcome,
     Verification,
+    clearly_better,
     searches_better,
     verify,
 )
@@ -129,12 +132,14 @@ class DecidedSingles:
     """The citations decided without `verify`, each the only valid citation of its
     sentence, with the lexical judge: `supported` where the sentence is verbatim in the
     cited source (its span the evidence), else from the figures of its counted passage there
-    (services.citations.checks) when the citation needs no better-source search. Their
+    (services.citations.checks) and, when the citation looks for a better source, of that
+    passage's rival (services.citations.rivals). Their
     support is made here, without claims, source views or judgements: what `verify` gives
     (tests/services/verification/test_counted.py holds the two equal)."""
 
     __slots__ = (
-        "_by_pair", "_passages", "_verbatim", "support", "verdicts", "sentences", "supported"
+        "_by_pair", "_passages", "_verbatim", "better", "sentences", "support", "supported",
+        "verdicts",
     )
 
     def __init__(
@@ -151,6 +156,7 @@ class DecidedSingles:
         self.verdicts: list[str] = []  # of the citations decided here
         self.sentences = 0  # their sentences with words (ALCE's), and those supported
         self.supported = 0
+        self.better = 0  # their better sources found
 
     def decide(self, sentence: int, text: str, position: int, source: int) -> bool:
         """Make the support of the citation at `position` (the only one of sentence
@@ -176,13 +182,27 @@ class DecidedSingles:
             size, len(absent), len(absent) + fields.get("lacking", 0), len(conflicts)
         )
         verdict = verdict_of(LEXICAL, score, bool(conflicts))
+        better = None
         if searches_better(verdict, score):
-            return False
+            rival = fields.get("rival")
+            if rival is None:
+                return False  # not searched by the citations stage: `verify` searches
+            found = rival.__dict__
+            better = found["source_index"]
+            if better is not None:
+                lacks = found["absent"]
+                rival_score = counted_score(
+                    size, lacks, lacks + found["lacking"], len(found["conflicts"])
+                )
+                rival_verdict = verdict_of(LEXICAL, rival_score, bool(found["conflicts"]))
+                if not clearly_better(score, rival_score, rival_verdict):
+                    better = None
         missing = surface_words(text, absent) if absent else []
         self._add(
             position, verdict, rounded_score(score), number, None, missing, conflicts,
-            LEXICAL.name,
+            LEXICAL.name, better,
         )
+        self.better += better is not None
         self.sentences += 1  # (its items are words or numbers)
         self.supported += verdict == "supported"
         return True
@@ -197,9 +217,10 @@ class DecidedSingles:
         missing: list[str],
         conflicts: list[str],
         judge: str,
+        better: int | None = None,
     ) -> None:
         self.support[position] = support_entry(
-            verdict, score, link, evidence, missing, conflicts, None, judge
+            verdict, score, link, evidence, missing, conflicts, better, judge
         )
         self.verdicts.append(verdict)
 
@@ -437,6 +458,7 @@ def _quality(result: Verification, decided: DecidedSingles | None) -> AnswerQual
             "unverifiable": verdicts.count("unverifiable"),
             "better_source_found": sum(
                 outcome.better_source is not None for outcome in result.outcomes.values()
-            ),
+            )
+            + (decided.better if decided is not None else 0),
         }
     )

@@ -5,8 +5,10 @@ citation's sentence, or, in a sentence with several citation clusters, the text 
 cluster closes). `unverifiable` when the source has no text or the claim no words to check;
 `supported` by construction when the sentence is verbatim in the cited source. A citation not
 supported (and scoring below `SEARCH_BELOW` lexically) gets a `better_source`: the other
-supplied source (not cited in the same sentence) whose judged score beats its own by
-`BETTER_MARGIN` and which at least partly supports it.
+supplied source (not cited in the same sentence) with the best lexical score (the lowest
+index on ties), when its judged score beats the citation's own by `BETTER_MARGIN` and it at
+least partly supports the claim (`clearly_better`). The citations stage makes the same search
+for the only source of a sentence from its passage counts (services.citations.rivals).
 """
 
 from __future__ import annotations
@@ -26,12 +28,8 @@ from services.verification.sources import SourceView
 from services.verification.support import Evidence, Passage, rounded_score
 
 BETTER_MARGIN = 0.15
-# Only citations scoring below `SEARCH_BELOW` look for a better source, and only the
-# `CANDIDATES` sources holding most of the claim are assessed in full (on the corpus's swaps
-# this keeps wrong-citation detection within 0.01 of searching every source, at a fraction
-# of the cost).
+# Only citations scoring below `SEARCH_BELOW` look for a better source.
 SEARCH_BELOW = 0.7
-CANDIDATES = 1
 VERBATIM_JUDGE = "verbatim"
 
 
@@ -135,6 +133,12 @@ def searches_better(verdict: str, score: float) -> bool:
     return verdict != "supported" and score < SEARCH_BELOW
 
 
+def clearly_better(own: float, score: float, verdict: str) -> bool:
+    """Whether another source judged `score` (verdict `verdict`) is the better source of a
+    claim the cited source scores `own` on."""
+    return score >= own + BETTER_MARGIN and verdict != "unsupported"
+
+
 def _key(claim: CitedClaim) -> Key:
     return claim.text, (claim.source_index,)
 
@@ -146,34 +150,38 @@ def _better_sources(
     candidates: dict[int, Key] = {}
     for claim in claims:
         own = judgements.assessment(_key(claim)).score
-        items = judgements.claim(claim.text).items
-        # A source's lexical score is at most the share of the claim's items it holds: only
-        # the `CANDIDATES` sources holding most are assessed in full.
+        read = judgements.claim(claim.text)
+        items, numbers = read.items, read.numbers
+        # A source's lexical score is at most the share of the claim's items it holds
+        # (`bound`): sources are assessed from the highest bound down, until no bound left
+        # can reach the best score found.
         bounds: list[tuple[float, int]] = []
         for index in sources:
             view = judgements.view(index)
             if index not in claim.sentence_sources and view is not None:
-                bound = len(items & view.vocabulary) / len(items)
+                held = items & view.vocabulary
+                if numbers:  # single digits are items but no terms
+                    held |= numbers & view.numbers
+                bound = len(held) / len(items)
                 if bound >= own + BETTER_MARGIN:
                     bounds.append((-bound, index))
         best: Key | None = None
-        for _, index in sorted(bounds)[:CANDIDATES]:
+        top = -1.0
+        for bound, index in sorted(bounds):
+            if -bound < top:
+                break
             key = (claim.text, (index,))
-            if best is None or (
-                judgements.assessment(key).score > judgements.assessment(best).score
-            ):
-                best = key
-        if best is not None and judgements.assessment(best).score >= own + BETTER_MARGIN:
+            score = judgements.assessment(key).score
+            if score > top or (score == top and best is not None and index < best[1][0]):
+                best, top = key, score
+        if best is not None and top >= own + BETTER_MARGIN:
             candidates[claim.position] = best
     judgements.prefetch(candidates.values())
     found: dict[int, int] = {}
     for claim in claims:
         best = candidates.get(claim.position)
-        if best is None:
-            continue
-        if (
-            judgements.score(best) >= judgements.score(_key(claim)) + BETTER_MARGIN
-            and judgements.verdict(best) != "unsupported"
+        if best is not None and clearly_better(
+            judgements.score(_key(claim)), judgements.score(best), judgements.verdict(best)
         ):
             found[claim.position] = best[1][0]
     return found

@@ -14,7 +14,7 @@ from schemas.answers import Chunk, Source
 from services.citations import passages
 from services.citations.passages import (
     chunk_sentences,
-    passage_values,
+    PassageFinder,
     source_index,
 )
 from services.text.extraction import extract
@@ -97,9 +97,9 @@ def test_passages_match_reference_search(
         for _ in range(6)
     )
     passages._INDEXES.clear()
-    first = _rows(passage_values(extract(text, source_list), source_list, [1, 2, 3]))
+    first = _rows(PassageFinder(extract(text, source_list), source_list, [1, 2, 3]).passages())
     expected = _reference(text, source_list)  # reuses the indexes: their columns are built
-    second = _rows(passage_values(extract(text, source_list), source_list, [1, 2, 3]))
+    second = _rows(PassageFinder(extract(text, source_list), source_list, [1, 2, 3]).passages())
     assert first == expected  # the new indexes: overlaps counted mask by mask
     assert second == expected  # the columns, unless the source has too many windows
     small = chunk_sentences * 2 <= passages.MAX_COLUMN_WINDOWS

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import unicodedata
 
+from services.verification.claims import read_claim
 from services.verification.judges import LEXICAL
 from services.verification.sources import SourceView, source_view
 from services.verification.verify import CitedClaim, Outcome, verify
@@ -76,6 +77,26 @@ def test_another_source_that_fits_better_is_named() -> None:
     right = _judge(claim, {1: SOURCE, 2: OTHER}, cited=2)
     assert wrong.better_source == 2
     assert right.verdict == "supported" and right.better_source is None
+
+
+def test_the_better_source_is_the_best_scoring_not_the_one_holding_most_words() -> None:
+    """Source 2 holds every word of the claim, scattered over sentences too far apart to
+    join; source 3 holds most of them in one sentence and scores higher: it is named (the
+    search does not stop at the source holding most)."""
+    claim = "Everest climbers attempt the summit in May from Nepal."
+    scattered = (
+        "Everest is high. " + "Filler words pad this long stretch of text. " * 12
+        + "Climbers train hard. " + "More filler sits between the words. " * 12
+        + "The summit is cold. " + "Still more filler keeps them apart here. " * 12
+        + "Nepal is a country. May is a month. Attempts are many."
+    )
+    together = "Everest climbers attempt the summit every spring."
+    sources = {1: SOURCE, 2: scattered, 3: together}
+    outcome = _judge(claim, sources)
+    assert outcome.better_source == 3
+    views = {n: source_view([t]) for n, t in sources.items()}
+    bounds = {n: len(read_claim(claim).items & views[n].vocabulary) for n in (2, 3)}
+    assert bounds[2] > bounds[3]  # source 2 does hold more of the claim's words
 
 
 def test_a_source_without_text_is_unverifiable() -> None:
