@@ -95,8 +95,9 @@ class Coverage(Model):
 class Rival(Model):
     """The other supplied source that best supports a sentence whose own passage's check
     falls short of support (the better-source search of SPEC §11, made where the passages
-    are chosen): its index (null when no other source not cited in the sentence has text)
-    and its best passage's check figures, as a passage's own (`terms` is the passage's)."""
+    are chosen; services.citations.rivals): its index (null when no source not cited in the
+    sentence might score clearly better) and its best passage's check figures, as a
+    passage's own (`terms` is the passage's)."""
 
     source_index: int | None = None
     absent: int = 0

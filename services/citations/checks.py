@@ -83,24 +83,6 @@ def source_numbers(chunks: Sequence[Chunk]) -> frozenset[str]:
     )
 
 
-def negated(
-    chunks: Sequence[Chunk],
-    windows: Sequence[tuple[int, int, int]],
-    flags: list[bool | None],
-    first: int,
-    last: int,
-) -> bool:
-    """Whether windows `first`..`last` hold a negation (each window read once)."""
-    for number in range(first, last + 1):
-        flag = flags[number]
-        if flag is None:
-            position, start, end = windows[number]
-            flag = flags[number] = negates(words(chunks[position].text[start:end]))
-        if flag:
-            return True
-    return False
-
-
 # The check's fields of a passage (`SupportingPassage.terms`, `absent`, `lacking`,
 # `lacking_items`, `negated`, `conflicts`), in that order.
 CheckFields = tuple[int | None, list[str], int, list[str], bool, list[str]]

@@ -21,16 +21,15 @@ from schemas.answers import Chunk, Source
 from services.citations.checks import (
     SentenceCheck,
     check_values,
-    negated,
     reads_as_is,
     sentence_check,
     source_numbers,
     unchecked,
 )
 from services.text.extraction import Extracted
-from services.text.lexical import span_terms, words
+from services.text.lexical import span_tokens, terms_of, words
 from services.text.protected import positions
-from services.verification.claims import numbers_of
+from services.verification.claims import negates, numbers_of
 
 MAX_PASSAGE_CHARS = 600
 # A chunk sentence ends after a run of terminal punctuation (then closing quotes and brackets)
@@ -55,6 +54,7 @@ class SourceIndex:
     windows: list[tuple[int, int, int]]  # chunk position, start, end (in the chunk)
     masks: list[int]
     bits: dict[str, int]
+    negations: list[bool]  # whether each window holds a negation (for the support check)
     # Term -> one byte per window (1 where the window holds the term), and above those bytes
     # (from bit `8 * len(windows)` up) the term's bit: summing the columns of a sentence's
     # terms counts every window's overlap at once (byte i = window i) and builds the
@@ -64,9 +64,8 @@ class SourceIndex:
     columns: dict[str, int] | None = None
     window_terms: list[set[str]] | None = None
     # For the support check (services.citations.checks): whether every chunk reads the
-    # same in canonical form, and each window's negation (both found on first use).
+    # same in canonical form (found on first use).
     as_is: bool | None = None
-    negations: list[bool | None] | None = None
     numbers: frozenset[str] | None = None  # every digit token (asked for by number claims)
 
     def mask(self, terms: set[str]) -> int:
@@ -143,15 +142,18 @@ def source_index(chunks: Sequence[Chunk]) -> SourceIndex:
         return cached
     windows: list[tuple[int, int, int]] = []
     window_terms: list[set[str]] = []
+    negations: list[bool] = []
     for position, text in enumerate(key):
         spans = chunk_sentences(text)
         windows += zip(repeat(position), *zip(*spans)) if spans else ()
-        window_terms += span_terms(text, spans)
+        tokens = span_tokens(text, spans)
+        window_terms += map(terms_of, tokens)
+        negations += map(negates, tokens)
     # Bit order is free: only overlaps and their sizes are ever read.
     vocabulary = set().union(*window_terms)
     bits = dict(zip(vocabulary, map(lshift, repeat(1), range(len(vocabulary)))))
     masks = [sum(map(bits.__getitem__, terms)) for terms in window_terms]
-    cached = SourceIndex(windows, masks, bits)
+    cached = SourceIndex(windows, masks, bits, negations)
     if len(windows) <= MAX_COLUMN_WINDOWS:
         cached.window_terms = window_terms
     if len(_INDEXES) >= _MEMO_LIMIT:
@@ -193,8 +195,8 @@ class PassageFinder:
     plain reference implementation."""
 
     __slots__ = (
-        "_by_index", "_checks", "_extracted", "_pages", "_several", "_terms", "citing",
-        "passage_sources",
+        "_by_index", "_checks", "_extracted", "_indexes", "_pages", "_several", "citing",
+        "passage_sources", "terms",
     )
 
     def __init__(
@@ -206,9 +208,10 @@ class PassageFinder:
         self.passage_sources = passage_sources
         self.citing = citing = extracted.sentences_by_source()
         wanted = {i for index in passage_sources for i in citing.get(index, ())}
-        self._terms = extracted.sentence_terms(wanted)
+        self.terms = extracted.sentence_terms(wanted)  # sentence -> its content terms
         # sentence -> what the support check reads of it (None: it reads otherwise canonically)
         self._checks: dict[int, SentenceCheck | None] = {}
+        self._indexes: dict[int, SourceIndex | None] = {}  # (see `_index`)
         # sentences citing several of these sources (their check lists the lacking items)
         seen: set[int] = set()
         self._several: set[int] = set()
@@ -230,19 +233,43 @@ class PassageFinder:
                 self.search(cited, sentences, found)
         return found
 
+    def held(self, cited: int, sentence: int) -> int | None:
+        """How many of the content terms of `sentence` (one citing a source in
+        `passage_sources`) source `cited` holds anywhere; None when it has no text."""
+        index = self._index(cited)
+        if index is None:
+            return None
+        bits = index.bits
+        held = 0
+        for term in self.terms[sentence]:
+            if term in bits:
+                held += 1
+        return held
+
+    def _index(self, cited: int) -> SourceIndex | None:
+        """The index of source `cited`, looked up once per answer (a second lookup of the
+        memo would count as the source's use again: see `source_index`); None when it has
+        no text."""
+        if cited in self._indexes:
+            return self._indexes[cited]
+        source = self._by_index.get(cited)
+        index = source_index(source.chunks) if source is not None and source.chunks else None
+        if index is not None and not index.masks:
+            index = None
+        self._indexes[cited] = index
+        return index
+
     def search(self, cited: int, sentences: Sequence[int], found: list[dict[str, Any]]) -> None:
         """Append the passage of each of `sentences` (among those citing a source in
         `passage_sources`) in source `cited` to `found` (nothing when the source has no
         text)."""
-        source = self._by_index.get(cited)
-        if source is None or not source.chunks:
+        index = self._index(cited)
+        if index is None:
             return
-        index = source_index(source.chunks)
+        source = self._by_index[cited]
         masks, windows, columns = index.masks, index.windows, index.columns
-        if not masks:
-            return
         extracted = self._extracted
-        pages, terms, checks, several = self._pages, self._terms, self._checks, self._several
+        pages, terms, checks, several = self._pages, self.terms, self._checks, self._several
         append = found.append
         bit_count = int.bit_count
         count = len(masks)
@@ -254,9 +281,8 @@ class PassageFinder:
         chunks = source.chunks
         if index.as_is is None:
             index.as_is = all(reads_as_is(chunk.text) for chunk in chunks)
-            index.negations = [None] * count
         as_is = index.as_is
-        flags = index.negations or []
+        flags = index.negations
         for sentence in sentences:
             sentence_terms = terms[sentence]
             if column is not None and len(sentence_terms) <= MAX_COLUMN_TERMS:
@@ -331,7 +357,7 @@ class PassageFinder:
                     index.bits,
                     want,
                     covered,
-                    negated(chunks, windows, flags, first, final),
+                    True in flags[first : final + 1],  # (whether the passage negates)
                     numbers,
                     sentence in several,
                 )

@@ -2,13 +2,14 @@
 passages are chosen.
 
 When a sentence cites one source and the check of its passage there falls short of support
-(services.verification.verify.searches_better, on the passage's counts), the same search
-`verify` makes runs here on the citations stage's indexes: every other supplied source's
-passage for the sentence, counted like the cited one's, and the best of them (the highest
-lexical score, the lowest index on ties) rides on the cited passage as its `rival`. The
+(services.verification.verify.searches_better, on the passage's counts), the search `verify`
+makes runs here on the citations stage's indexes: the other supplied sources that might
+score `BETTER_MARGIN` above the cited one get their passage for the sentence, counted like
+the cited one's, and the best of them (the highest lexical score, the lowest index on ties)
+rides on the cited passage as its `rival` (with a null index when no source might). The
 spans stage then decides `better_source` from the two sets of counts without reading a
-source (services.spans.support). No rival is set when one of those sources reads otherwise
-in canonical form (its passage is not counted): the spans stage searches the sources itself.
+source (services.spans.support). No rival is set when a source searched reads otherwise in
+canonical form (its passage is not counted): the spans stage searches the sources itself.
 """
 
 from __future__ import annotations
@@ -22,7 +23,7 @@ from schemas.construct import maker
 from services.citations.passages import PassageFinder
 from services.verification.judges import LEXICAL, verdict_of
 from services.verification.support import counted_score
-from services.verification.verify import searches_better
+from services.verification.verify import BETTER_MARGIN, searches_better
 
 _rival = maker(Rival)
 
@@ -37,51 +38,57 @@ def add_rivals(
     for sentences in finder.citing.values():
         for sentence in sentences:
             sources_citing[sentence] = sources_citing.get(sentence, 0) + 1
-    searching: dict[int, dict[str, Any]] = {}
-    for values in passages:
-        size = values["terms"]
-        sentence = values["sentence_index"]
-        if size and sources_citing.get(sentence) == 1:
-            score = _score(size, values)
-            if searches_better(verdict_of(LEXICAL, score, bool(values["conflicts"])), score):
-                searching[sentence] = values
-    if not searching:
-        return
-    found: list[dict[str, Any]] = []
-    for source in sorted(sources, key=_index):  # the lowest index first: it wins ties
-        finder.search(
-            source.index,
-            [s for s, own in searching.items() if own["source_index"] != source.index],
-            found,
-        )
-    others: dict[int, list[dict[str, Any]]] = {}
-    for values in found:
-        others.setdefault(values["sentence_index"], []).append(values)
-    for sentence, own in searching.items():
-        best: dict[str, Any] | None = None
-        top = -1.0
-        for values in others.get(sentence, ()):
-            if values["terms"] is None:
-                break  # a source read otherwise in canonical form: no rival from here
-            score = _score(own["terms"], values)
-            if score > top:
-                best, top = values, score
-        else:
-            own["rival"] = _rival(
-                {
-                    "source_index": None,
-                    "absent": 0,
-                    "lacking": 0,
-                    "conflicts": [],
-                }
-                if best is None
-                else {
-                    "source_index": best["source_index"],
-                    "absent": len(best["absent"]),
-                    "lacking": best["lacking"],
-                    "conflicts": best["conflicts"],
-                }
-            )
+    indexes = sorted([source.index for source in sources])
+    for own in passages:
+        size = own["terms"]
+        sentence = own["sentence_index"]
+        if not size or sources_citing.get(sentence) != 1:
+            continue
+        score = _score(size, own)
+        if searches_better(verdict_of(LEXICAL, score, bool(own["conflicts"])), score):
+            rival = _best_rival(finder, own, size, score, indexes)
+            if rival is not None:
+                own["rival"] = _rival(rival)
+
+
+def _best_rival(
+    finder: PassageFinder, own: dict[str, Any], size: int, score: float, indexes: list[int]
+) -> dict[str, Any] | None:
+    """The rival's field values, or None when a source that might be the rival cannot be
+    counted. A source's score is at most the share of the sentence's items it holds (its
+    bound; the sentence's single digits, which are no terms, counted as held): only sources
+    whose bound reaches `score + BETTER_MARGIN` can be clearly better, and they are
+    searched from the highest bound down until no bound left can reach the best score."""
+    sentence = own["sentence_index"]
+    digits = size - len(finder.terms[sentence])
+    floor = score + BETTER_MARGIN
+    bounds: list[tuple[float, int]] = []
+    for index in indexes:
+        if index != own["source_index"]:
+            held = finder.held(index, sentence)
+            if held is not None and (held + digits) / size >= floor:
+                bounds.append((-(held + digits) / size, index))
+    best: dict[str, Any] | None = None
+    top = -1.0
+    for bound, index in sorted(bounds):  # (the lowest index first on equal bounds)
+        if -bound < top:
+            break
+        found: list[dict[str, Any]] = []
+        finder.search(index, [sentence], found)
+        values = found[0]
+        if values["terms"] is None:
+            return None  # read otherwise in canonical form: the spans stage searches
+        rival = _score(size, values)
+        if rival > top or (rival == top and best is not None and index < best["source_index"]):
+            best, top = values, rival
+    if best is None:
+        return {"source_index": None, "absent": 0, "lacking": 0, "conflicts": []}
+    return {
+        "source_index": best["source_index"],
+        "absent": len(best["absent"]),
+        "lacking": best["lacking"],
+        "conflicts": best["conflicts"],
+    }
 
 
 def _score(size: int, values: dict[str, Any]) -> float:

@@ -203,4 +203,6 @@ def normalize_quote(quote: str, *, keep_break_hyphens: bool = False) -> str:
 def has_break_hyphen(text: str) -> bool:
     """Whether `text` has a visible hyphen at a line end between letters (where the two
     hyphenation readings, joined and kept, differ)."""
+    if "-" not in text and (text.isascii() or ("\u2010" not in text and "\u2011" not in text)):
+        return False  # (a substring test is a fast scan; the pattern's is not)
     return _VISIBLE_BREAK_HYPHEN.search(text) is not None

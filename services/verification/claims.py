@@ -25,6 +25,7 @@ NEGATIONS = frozenset(
      "nobody", "nowhere", "t"}
 )
 _SURFACE = re.compile(r"[^\W_]+")
+_WORD_END = re.compile(r"[^\W_]*")  # the rest of a word (`[^\W_]` is `str.isalnum`)
 _DIGIT = re.compile(r"\d")
 _DROP_IGNORABLE = str.maketrans(dict.fromkeys(IGNORABLE))
 
@@ -117,9 +118,7 @@ def surface_words(text: str, items: Collection[str]) -> list[str]:
         if place < 0:
             found.append((size, item))
             continue
-        end = place + 1
-        while end < size and text[end].isalnum():
-            end += 1
+        end = _WORD_END.match(text, place + 1).end()  # type: ignore[union-attr]  # matches ""
         found.append((place, text[place:end]))
     found.sort()
     return [word for _, word in found]

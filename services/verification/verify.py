@@ -82,6 +82,8 @@ def verify(
     that hold it verbatim, `passages` (claim text, source index) to the passage that is the
     claim's evidence there (else the source is searched); `uncited` counts the answer's
     sentences that are not among `sentences` (no valid citation) but have words."""
+    if not claims and not sentences:  # (the caller decided every citation itself)
+        return Verification({}, CitationQuality(uncited, uncited, 0, 0, 0), judge.name)
     judgements = Judgements(judge, views, passages)
     outcomes: dict[int, Outcome] = {}
     judged: list[tuple[CitedClaim, Key]] = []

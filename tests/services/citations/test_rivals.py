@@ -42,14 +42,32 @@ def test_a_wrong_citation_carries_the_source_that_holds_the_sentence() -> None:
     assert support is not None and support.better_source == 3
 
 
-def test_the_best_rival_is_kept_even_when_not_clearly_better() -> None:
-    """The spans stage applies the margin: a rival no better than the cited source is
-    recorded (the search was made) but gives no better source."""
+def test_a_source_that_cannot_be_clearly_better_is_not_searched() -> None:
+    """Source 2 holds two of the claim's five terms, as the cited one does: even its best
+    passage could not score `BETTER_MARGIN` above, so the search finds no rival."""
     data = _answer("Tea hillsides border the bridge strait [1].", _BRIDGE, _OTHER)
     rival = _passage(data).rival
-    assert rival is not None and rival.source_index == 2
+    assert rival is not None and rival.source_index is None
     [support] = resolve_answer(cited_event(data)).resolution.support
     assert support is not None and support.better_source is None
+
+
+def test_the_rival_is_the_best_scoring_source_among_those_that_might_be_better() -> None:
+    """Source 2 holds every term of the claim, scattered; source 3 holds four in one
+    sentence and scores higher: it is the rival."""
+    claim = "Everest climbers attempt the summit from Nepal [1]."
+    scattered = (
+        "Everest is high. " + "Filler words pad this long stretch of text. " * 12
+        + "Climbers train hard. " + "More filler sits between the words. " * 12
+        + "The summit is cold. " + "Still more filler keeps them apart here. " * 12
+        + "Nepal is a country. Attempts are many."
+    )
+    together = "Everest climbers attempt the summit every spring."
+    data = _answer(claim, _OTHER, scattered, together)
+    rival = _passage(data).rival
+    assert rival is not None and rival.source_index == 3
+    [support] = resolve_answer(cited_event(data)).resolution.support
+    assert support is not None and support.better_source == 3
 
 
 def test_no_other_source_means_a_search_with_nothing_found() -> None:

@@ -10,6 +10,7 @@ from typing import Any
 
 import pytest
 
+from services.bench.e2e import ANSWER_SHAPE
 from services.bench.verification import cited_event, expertqa_answers
 from services.bench.workload import bench_answer
 from services.spans.locators import Locators
@@ -121,6 +122,19 @@ def test_counts_equal_reading_with_numbers_and_negations() -> None:
     assert counted > 0
     assert {"number", "negation"} <= {c for o in fast.outcomes.values() for c in o.conflicts}
     _same(fast, slow)
+
+
+def test_counts_and_rivals_equal_reading_on_the_e2e_benchmark_answers() -> None:
+    """The answers `bench e2e` sends: about a third of their citations look for a better
+    source, each decided from its passage's rival."""
+    rivals = 0
+    for seed in range(40):
+        data = bench_answer(f"e2e-{seed}", seed=seed, **ANSWER_SHAPE)
+        rivals += sum(p.rival is not None for p in cited_event(data).extraction.passages)
+        fast, slow, found = _both(data)
+        assert found > 0
+        _same(fast, slow)
+    assert rivals > 40
 
 
 @pytest.mark.corpus

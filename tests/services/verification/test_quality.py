@@ -6,6 +6,7 @@ from services.verification.judges import LEXICAL
 from services.verification.memo import Judgements
 from services.verification.quality import SentenceClaim, citation_quality
 from services.verification.sources import source_view
+from services.verification.verify import verify
 from tests.services.verification.test_verdicts import OTHER, SOURCE
 
 SOURCES = {
@@ -73,3 +74,14 @@ def test_no_sentences() -> None:
     quality = _quality([])
     assert (quality.citation_recall, quality.citation_precision) == (0.0, 0.0)
     assert quality.uncited_sentence_share == 0.0
+
+
+def test_an_answer_with_nothing_to_judge_counts_its_uncited_sentences() -> None:
+    """`verify` without claims or sentences (the spans stage decided every citation) gives
+    the quality `citation_quality` gives for no sentences."""
+    views = {n: source_view([text]) for n, text in SOURCES.items()}
+    for uncited in (0, 4):
+        expected = citation_quality([], Judgements(LEXICAL, views.get), {}, uncited)
+        found = verify([], [], list(SOURCES), views.get, {}, LEXICAL, None, uncited).quality
+        assert found == expected
+        assert (found.sentences, found.sentences_uncited) == (uncited, uncited)
