@@ -4,8 +4,8 @@ passages are chosen.
 When a sentence cites one source and the check of its passage there falls short of support
 (services.verification.verify.searches_better, on the passage's counts), the search `verify`
 makes runs here on the citations stage's indexes: the other supplied sources that might
-score `BETTER_MARGIN` above the cited one get their passage for the sentence, counted like
-the cited one's, and the best of them (the highest lexical score, the lowest index on ties)
+score `BETTER_MARGIN` above the cited one and hold most of the sentence get their passage
+for the sentence, counted like the cited one's, and the best of them (the highest lexical score, the lowest index on ties)
 rides on the cited passage as its `rival` (with a null index when no source might). The
 spans stage then decides `better_source` from the two sets of counts without reading a
 source (services.spans.support). No rival is set when a source searched reads otherwise in
@@ -23,7 +23,12 @@ from schemas.construct import maker
 from services.citations.passages import PassageFinder
 from services.verification.judges import LEXICAL, verdict_of
 from services.verification.support import counted_score
-from services.verification.verify import BETTER_MARGIN, searches_better
+from services.verification.verify import (
+    BETTER_MARGIN,
+    CANDIDATES,
+    SEARCH_BELOW,
+    searches_better,
+)
 
 _rival = maker(Rival)
 
@@ -41,10 +46,11 @@ def add_rivals(
     indexes = sorted([source.index for source in sources])
     for own in passages:
         size = own["terms"]
-        sentence = own["sentence_index"]
-        if not size or sources_citing.get(sentence) != 1:
+        if not size:
             continue
         score = _score(size, own)
+        if score >= SEARCH_BELOW or sources_citing.get(own["sentence_index"]) != 1:
+            continue  # (no search from that score on, whatever the verdict)
         if searches_better(verdict_of(LEXICAL, score, bool(own["conflicts"])), score):
             rival = _best_rival(finder, own, size, score, indexes)
             if rival is not None:
@@ -57,8 +63,9 @@ def _best_rival(
     """The rival's field values, or None when a source that might be the rival cannot be
     counted. A source's score is at most the share of the sentence's items it holds (its
     bound; the sentence's single digits, which are no terms, counted as held): only sources
-    whose bound reaches `score + BETTER_MARGIN` can be clearly better, and they are
-    searched from the highest bound down until no bound left can reach the best score."""
+    whose bound reaches `score + BETTER_MARGIN` can be clearly better, and the `CANDIDATES`
+    with the highest bounds are searched, from the highest down, until no bound left can
+    reach the best score (as `verify` does)."""
     sentence = own["sentence_index"]
     digits = size - len(finder.terms[sentence])
     floor = score + BETTER_MARGIN
@@ -70,7 +77,7 @@ def _best_rival(
                 bounds.append((-(held + digits) / size, index))
     best: dict[str, Any] | None = None
     top = -1.0
-    for bound, index in sorted(bounds):  # (the lowest index first on equal bounds)
+    for bound, index in sorted(bounds)[:CANDIDATES]:  # (the lowest index first on ties)
         if -bound < top:
             break
         found: list[dict[str, Any]] = []
