@@ -2,10 +2,13 @@
 
 Inputs: the corpus's ExpertQA answers (each doc a source of one chunk) and the SPEC §7
 answer, taken through the real upstream stages (ingest, scoring, citations) once. Timed: the
-verification alone (`citation_support`: claims, source views, lexical judge, better sources,
-ALCE quality, evidence spans), cold each run (source views forgotten, fresh locators: every
-answer of real traffic brings new chunks), beside the whole spans stage (`resolve_answer`,
-verification included) and the whole in-process pipeline on the same answers.
+verification alone, cold each run (source views and indexes forgotten, fresh locators: every
+answer of real traffic brings new chunks): in the spans stage `citation_support` (claims,
+source views, lexical judge, better sources, ALCE quality, evidence spans), in the citations
+stage the better-source search for sentences citing one source (`add_rivals`); beside the
+whole spans stage (`resolve_answer`, verification included) and the whole in-process
+pipeline on the same answers. (The passages' check counts are found in the same pass as the
+passages themselves, so their share of the citations stage is not timed apart.)
 """
 
 from __future__ import annotations
@@ -25,6 +28,9 @@ from schemas.citations import AnswerCited
 from services.bench.timing import median_ms
 from services.bench.workload import bench_answer
 from services.citations.logic import cite_answer
+from services.citations.passages import PassageFinder
+from services.citations.passages import clear_memo as clear_indexes
+from services.citations.rivals import add_rivals
 from services.ingest.answers import admit_data
 from services.pipeline import process_answer
 from services.scoring.logic import score_answer
@@ -34,6 +40,7 @@ from services.spans.search import QuoteFinder
 from services.spans.sections import SectionIndex
 from services.spans.support import citation_support
 from services.spans.units import UnitContext, sentence_units, upstream_units
+from services.text.extraction import extract_answer
 from services.verification.judges import LEXICAL
 from services.verification.sources import clear_memo
 
@@ -84,23 +91,58 @@ def _verification_call(cited: AnswerCited) -> tuple[Callable[[], object], Callab
     return (lambda: citation_support(ctx, index.pieces, units, LEXICAL)), cold
 
 
-def _per_answer(events: list[AnswerCited], runs: int) -> dict[str, float]:
-    """Median wall ms and mean CPU ms per answer of the verification, and median wall ms of
-    the spans stage, over `runs` rounds of every answer."""
-    calls = [_verification_call(cited) for cited in events]
+def _rivals_call(data: dict[str, Any]) -> tuple[Callable[[], object], Callable[[], None]]:
+    """The citations stage's better-source search of one answer as a call, and what makes
+    its next run cold (every index forgotten; the passages found again, untimed)."""
+    admitted = admit_data(orjson.dumps(data), event_id=data["answer_id"])
+    if not isinstance(admitted, AnswerAccepted):
+        raise RuntimeError(f"benchmark answer rejected: {admitted.message}")
+    answer = admitted.answer
+    scored = score_answer(admitted)
+    extracted = extract_answer(answer)
+    state: list[tuple[PassageFinder, list[dict[str, Any]]]] = []
+
+    def cold() -> None:
+        clear_indexes()
+        finder = PassageFinder(extracted, answer.sources, scored.passage_sources)
+        state[:] = [(finder, finder.passages())]
+
+    def call() -> None:
+        finder, values = state[0]
+        add_rivals(finder, values, answer.sources)
+
+    return call, cold
+
+
+def _per_answer(
+    events: list[AnswerCited], answers: list[dict[str, Any]], runs: int
+) -> dict[str, float]:
+    """Median wall ms and mean CPU ms per answer of the verification (both stages' parts),
+    and median wall ms of the spans stage, over `runs` rounds of every answer."""
+    calls = [
+        (_verification_call(cited), _rivals_call(data))
+        for cited, data in zip(events, answers, strict=True)
+    ]
     walls: list[float] = []
-    cpu = 0.0
-    for call, cold in calls:
+    cpu = rivals_cpu = 0.0
+    for (call, cold), (rivals, rivals_cold) in calls:
         cold()
         call()  # warm-up: the lexical vocabulary is learnt once per process
+        rivals_cold()
+        rivals()
     for _ in range(runs):
-        for call, cold in calls:
+        for (call, cold), (rivals, rivals_cold) in calls:
             cold()
+            rivals_cold()
             started_cpu = time.process_time()
             started = time.perf_counter()
+            rivals()
+            searched_cpu = time.process_time()
             call()
             walls.append((time.perf_counter() - started) * 1000)
-            cpu += time.process_time() - started_cpu
+            done_cpu = time.process_time()
+            rivals_cpu += searched_cpu - started_cpu
+            cpu += done_cpu - started_cpu
     spans = [
         median_ms(partial(resolve_answer, cited), runs, before=clear_memo)
         for cited in events
@@ -109,6 +151,7 @@ def _per_answer(events: list[AnswerCited], runs: int) -> dict[str, float]:
         "answers": len(events),
         "verification_ms": statistics.median(walls),
         "verification_cpu_ms": cpu * 1000 / (runs * len(events)),
+        "rivals_cpu_ms": rivals_cpu * 1000 / (runs * len(events)),
         "spans_stage_ms": statistics.median(spans),
     }
 
@@ -122,7 +165,7 @@ def bench_verification(answers_dir: Path | None, runs: int) -> dict[str, Any]:
         sets["expertqa"] = expertqa_answers(answers_dir)
     for name, answers in sets.items():
         events = [cited_event(data) for data in answers]
-        figure = _per_answer(events, runs)
+        figure = _per_answer(events, answers, runs)
         raw = [orjson.dumps(data) for data in answers]
         figure["pipeline_ms"] = statistics.median(
             median_ms(partial(process_answer, r, event_id="bench"), runs, before=clear_memo)

@@ -90,6 +90,11 @@ _INDEXES: dict[tuple[str, ...], SourceIndex] = {}
 _ROUNDED: dict[float, float] = {}
 
 
+def clear_memo() -> None:
+    """Forget every source index (benchmarks measure cold runs)."""
+    _INDEXES.clear()
+
+
 def chunk_sentences(text: str) -> list[tuple[int, int]]:
     """`(start, end)` of each sentence of a chunk: from a non-blank character to the first
     terminal punctuation run after it that whitespace or the end follows (closing quotes and

@@ -31,3 +31,4 @@ def test_bench_verification_prints_its_figures() -> None:
     figures = orjson.loads(result.stdout.strip().splitlines()[-1])
     assert figures["expertqa"]["answers"] == 28 and figures["section7"]["answers"] == 1
     assert figures["expertqa"]["verification_cpu_ms"] > 0
+    assert 0 < figures["expertqa"]["rivals_cpu_ms"] < figures["expertqa"]["verification_cpu_ms"]
