@@ -8,6 +8,7 @@ from typing import Any
 from schemas.citations import SupportingPassage
 from services.bench.verification import cited_event
 from services.spans.logic import resolve_answer
+from tests.services.verification.test_verdicts import SCATTERED, TOGETHER
 
 _TOWER = "The Eiffel tower was finished in 1889 and stands 330 metres tall in Paris."
 _BRIDGE = "The Golden Gate bridge opened in 1937 across the strait in San Francisco."
@@ -55,15 +56,8 @@ def test_a_source_that_cannot_be_clearly_better_is_not_searched() -> None:
 def test_the_rival_is_the_best_scoring_source_among_those_that_might_be_better() -> None:
     """Source 2 holds every term of the claim, scattered; source 3 holds four in one
     sentence and scores higher: it is the rival."""
-    claim = "Everest climbers attempt the summit from Nepal [1]."
-    scattered = (
-        "Everest is high. " + "Filler words pad this long stretch of text. " * 12
-        + "Climbers train hard. " + "More filler sits between the words. " * 12
-        + "The summit is cold. " + "Still more filler keeps them apart here. " * 12
-        + "Nepal is a country. Attempts are many."
-    )
-    together = "Everest climbers attempt the summit every spring."
-    data = _answer(claim, _OTHER, scattered, together)
+    data = _answer("Everest climbers attempt the summit from Nepal [1].", _OTHER, SCATTERED,
+                   TOGETHER)
     rival = _passage(data).rival
     assert rival is not None and rival.source_index == 3
     [support] = resolve_answer(cited_event(data)).resolution.support

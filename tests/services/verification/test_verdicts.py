@@ -19,6 +19,16 @@ OTHER = (
     "Climbers usually attempt the summit in May."
 )
 
+# Every word of the claim "Everest climbers attempt the summit from Nepal", in sentences too
+# far apart to join; most of its words in one sentence.
+SCATTERED = (
+    "Everest is high. " + "Filler words pad this long stretch of text. " * 12
+    + "Climbers train hard. " + "More filler sits between the words. " * 12
+    + "The summit is cold. " + "Still more filler keeps them apart here. " * 12
+    + "Nepal is a country. May is a month. Attempts are many."
+)
+TOGETHER = "Everest climbers attempt the summit every spring."
+
 
 def _judge(claim: str, sources: dict[int, str], cited: int = 1) -> Outcome:
     views: dict[int, SourceView | None] = {n: source_view([t]) for n, t in sources.items()}
@@ -84,14 +94,7 @@ def test_the_better_source_is_the_best_scoring_not_the_one_holding_most_words() 
     join; source 3 holds most of them in one sentence and scores higher: it is named (the
     search does not stop at the source holding most)."""
     claim = "Everest climbers attempt the summit in May from Nepal."
-    scattered = (
-        "Everest is high. " + "Filler words pad this long stretch of text. " * 12
-        + "Climbers train hard. " + "More filler sits between the words. " * 12
-        + "The summit is cold. " + "Still more filler keeps them apart here. " * 12
-        + "Nepal is a country. May is a month. Attempts are many."
-    )
-    together = "Everest climbers attempt the summit every spring."
-    sources = {1: SOURCE, 2: scattered, 3: together}
+    sources = {1: SOURCE, 2: SCATTERED, 3: TOGETHER}
     outcome = _judge(claim, sources)
     assert outcome.better_source == 3
     views = {n: source_view([t]) for n, t in sources.items()}
