@@ -16,7 +16,10 @@ transaction:
 - PostgreSQL: one INSERT ... SELECT FROM unnest(...) ON CONFLICT DO NOTHING RETURNING
   (atomic on its own: concurrent gateways cannot both create an id), then one SELECT of the
   ids that were already there, on an asyncpg pool of this module's own (SQLAlchemy's adds a
-  pre-ping and a reset round trip to every checkout).
+  pre-ping and a reset round trip to every checkout). The rows go in ordered by answer id,
+  as the sink's do (sql.py): an insert meeting another transaction's uncommitted row of the
+  same id waits for it, so two batches taking their ids in different orders could each wait
+  for the other (PostgreSQL's deadlock error); in one order the first to reach an id goes on.
 """
 
 from __future__ import annotations
@@ -205,7 +208,7 @@ class PgHotPath:
 
     async def claim(self, submissions: Sequence[Submission], now_ms: int) -> dict[str, Claim]:
         rows = claim_rows(submissions, now_ms)
-        columns = [list(column) for column in zip(*rows.values(), strict=True)]
+        columns = [list(column) for column in zip(*sorted(rows.values()), strict=True)]
         async with (await self._connections()).acquire() as conn:
             inserted = {r[0] for r in await conn.fetch(_PG_INSERT, *columns)}
             rest = [answer_id for answer_id in rows if answer_id not in inserted]

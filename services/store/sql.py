@@ -377,19 +377,23 @@ def _fold(row: Row | None, items: Sequence[AnswerEvent], now: int) -> Row | None
 async def _insert_new(
     conn: AsyncConnection, table: sa.Table, key: str, rows: list[Row]
 ) -> set[Any]:
-    """Insert the rows that do not exist yet (one statement); the keys of those inserted."""
+    """Insert the rows that do not exist yet (one statement); the keys of those inserted.
+    Rows go in key order: on PostgreSQL an insert meeting another transaction's uncommitted
+    row of the same key waits for it, and two writers (sink, gateway claims: hot_path.py)
+    taking shared keys in different orders could each wait for the other."""
     if not rows:
         return set()
     insert = postgresql.insert if conn.dialect.name == "postgresql" else sqlite.insert
     stmt = insert(table).on_conflict_do_nothing().returning(table.c[key])
-    result = await conn.execute(stmt, rows)
+    result = await conn.execute(stmt, sorted(rows, key=lambda row: row[key]))
     return {r[0] for r in result}
 
 
 async def _locked_rows(conn: AsyncConnection, answer_ids: list[str]) -> dict[str, Row]:
     stmt = sa.select(answers).where(answers.c.answer_id.in_(answer_ids))
     if conn.dialect.name == "postgresql":
-        stmt = stmt.with_for_update()
+        # Locked in one order for every writer, as the inserts are (_insert_new).
+        stmt = stmt.order_by(answers.c.answer_id).with_for_update()
     return {r["answer_id"]: dict(r) for r in (await conn.execute(stmt)).mappings()}
 
 

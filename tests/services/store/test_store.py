@@ -221,6 +221,28 @@ async def test_claims_of_two_gateway_processes_on_one_database(store_url: str) -
         await second.close()
 
 
+async def test_claims_in_opposite_orders_on_one_database(store_url: str) -> None:
+    """Two gateway processes claiming the same new ids at once, in opposite orders, round
+    after round: no deadlock (PostgreSQL aborts one of two inserts waiting on each other's
+    rows), and each id is created once."""
+    first, second = SqlStore(store_url), SqlStore(store_url)
+    await first.migrate()
+    try:
+        for round_ in range(25):
+            ids = [f"o-{round_}-{n}" for n in range(40)]
+
+            def batch(order: list[str]) -> list[Submission]:
+                return [Submission(i, "acme", T0, body_sha256="h") for i in order]
+
+            a, b = await asyncio.gather(first.claim_submissions(batch(ids)),
+                                        second.claim_submissions(batch(ids[::-1])))
+            assert sorted(c.outcome for c in [*a.values(), *b.values()]) == \
+                ["created"] * 40 + ["same"] * 40
+    finally:
+        await first.close()
+        await second.close()
+
+
 async def test_a_claim_larger_than_one_statement(store: SqlStore) -> None:
     """More ids than one SQLite statement holds (500 a statement): one transaction still."""
     def sub(answer_id: str) -> Submission:
