@@ -17,7 +17,7 @@ from services.gateway.settings import GatewaySettings
 from services.gateway.stream import Hub, HubLimits, routes
 from services.runtime.kafka import make_producer
 from services.store.sql import SqlStore
-from tests.integration.conftest import Harness
+from tests.integration.conftest import WAIT_S, Harness
 from tests.services.gateway.stream.helpers import formatted, read_events, serve
 
 pytestmark = pytest.mark.integration
@@ -65,12 +65,42 @@ async def _scenario(harness: Harness, url: str,
             while not hub.ready():
                 await asyncio.sleep(0.05)
             positions: dict[str, tuple[int, int]] = {}
-            publisher = asyncio.create_task(_publish(harness, positions))
-            received = await _follow(client, key, publisher)
-            await publisher
+            received: list[str] = []
+            follower = asyncio.create_task(_follow(client, key, received))
+            publisher: asyncio.Task[None] | None = None
+            try:
+                async with asyncio.timeout(WAIT_S):
+                    # A stream without Last-Event-ID starts at its subscription: publishing
+                    # before it would leave the client waiting for answers it never gets.
+                    while hub.clients == 0 and not follower.done():
+                        await asyncio.sleep(0.01)
+                    publisher = asyncio.create_task(_publish(harness, positions))
+                    await publisher  # a failed publish fails the test at once
+                    await follower
+            except TimeoutError:
+                raise AssertionError(_stuck(hub, received, positions)) from None
+            finally:
+                for task in (follower, publisher):
+                    if task is not None:
+                        task.cancel()
             return received, positions
     finally:
         await store.close()
+
+
+def _stuck(hub: Hub, received: list[str], positions: dict[str, tuple[int, int]]) -> str:
+    """Where the answers the client lacks were lost: never read by the hub, read but not
+    in its ring, or in the ring and not delivered."""
+    missing = sorted(set(positions) - set(received))
+    in_ring = {f.answer_id for f in hub.ring.frames}
+    read = {tp[1]: offset for tp, offset in hub.vector.items()
+            if tp[0] == "answers.formatted"}
+    lost = [(a, *positions[a], "in ring" if a in in_ring else
+             "read" if positions[a][1] <= read.get(positions[a][0], -1) else "not read")
+            for a in missing[:20]]
+    return (f"no end within {WAIT_S} s: {len(received)} of {len(positions)} published "
+            f"answers received; feed {hub.feed.state}, hub read up to {read}; missing "
+            f"(answer, partition, offset, where): {lost}")
 
 
 async def _publish(harness: Harness, positions: dict[str, tuple[int, int]]) -> None:
@@ -92,15 +122,12 @@ async def _publish(harness: Harness, positions: dict[str, tuple[int, int]]) -> N
         await producer.stop()
 
 
-async def _follow(client: httpx.AsyncClient, key: str,
-                  publisher: asyncio.Task[None]) -> list[str]:
-    """Read the stream, dropping the connection after every 50 answers (three times) and
-    coming back a second later with the last id received."""
-    received: list[str] = []
+async def _follow(client: httpx.AsyncClient, key: str, received: list[str]) -> None:
+    """Read the stream into `received`, dropping the connection after every 50 answers
+    (three times) and coming back a second later with the last id received."""
     last_id: str | None = None
     drops = 0
     while len(received) < ANSWERS:
-        assert not (publisher.done() and publisher.exception()), publisher.exception()
         headers = {"Authorization": f"Bearer {key}"}
         if last_id:
             headers["Last-Event-ID"] = last_id
@@ -120,4 +147,3 @@ async def _follow(client: httpx.AsyncClient, key: str,
             drops += 1
             await asyncio.sleep(1.0)
     assert drops == RECONNECTS
-    return received
