@@ -16,6 +16,13 @@ RenderingName = Literal["markdown", "html", "plain"]
 ALL_RENDERINGS: tuple[RenderingName, ...] = ("markdown", "html", "plain")
 
 
+def unidentified_answer_id(position: str) -> str:
+    """What an input with no readable answer id is reported and stored under: `@` + where it
+    was read (`topic:partition:offset`). `@` is outside ANSWER_ID_PATTERN, so this never
+    names a submitted answer, and the same input read again gets the same id."""
+    return "@" + position
+
+
 class Chunk(Model):
     """A retrieved passage of a source, with where it sits in its section."""
 

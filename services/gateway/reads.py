@@ -44,7 +44,9 @@ from services.store.api import (
 )
 
 T = TypeVar("T")
-_ANSWER_ID = re.compile(ANSWER_ID_PATTERN.strip("^$"))
+# A submitted answer's id, or the id an input without one is kept under (`@` + where it
+# was read: schemas.answers.unidentified_answer_id).
+_ANSWER_ID = re.compile("@?" + ANSWER_ID_PATTERN.strip("^$"))
 
 
 class AnswerPage(TypedDict):

@@ -29,6 +29,7 @@ from schemas.answers import (
     AnswerSubmitted,
     ProviderAnswer,
     RejectionError,
+    unidentified_answer_id,
 )
 from schemas.envelope import (
     EventDecodeError,
@@ -347,12 +348,13 @@ def _attribute(envelope: dict[str, Any] | None, name: str) -> str | None:
 
 
 def _subject(answer_id: str | None, message: Message, envelope: dict[str, Any] | None) -> str:
-    """answer_id when readable, else the message key, else the envelope subject, else unknown."""
+    """answer_id when readable, else the message key, else the envelope subject, else the
+    input's own id (`@topic:partition:offset`: one per input, not one for all of them)."""
     if answer_id:
         return answer_id
     if message.key:
         return message.key.decode("utf-8", errors="replace")
-    return _attribute(envelope, "subject") or "unknown"
+    return _attribute(envelope, "subject") or unidentified_answer_id(message.position)
 
 
 def _header(message: Message, name: str) -> str | None:

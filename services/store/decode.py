@@ -6,7 +6,10 @@ ingest's job), `answers.formatted` / `answers.rejected` / `answers.*.dlq` -> Res
 stream hub both read records through here.
 
 A record these functions cannot read raises PermanentError (the sink dead-letters it); a
-record that is readable but concerns no answer (no answer id anywhere) gives None.
+submission with no answer id gives None (ingest rejects it). A rejection or dead letter
+with no answer id anywhere is kept under the id of the input it came from
+(`@topic:partition:offset`, schemas.answers.unidentified_answer_id): every such input is
+one row, listed, counted and streamed like any other outcome.
 
 Tenancy: an answer's tenant is `metadata.tenant` when it is a string (the gateway stamps it
 there and as the envelope extension `tenant`), else the extension, else "default"; its model
@@ -25,7 +28,7 @@ import orjson
 from pydantic import BaseModel
 
 from schemas import topics
-from schemas.answers import AnswerRejected
+from schemas.answers import AnswerRejected, unidentified_answer_id
 from schemas.documents import DocumentIngested, DocumentRejected
 from schemas.envelope import (
     Event,
@@ -142,16 +145,16 @@ def decode_formatted(message: Message) -> ResultUpdate:
     )
 
 
-def decode_rejected(message: Message) -> ResultUpdate | None:
+def decode_rejected(message: Message) -> ResultUpdate:
     """A rejection; tenant, model and submit time read from the original bytes where they
-    are a readable envelope. None when no answer id can be found."""
+    are a readable envelope."""
     event = _decode(message, AnswerRejected)
     rejected = cast(AnswerRejected, event.data)
     original = _original_envelope(rejected.original_base64)
     data = _object(original.get("data"))
     answer_id = rejected.answer_id or _key(message) or data.get("answer_id")
     if not isinstance(answer_id, str) or not answer_id:
-        return None
+        answer_id = unidentified_answer_id(rejected.position or message.position)
     metadata = data.get("metadata")
     return ResultUpdate(
         answer_id=answer_id,
@@ -167,9 +170,9 @@ def decode_rejected(message: Message) -> ResultUpdate | None:
     )
 
 
-def decode_dead_letter(message: Message) -> ResultUpdate | None:
+def decode_dead_letter(message: Message) -> ResultUpdate:
     """A dead letter of a pipeline stage: the stage and error from its headers, the answer
-    and tenant from the original event where readable. None when no answer id is found."""
+    and tenant from the original event where readable."""
     info = read_dead_letter(tuple(message.headers))
     if info is None:
         raise PermanentError("not_a_dead_letter", "record on a .dlq topic without dlq headers")
@@ -177,13 +180,13 @@ def decode_dead_letter(message: Message) -> ResultUpdate | None:
     data = _object(envelope.get("data"))
     # Internal events carry the submitted answer under `answer`; answers.submitted at top.
     answer = _object(data.get("answer")) or data
+    original_position = f"{info.original_topic}:{info.original_partition}:{info.original_offset}"
     answer_id = _key(message) or envelope.get("subject") or answer.get("answer_id")
     if not isinstance(answer_id, str) or not answer_id:
-        return None
+        answer_id = unidentified_answer_id(original_position)
     metadata = answer.get("metadata")
     original_id = envelope.get("id") if isinstance(envelope.get("id"), str) else (
-        f"{info.original_topic}:{info.original_partition}:{info.original_offset}"
-    )
+        original_position)
     detail = {
         "stage": info.stage,
         "error_type": info.error_type,

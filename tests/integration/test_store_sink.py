@@ -102,8 +102,18 @@ def test_sink_records_real_pipeline_output(harness: Harness, pipeline_specs: lis
                                           "type": "citeflow.answer.submitted.v1",
                                           "subject": "real-bad", "data": bad}),
                             b"real-bad", [])])
+    # Two unkeyed inputs that give no answer id: a row each, under where each was read.
+    harness.publish([Record("answers.submitted", b"{not json", None, []),
+                     Record("answers.submitted", b"[]", None, [])])
     want = {a["answer_id"]: "formatted" for a in answers} | {"real-bad": "rejected"}
     rows = _wait_rows(harness, url, want)
+    deadline = time.monotonic() + WAIT_S
+    while len(unidentified := [a for a in rows if a.startswith("@")]) < 2:
+        assert time.monotonic() < deadline, f"rows of unidentified inputs: {unidentified}"
+        time.sleep(0.3)
+        rows = _rows(url)
+    assert all(a.startswith("@answers.submitted:") and rows[a].status == "rejected"
+               and rows[a].tenant == "default" for a in unidentified), unidentified
     formatted = {r.key.decode(): r for r in harness.read("answers.formatted")}
     for a in answers:
         row = rows[a["answer_id"]]

@@ -5,7 +5,11 @@ from __future__ import annotations
 
 import asyncio
 
+from services.gateway.stream.hub import record_of
+from services.store.api import ResultUpdate
+from services.store.decode import decode_record
 from tests.services.gateway.conftest import Gw, answer, body
+from tests.services.store import records
 
 FORMATTED = b'{"answer_id":"a-1","text":"formatted"}'
 
@@ -98,6 +102,19 @@ async def test_a_failed_answer_shows_its_reason(gw: Gw) -> None:
     gw.store.finish("a-1", "dead_lettered", reason="spans: ValueError")
     doc = (await gw.client.get("/v1/answers/a-1", headers=gw.auth())).json()
     assert doc["status"] == "dead_lettered" and doc["reason"] == "spans: ValueError"
+
+
+async def test_a_rejected_input_without_an_id_reads_under_its_input_s_id(gw: Gw) -> None:
+    update = decode_record(records.unkeyed_rejection(b"{not json", 2, 41))
+    assert isinstance(update, ResultUpdate)
+    gw.store.answers[update.answer_id] = record_of(update)  # as the store sink keeps it
+    admin = await gw.key_for("ops", "admin")
+    r = await gw.client.get("/v1/answers/%40answers.submitted%3A2%3A41", headers=gw.auth(admin))
+    assert r.status_code == 200
+    doc = r.json()
+    assert (doc["answer_id"], doc["status"], doc["tenant"]) == (
+        "@answers.submitted:2:41", "rejected", "default")
+    assert (await gw.client.get("/v1/answers/@x%00", headers=gw.auth(admin))).status_code == 404
 
 
 async def test_list_filters_reach_the_store_and_pages_link_on(gw: Gw) -> None:

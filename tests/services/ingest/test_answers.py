@@ -256,9 +256,11 @@ def test_bad_envelopes_are_rejected(
 
 def test_envelope_over_size_is_rejected() -> None:
     value = _envelope(_valid())
-    [out] = handle_submitted(Message("answers.submitted", value, key=None), max_bytes=10)
+    [out] = handle_submitted(Message("answers.submitted", value, key=None, partition=1,
+                                     offset=8), max_bytes=10)
     assert out.topic == ANSWERS_REJECTED and out.data.code == "too_large"
-    assert out.subject == "unknown"
+    # No id, key or subject read: the input's own id (keys the record, names its row).
+    assert out.subject == "@answers.submitted:1:8" and out.data.answer_id is None
 
 
 def test_rejection_reads_answer_id_from_invalid_data() -> None:

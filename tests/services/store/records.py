@@ -15,7 +15,9 @@ from schemas.envelope import encode, make_event
 from schemas.formatted import AnswerFormatted
 from services.bench.workload import bench_answer
 from services.pipeline import process_answer
+from services.ingest.answers import handle_submitted
 from services.runtime.dead_letters import dead_letter
+from services.runtime.loop import output_record
 from services.runtime.stage import Message, PermanentError
 
 
@@ -78,6 +80,14 @@ def rejected(data: dict[str, Any], time: str, offset: int = 0, code: str = "inva
     value = event_bytes(rejection, data["answer_id"], time,
                         event_id or f"rej-{data['answer_id']}")
     return Message("answers.rejected", value, data["answer_id"].encode(), 0, offset)
+
+
+def unkeyed_rejection(value: bytes, partition: int, offset: int) -> Message:
+    """What ingest and the runtime publish on answers.rejected for an input without a key
+    (read from answers.submitted at `partition`, `offset`) that does not give its id."""
+    [out] = handle_submitted(Message("answers.submitted", value, None, partition, offset))
+    record = output_record("ingest", out)
+    return Message(record.topic, record.value, record.key, 0, offset + 100)
 
 
 def dead_lettered(data: dict[str, Any], time: str, offset: int = 0,

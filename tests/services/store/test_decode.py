@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import re
 from datetime import UTC, datetime
 
 import orjson
 import pytest
 
+from schemas.answers import ANSWER_ID_PATTERN, AnswerRejected
 from services.runtime.stage import Message, PermanentError
 from services.store.api import DocumentRecord, ResultUpdate, Submission
 from services.store.decode import decode_record, parse_time, tenant_of
@@ -89,6 +91,34 @@ def test_dead_letter_of_unreadable_bytes_still_names_the_answer_by_key() -> None
     item = decode_record(message)
     assert isinstance(item, ResultUpdate)
     assert (item.answer_id, item.tenant, item.status) == ("a-6", "default", "dead_lettered")
+
+
+def test_rejections_of_inputs_without_an_answer_id_are_kept_one_per_input() -> None:
+    first = decode_record(r.unkeyed_rejection(b"{not json", 2, 41))
+    second = decode_record(r.unkeyed_rejection(b"{not json", 2, 42))
+    assert isinstance(first, ResultUpdate) and isinstance(second, ResultUpdate)
+    assert (first.answer_id, first.status, first.tenant) == (
+        "@answers.submitted:2:41", "rejected", "default")
+    assert first.reason and first.detail is not None and first.detail["position"] == \
+        "answers.submitted:2:41"
+    assert second.answer_id == "@answers.submitted:2:42"
+    assert not re.match(ANSWER_ID_PATTERN, first.answer_id)  # never a submitted answer's
+    # No key and no position in the rejection: where the rejection itself was read.
+    bare = AnswerRejected(code="invalid_json", message="bad", path="$", original_base64="",
+                          size_bytes=0)
+    value = r.event_bytes(bare, "", T0, "rej-bare")
+    item = decode_record(Message("answers.rejected", value, None, 1, 7))
+    assert isinstance(item, ResultUpdate) and item.answer_id == "@answers.rejected:1:7"
+
+
+def test_dead_letter_without_an_answer_id_is_kept_under_its_input() -> None:
+    message = r.dead_lettered(r.answer("a-8"), T0)._replace(value=b"\xff not json", key=None)
+    item = decode_record(message)
+    assert isinstance(item, ResultUpdate)
+    assert (item.answer_id, item.status) == ("@answers.scored:0:0", "dead_lettered")
+    again = decode_record(message)
+    assert isinstance(again, ResultUpdate)
+    assert (again.answer_id, again.event_id) == (item.answer_id, item.event_id)
 
 
 def test_poison_records_raise_permanent_error() -> None:
