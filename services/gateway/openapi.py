@@ -192,6 +192,8 @@ def openapi_document(max_wait_s: float) -> dict[str, Any]:
                 "operationId": "get_answer", "security": _AUTH,
                 "parameters": [
                     {"name": "answer_id", "in": "path", "required": True,
+                     "description": "The answer's id; an input rejected without a readable "
+                                    "id is kept under `@<topic>:<partition>:<offset>`",
                      "schema": {"type": "string"}},
                     {"name": "If-None-Match", "in": "header", "required": False,
                      "schema": {"type": "string"}},
