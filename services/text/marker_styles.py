@@ -1,6 +1,9 @@
 """The rarer marker styles (SPEC §10), kept off the common `[N]` path: full-width `［1］`,
-HTML `<sup>1</sup>` / `<sup>[1]</sup>`, Unicode superscript digits (`level.¹`, `¹˒²`, `¹⁻³`)
-and OpenAI file-search markers (`【4:0†source】`, `【1†source】`).
+HTML `<sup>1</sup>` / `<sup>[1]</sup>`, Unicode superscript digits (`level.¹`, `¹˒²`, `¹⁻³`),
+OpenAI file-search markers (`【4:0†source】`, `【1†source】`) and OpenAI's citation tokens
+(its citation-formatting guide): private-use characters around source ids,
+`\ue200cite\ue202turn0file0\ue201`, several ids `\ue200cite\ue202turn0search0\ue202turn1news2\ue201`,
+a line range last `\ue200cite\ue202turn0file0\ue202L8-L13\ue201`.
 
 `has_rare_start` is the cheap test: only a text holding one of their first characters is
 scanned with `RARE_MARKER`. Superscripts and `<sup>` are markers only where they cannot be exponents
@@ -11,6 +14,8 @@ from __future__ import annotations
 
 import re
 
+# OpenAI's citation token delimiters (private-use characters).
+CITE_START, CITE_SEPARATOR, CITE_STOP = "\ue200", "\ue202", "\ue201"
 SUPERSCRIPTS = "\u2070\u00b9\u00b2\u00b3\u2074\u2075\u2076\u2077\u2078\u2079"  # ⁰¹²³⁴⁵⁶⁷⁸⁹
 _SUP = f"[{SUPERSCRIPTS}]"
 # Superscript digits to ASCII, and the superscript separators to `,` (list) or `-` (range).
@@ -23,10 +28,14 @@ _WIDE_ITEM = rf"\d+(?:{_WIDE_BLANK}[-–]{_WIDE_BLANK}\d+)?"
 # What a text using a rarer style holds. Superscript citations start at ¹, so a text citing
 # with superscripts holds ¹, ² or ³: the scans for ⁰ and ⁴-⁹ (whose low bytes are common
 # letters, which makes CPython's memchr search for them slow) are left out.
-_RARE_STARTS = "【［<\u00b9\u00b2\u00b3"
+_LINES = r"L\d+(?:-L\d+)?"  # a line range of the cited material, `L8` or `L8-L13`
+_RARE_STARTS = "【［<\u00b9\u00b2\u00b3" + CITE_START
 RARE_MARKER = re.compile(
     # `【4:0†source】`: message and search-result numbers, then the file's label.
     r"【(?P<oai>\d+)(?::\d+)?†[^】\n]{0,200}】"
+    # OpenAI's citation token: `cite`, then source ids (and a line range), each after U+E202.
+    rf"|{CITE_START}cite(?P<ids>(?:{CITE_SEPARATOR}(?!{_LINES}{CITE_STOP})[A-Za-z0-9_-]{{1,100}})"
+    rf"{{1,20}})(?:{CITE_SEPARATOR}(?P<lines>{_LINES}))?{CITE_STOP}"
     rf"|［{_WIDE_BLANK}(?P<wide>{_WIDE_ITEM}(?:{_WIDE_BLANK}[,，;；、]{_WIDE_BLANK}{_WIDE_ITEM})*)"
     rf"{_WIDE_BLANK}］"
     r"|(?i:<sup>)[ ]*(?P<sup>\[?[ ]*\d+(?:[ ]*[-–][ ]*\d+)?"

@@ -5,7 +5,8 @@ Syntaxes: `[1]`, `[1][2]`, `[1] [2]`, `[1], [2]`, `[1, 2]`, `[1,2,3]`, `[1; 2]`,
 source, URL cross-checked), footnotes `[^1]` and `[^1^]`, `[citation:1]`, `[Source 1]` /
 `[Sources 2, 3]`, `[[1]](url)` (source 1, URL cross-checked), pinpoints `[1, p. 12]` (the page
 kept as a hint), and the rarer styles of `services.text.marker_styles` (full-width `［1］`,
-`<sup>1</sup>`, superscript digits, OpenAI file-search markers `【4:0†source】`). Code spans,
+`<sup>1</sup>`, superscript digits, OpenAI file-search markers `【4:0†source】`, OpenAI's
+citation tokens naming sources by `source_id`). Code spans,
 fenced code, markdown links to text, reference-style links, escaped brackets (`\\[1]`),
 footnote and link-reference definitions, `[abc]` and `[]` are not citations.
 """
@@ -20,6 +21,7 @@ from urllib.parse import urlsplit
 from schemas.answers import Source
 from services.text.hits import CitationHit, ClusterHit, ProblemHit
 from services.text.marker_styles import (
+    CITE_SEPARATOR,
     RARE_MARKER,
     SUPERSCRIPT_TABLE,
     has_rare_start,
@@ -72,7 +74,9 @@ class _Resolver:
     """Resolves cited numbers to sources and records invalid ones as problems."""
 
     def __init__(self, sources: Sequence[Source]) -> None:
+        self.sources = sources
         self.by_index = {source.index: source for source in sources}
+        self.by_id: dict[str, Source] | None = None  # built on the first citation token
         self.documents = [s for s in sources if s.kind == "document"]
         self.webs = [s for s in sources if s.kind == "web"]
         self.citations: list[CitationHit] = []
@@ -163,12 +167,28 @@ class _Resolver:
             problem = ("url_mismatch", f"{marker} links {url}, but {label} is {source.url}")
         self.add(source.index, marker, start, end, source, problem)
 
+    def named(self, ids: list[str], marker: str, start: int, end: int) -> None:
+        """OpenAI's citation token: each id names the source with that `source_id`, else
+        the one with that `doc_id`."""
+        if self.by_id is None:
+            self.by_id = {s.doc_id: s for s in reversed(self.sources) if s.doc_id}
+            self.by_id.update((s.source_id, s) for s in reversed(self.sources) if s.source_id)
+        for source_id in ids:
+            source = self.by_id.get(source_id)
+            if source is not None:
+                self.add(source.index, marker, start, end, source, None)
+                continue
+            message = f"a citation token cites {source_id!r}, no source's source_id or doc_id"
+            self.add(0, marker, start, end, None, ("unknown_source", message))
+
     def rare(self, match: re.Match[str], text: str) -> bool:
         """A marker of `services.text.marker_styles`; False when it is not a citation (an
         exponent)."""
-        oai, wide, sup, superscript = match.groups()
+        oai, ids, _lines, wide, sup, superscript = match.groups()
         marker, (start, end) = match.group(), match.span()
-        if oai is not None:
+        if ids is not None:
+            self.named(ids.split(CITE_SEPARATOR)[1:], marker, start, end)
+        elif oai is not None:
             # Which source an OpenAI file-search marker cites is only in the provider's
             # annotations (`services.providers`); alone it stays unresolved.
             message = (

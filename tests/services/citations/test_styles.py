@@ -78,6 +78,57 @@ def test_file_search_marker_without_annotations_is_unresolved() -> None:
     assert [p.code for p in extraction.problems] == ["unresolved_marker"] * 2
 
 
+# OpenAI's citation tokens (its citation-formatting guide): private-use delimiters.
+START, SEP, STOP = "\ue200", "\ue202", "\ue201"
+
+
+def _token(*parts: str) -> str:
+    return START + "cite" + "".join(SEP + part for part in parts) + STOP
+
+
+def test_openai_citation_tokens_name_sources_by_id() -> None:
+    named = [source(1, source_id="turn0file0"), source(2, doc_id="turn1news2"),
+             source(3, source_id="turn2search0", doc_id="turn0file0")]
+    text = (f"Tall.{_token('turn0file0')} Old.{_token('turn0file0', 'turn1news2')} "
+            f"Near.{_token('turn2search0', 'L8-L13')} Lost.{_token('turn9x', 'L3')} "
+            f"Line {_token('L8')} and {START}navlist{SEP}a{STOP} stay text.")
+    extraction = extract(text, named)
+    # A source_id wins over another source's doc_id; a line range last is not a source; a
+    # token naming no source, or of another family than `cite`, is not a citation.
+    assert [(c.id, c.source_index, c.valid) for c in extraction.citations] == [
+        (1, 1, True), (1, 1, True), (2, 2, True), (3, 3, True), (0, None, False)]
+    assert [c.marker for c in extraction.citations][:2] == [
+        _token("turn0file0"), _token("turn0file0", "turn1news2")]
+    assert [(p.code, "turn9x" in p.message) for p in extraction.problems][0] == (
+        "unknown_source", True)
+    assert [s.text for s in extraction.sentences][:2] == [
+        f"Tall.{_token('turn0file0')}", f"Old.{_token('turn0file0', 'turn1news2')}"]
+    assert [c.sentence_index for c in extraction.citations][:4] == [0, 1, 1, 2]
+
+
+def test_openai_citation_tokens_render_as_chips_with_verdicts() -> None:
+    data = {
+        "answer_id": "oai",
+        "text": (f"The tower is 330 metres tall.{_token('turn0file0')} "
+                 f"It opened in 1889.{_token('turn0file0', 'turn1news2')}"),
+        "sources": [
+            {"index": 1, "source_id": "turn0file0",
+             "chunks": [{"text": "The tower is 330 metres tall. It opened in 1889."}]},
+            {"index": 2, "source_id": "turn1news2", "url": "https://example.org/n",
+             "chunks": [{"text": "Opened to visitors in 1889, the tower drew crowds."}]},
+        ],
+    }
+    result = process_answer(orjson.dumps(data), event_id="e1")
+    assert isinstance(result, AnswerFormatted)
+    assert [(c.source_index, c.valid) for c in result.citations] == [
+        (1, True), (1, True), (2, True)]
+    assert result.citations[0].support is not None
+    assert result.citations[0].support.verdict == "supported"
+    for rendering in (result.renderings.plain, result.renderings.markdown,
+                      re.sub(r"<[^>]*>", "", result.renderings.html)):
+        assert not any(c in rendering for c in (START, SEP, STOP, "turn0file0"))
+
+
 def test_mixed_styles_cluster_by_position() -> None:
     extraction = extract("Mix [1]¹ <sup>2</sup> [^3^] [citation:4]. Next [Source 5].", _sources())
     assert [c.id for c in extraction.citations] == [1, 1, 2, 3, 4, 5]
