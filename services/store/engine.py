@@ -85,15 +85,28 @@ _OUTAGES: tuple[type[BaseException], ...] = (
 )
 
 
+# PostgreSQL SQLSTATEs of a server out of reach: connection exceptions (class 08), shutting
+# down (57P01 admin, 57P02 crash), starting or stopping (57P03 "cannot connect now"), and
+# too many connections (53300).
+_OUTAGE_STATES = ("08", "57P01", "57P02", "57P03", "53300")
+
+
 def is_outage(error: BaseException) -> bool:
     """Whether `error` means the database is unavailable (not a bug in the statement)."""
     if isinstance(error, exc.DBAPIError) and error.connection_invalidated:
         return True
     if isinstance(error, _OUTAGES):
         return True
-    # asyncpg raises its own connection errors through the dialect's adaptation; their
-    # names say what they are (ConnectionDoesNotExistError, CannotConnectNowError ...).
-    name = type(getattr(error, "orig", None) or error).__name__
+    # Through SQLAlchemy an asyncpg server error arrives as a generic DBAPIError whose
+    # `orig` keeps only the SQLSTATE (class name "Error"): "the database system is starting
+    # up" was a statement error, and the sink dead-lettered the record it was writing.
+    orig = getattr(error, "orig", None) or error
+    state = getattr(orig, "sqlstate", None)
+    if isinstance(state, str) and state.startswith(_OUTAGE_STATES):
+        return True
+    # asyncpg's own errors (the hot path's connections) say what they are by name
+    # (ConnectionDoesNotExistError, CannotConnectNowError ...).
+    name = type(orig).__name__
     return "Connection" in name or "CannotConnect" in name or "ShutdownError" in name
 
 
