@@ -105,6 +105,18 @@ async def _records(url: str, ids: list[str]) -> dict[str, Any]:
         await store.close()
 
 
+def _wait_formatted(harness: Harness, url: str, ids: list[str]) -> dict[str, Any]:
+    """The store's records of `ids` once every one of them is formatted."""
+
+    def all_formatted() -> bool:
+        records = asyncio.run(_records(url, ids))
+        return len(records) == len(ids) and all(
+            r.status == "formatted" for r in records.values())
+
+    harness.wait_for(all_formatted, "every answer formatted in the store")
+    return asyncio.run(_records(url, ids))
+
+
 @pytest.fixture
 def pipeline(harness: Harness, pipeline_specs: list[str], store_url: str) -> Iterator[str]:
     """Topics, the five stages and the store sink on `store_url`; yields the URL."""
@@ -211,14 +223,7 @@ def test_kill_9_the_gateway_during_a_submit_load(harness: Harness, pipeline: str
     _submit_load(second.url, key, rest, accepted, threading.Event(), unexpected)
     assert not unexpected
     assert len(accepted) == len(set(accepted)) >= len(answers) - 8
-
-    def all_formatted() -> bool:
-        records = asyncio.run(_records(pipeline, accepted))
-        return len(records) == len(accepted) and all(
-            r.status == "formatted" for r in records.values())
-
-    harness.wait_for(all_formatted, "every accepted answer formatted in the store")
-    records = asyncio.run(_records(pipeline, accepted))
+    records = _wait_formatted(harness, pipeline, accepted)
     assert all(r.tenant == "acme" and r.result for r in records.values())
     # Exactly one visible result each: the listing holds each id once.
     seen_ids: list[str] = []
@@ -279,14 +284,7 @@ def test_two_gateways_taking_the_same_answer_ids_at_once(harness: Harness,
         assert pair == [202, 409], (answer["answer_id"], pair)
         winners[answer["answer_id"]] = one if first[one] == 202 else other
     ids = [a["answer_id"] for a in same + contested]
-
-    def all_formatted() -> bool:
-        records = asyncio.run(_records(pipeline, ids))
-        return len(records) == len(ids) and all(
-            r.status == "formatted" for r in records.values())
-
-    harness.wait_for(all_formatted, "every answer formatted in the store")
-    records = asyncio.run(_records(pipeline, ids))
+    records = _wait_formatted(harness, pipeline, ids)
     for answer_id, body in winners.items():
         second_won = b"A second body." in body
         result = records[answer_id].result
