@@ -9,7 +9,7 @@ from __future__ import annotations
 import posixpath
 import zipfile
 import zlib
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from urllib.parse import unquote
 
 from ebooklib import epub
@@ -64,6 +64,7 @@ class EpubPackage:
     resources: frozenset[str]
     toc_titles: dict[str, str]
     problems: list[str]
+    inflated_bytes: int = 0  # what reading it inflated (the reader's caches weigh by it)
 
 
 def join_href(base_dir: str, href: str) -> str:
@@ -164,7 +165,8 @@ def open_epub(data: bytes, limits: IngestLimits) -> EpubPackage:
     """Check and read an EPUB; raises DocumentRejection with the reason when it is refused."""
     with open_zip(data, limits) as archive:
         try:
-            return _read_package(archive)
+            package = _read_package(archive)
+            return replace(package, inflated_bytes=archive.inflated)
         except _ZIP_FAILURES as exc:
             raise DocumentRejection(
                 "invalid_epub", f"a zip entry is corrupt: {type(exc).__name__}: {exc}"

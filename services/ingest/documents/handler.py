@@ -54,11 +54,20 @@ def ingest_submitted(
     """The outcome of one submission: its ingested payload or its rejection."""
     try:
         data = _read(store, submitted.uri, limits)
-        return ingest_document(
+        ingested = ingest_document(
             data, submitted.doc_id, declared_format=submitted.format, name=submitted.uri,
             uri=submitted.uri, title=submitted.title, metadata=submitted.metadata,
             options=submitted.options, limits=limits,
         )
+        # The estimate in ingest_document can be beaten (JSON escapes): the encoded event
+        # is what must fit, else the producer refuses it and the document is dead-lettered.
+        size = len(ingested.model_dump_json())
+        if size > limits.max_event_bytes:
+            raise DocumentRejection(
+                "too_large_for_event",
+                f"documents.ingested would be {size} bytes (limit {limits.max_event_bytes}); "
+                "split the document")
+        return ingested
     except DocumentRejection as exc:
         return DocumentRejected(
             doc_id=submitted.doc_id, uri=submitted.uri, code=exc.code, message=exc.message

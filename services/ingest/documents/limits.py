@@ -13,11 +13,14 @@ class IngestLimits:
 
     max_document_bytes: int = 256 * MiB
     max_zip_entries: int = 10_000
-    max_entry_bytes: int = 128 * MiB
-    max_total_uncompressed_bytes: int = 512 * MiB
+    # The decompression budget of one document (ingest and the reader alike, enforced while
+    # inflating): every entry at most max(ratio_floor_bytes, ratio x its compressed size),
+    # and all entries together at most max_total_uncompressed_bytes.
+    max_entry_bytes: int = 64 * MiB
+    max_total_uncompressed_bytes: int = 128 * MiB
     max_compression_ratio: float = 100.0
-    # Tiny entries compress absurdly well (a run of spaces); only larger ones are ratio-checked.
-    ratio_check_min_bytes: int = 1 * MiB
+    # Small entries compress absurdly well (a run of spaces): each may inflate this much.
+    ratio_floor_bytes: int = 64 * 1024
     max_pdf_pages: int = 5_000
     # documents.ingested must fit the producers' max_request_size (~16 MB) with headroom.
     max_event_bytes: int = 15 * MiB

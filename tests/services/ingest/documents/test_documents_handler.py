@@ -110,3 +110,18 @@ def test_default_store_comes_from_the_environment(
     monkeypatch.setenv("CITEFLOW_DOCUMENT_STORE", str(store.root))
     [output] = handle_submitted(submitted("env", "paper.pdf"))
     assert output.topic == topics.DOCUMENTS_INGESTED
+
+
+def test_an_event_over_the_size_limit_is_a_rejection_not_a_dead_letter(tmp_path: Path) -> None:
+    """Issue 22: ingest's estimate let through events its producer then refused (control
+    characters take 6 bytes of JSON each), and the document was dead-lettered instead of
+    rejected; the encoded size is what is checked now."""
+    from services.ingest.documents.handler import ingest_submitted
+    from services.ingest.documents.limits import IngestLimits
+
+    body = "<html><body><p>" + ("\x01" * 9 + " ") * 300 + "</p></body></html>"
+    (tmp_path / "ctl.epub").write_bytes(build_epub(EpubSpec([Chapter("c.xhtml", body.encode(),
+                                                                      "C")])))
+    outcome = ingest_submitted(DocumentSubmitted(doc_id="ctl", uri="ctl.epub"),
+                               LocalDocumentStore(tmp_path), IngestLimits(max_event_bytes=10_000))
+    assert isinstance(outcome, DocumentRejected) and outcome.code == "too_large_for_event"

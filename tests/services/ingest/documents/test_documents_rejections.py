@@ -155,3 +155,32 @@ def test_encrypted_zip_entries_are_refused() -> None:
 def test_event_size_limit() -> None:
     data = build_epub(EpubSpec([Chapter("c.xhtml", xhtml("<p>" + "word " * 2000 + "</p>"), "C")]))
     assert rejection_code(data, IngestLimits(max_event_bytes=5_000)) == "too_large_for_event"
+
+
+def _small_bomb() -> bytes:
+    """Issue 22: ten chapters of just under 1 MiB each that compress ~500:1 (an EPUB of
+    about 20 KB) passed the old check, which skipped entries under 1 MiB."""
+    chapters = [Chapter(f"c{i}.xhtml", xhtml("<p>" + "a " * 500_000 + "</p>"), f"C{i}")
+                for i in range(10)]
+    return build_epub(EpubSpec(chapters))
+
+
+def test_every_entry_is_ratio_checked_whatever_its_size() -> None:
+    data = _small_bomb()
+    assert len(data) < 64 * 1024
+    assert rejection_code(data) == "zip_bomb"
+
+
+def test_the_budget_is_spent_while_inflating_across_entries() -> None:
+    from services.ingest.documents.archive import open_zip
+
+    data = build_epub(EpubSpec([Chapter(f"c{i}.xhtml", xhtml("<p>" + "word " * 2000 + "</p>"),
+                                        f"C{i}") for i in range(4)]))
+    limits = IngestLimits(max_total_uncompressed_bytes=25_000, max_zip_entries=100)
+    with open_zip(data, IngestLimits()) as archive:  # the directory alone passes ...
+        archive.limits = limits  # ... but reading every entry spends more than 25 kB
+        with pytest.raises(DocumentRejection) as caught:
+            for name in archive.namelist():
+                archive.read(name)
+    assert caught.value.code == "zip_too_large"
+    assert archive.inflated <= 25_000 + 64 * 1024
