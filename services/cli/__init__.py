@@ -18,7 +18,7 @@ def bench() -> None:
 
 @main.group()
 def schemas() -> None:
-    """Event schemas: export the JSON Schemas."""
+    """Event schemas: export the JSON Schemas and the event contract's documentation."""
 
 
 def _register() -> None:

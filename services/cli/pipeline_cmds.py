@@ -76,6 +76,14 @@ def export_schemas(directory: Path | None) -> None:
         click.echo(str(path))
 
 
+@schemas.command("docs")
+def schema_docs() -> None:
+    """Write docs/events.md, the event contract, from the JSON Schemas in schemas/json/."""
+    from services.cli.events_doc import write
+
+    click.echo(str(write()))
+
+
 @bench.command("process")
 @click.option("--runs", default=300, show_default=True, help="Timed runs per measurement.")
 def bench_process(runs: int) -> None:
