@@ -13,11 +13,12 @@ from starlette.testclient import TestClient
 from services.ingest.documents.ingest import ingest_document
 from tests.services.ingest.documents.builders import Chapter, EpubSpec, build_epub
 from tests.services.gateway.documents.reader_app import ingested, make_app
+from tests.conftest import CORPUS_DIR
 
-CORPUS = Path(__file__).resolve().parents[5] / "shared" / "corpus"
+CORPUS = CORPUS_DIR
 A = {"Authorization": "Bearer key-a"}
 B = {"Authorization": "Bearer key-b"}
-needs_corpus = pytest.mark.skipif(not CORPUS.is_dir(), reason="no ../shared/corpus")
+needs_corpus = pytest.mark.usefixtures("corpus")
 
 
 @pytest.fixture
