@@ -6,7 +6,9 @@ import re
 from re import Match
 
 QUOTE_REACH = 400  # longest protected span
-TERMINAL = ".!?…"  # only a pair holding one of these can protect a sentence end
+# Only a pair holding one of these can protect a sentence end (with the full stops of
+# Chinese and Japanese, Devanagari, Arabic and Urdu, Armenian, Ethiopic and Burmese).
+TERMINAL = ".!?…。！？．।॥۔؟։።፧။"
 # Quotations and brackets: innermost pairs on one line, at most `QUOTE_REACH` apart. The
 # innermost pair is an opener and the first closer after it with neither between them: one
 # regex scan per kind finds them (and then the next pair starts after the closer, as it would
@@ -16,11 +18,20 @@ _PAIRS = [
     (
         opener,
         re.compile(
-            rf"{re.escape(opener)}[^{escaped}\n{TERMINAL}]*+[{TERMINAL}][^{escaped}\n]*"
-            rf"{re.escape(closer)}"
+            rf"{lead}{re.escape(opener)}[^{escaped}\n{TERMINAL}]*+[{TERMINAL}][^{escaped}\n]*"
+            rf"{re.escape(closer)}{trail}"
         ),
     )
-    for opener, closer in (("(", ")"), ("[", "]"), ("“", "”"))
+    for opener, closer, lead, trail in (
+        ("(", ")", "", ""), ("[", "]", "", ""), ("“", "”", "", ""),
+        # quotations and titles of other languages: German and Slavic `„…“` / `„…”`,
+        # guillemets (German and Danish `»…«` only as whole words: `«a», b. «c»` is no
+        # pair), CJK corner brackets, title marks and full-width parentheses
+        ("„", "“", "", ""), ("„", "”", "", ""), ("«", "»", "", ""),
+        ("»", "«", r"(?<!\w)", r"(?!\w)"), ("‹", "›", "", ""),
+        ("「", "」", "", ""), ("『", "』", "", ""), ("《", "》", "", ""), ("〈", "〉", "", ""),
+        ("（", "）", "", ""),
+    )
     for escaped in [re.escape(opener + closer)]
 ]
 # Straight double quotes pair up consecutively; a quote that cannot close the pending one

@@ -10,27 +10,44 @@ sentence they follow. Measured against the Pragmatic Segmenter Golden Rules (pyS
 Chinese and Japanese (SPEC §10): `。！？` and the full-width `．` end a
 sentence with no space after them, with the closing quotes and brackets that follow (`。」`)
 and the markers right after (`。[1]`); a marker before them (`首都[1]。`) is inside.
+
+Every language (SPEC §12), without being told it: the full stops of other scripts end a
+sentence as the CJK ones do (Devanagari `।` `॥`, Arabic and Urdu `؟` `۔`, Armenian `։`,
+Ethiopic `።` `፧`, Burmese `။`); a colon after an Armenian or Arabic-script word, a
+semicolon after a Greek word (the Greek question mark) and an Arabic comma that does not
+separate list items end one too. Abbreviations, titles and ordinals of other languages
+(services.text.lexicon_langs: `Srta.`, `l'Ing.`, `пгт.`, `12. Juni`, `XII. Pluku`) do not;
+quotations and titles (`„…“`, `«…»`, `《…》`, `「…」`) protect what they hold. An optional
+BCP 47 `language` is a hint only: it adds the titles that are ordinary words elsewhere, reads
+periods after numbers as ordinals, and tells Arabic from Persian and Urdu.
 """
 
 from __future__ import annotations
 
 import re
 
-from services.text import lexicon
+from services.text import lexicon, lexicon_langs
 from services.text.lists import list_breaks
 from services.text.markdown import inside
 from services.text.protected import positions, protected_intervals
 
 # A run of terminal punctuation with closing quotes/brackets after it
 # (`.`, `?!`, `...`, `. . .`, `."`, `.)`, `.).`).
-_RUN = re.compile(r"(?:[.!?…]+(?: \.(?!\.))*[)\]\"'”’»*_]*)+")
+_RUN = re.compile(r"(?:[.!?…]+(?: \.(?!\.))*[)\]\"'”’»“«›‹*_]*)+")
 # Chinese and Japanese sentence ends, with the closers that may follow them.
 _CJK_STOPS = "。！？．"  # (not halfwidth ｡: its scan is slow, its use rare)
-_CJK_RUN = re.compile(r"[。！？．!?]+[」』）】〕》〉\"”’)]*")
+_CJK_RUN = re.compile(r"[。！？．!?।॥۔؟։።፧။\u037e]+[」』）】〕》〉\"”’)»“]*")
+# Full stops of other scripts, cut as the CJK ones (no space needed after them): Devanagari
+# danda and double danda, Urdu full stop, Arabic question mark, Armenian full stop, Ethiopic
+# full stop and question mark, Burmese section mark, the Greek question mark (U+037E).
+_SCRIPT_STOPS = "।॥۔؟։።፧။\u037e"
+_STOPS = _CJK_STOPS + _SCRIPT_STOPS
+# Ends only after a word of some scripts: `:` (Armenian, Arabic script), `;` (Greek), `،`.
+_CONTEXT_STOPS = ":;،"
 _CANDIDATE_CHARS = ".!?…\n\r"  # every terminal punctuation mark and line break (but CJK)
 _LINE_BREAKS = "\n\r"
-_CLOSERS = ")]\"'”’»*_"
-_TOKEN_STRIP = "()[]{}\"'“”‘’«»*_"
+_CLOSERS = ")]\"'”’»“«›‹*_"
+_TOKEN_STRIP = "()[]{}\"'“”‘’«»„‚‹›*_"
 _LONGEST_TOKEN = 100  # no abbreviation is longer: look no further back for a token
 # The sentence so far is only a list label: `1`, `a`, `• 9`, `⁃10`.
 _LIST_LABEL = re.compile(r"\s*(?:[•⁃◦▪‣●*+-]\s*)?(?:\d{1,3}|[A-Za-z])[.)]*\s*")
@@ -40,10 +57,20 @@ _CLOCK_INTRO = re.compile(
     re.IGNORECASE,
 )
 _LINE_START_LIST = re.compile(r"[ \t]*(?:[•⁃◦▪‣●]|[-*+#>][ \t]|\d{1,3}[.)][ \t]|[\r\n]|$)")
-_WORD = re.compile(r"[A-Za-z]+")
+_WORD = re.compile(r"[^\W\d_]+")
 _SPACE = " \t\r\n\f\v\u00a0\u2028\u2029"
 _NOT_STARTING = ",;:!?%)]}/&–—"
-_OPENING_QUOTES = "\"'“‘«"
+_OPENING_QUOTES = "\"'“‘«„‚»‹「『《"
+_STARTERS = lexicon.SENTENCE_STARTERS | lexicon_langs.SENTENCE_STARTERS
+_ANY_ABBREVIATION = lexicon.ABBREVIATIONS | lexicon_langs.ALL
+_ROMAN = re.compile(r"[IVXLC]{2,7}")
+_ORDINAL_LETTERS = re.compile(f"[{lexicon_langs.ORDINAL_LETTERS}]")
+_LETTERS = re.compile(r"[^\W\d_]+")
+# Letters only Persian and Urdu write (Arabic writes ي ك ى ة): their sentences do not end at
+# a comma.
+_PERSIAN_URDU = re.compile("[\u067e\u0686\u0698\u06a9\u06af\u06cc\u06c1\u06be\u06d2\u0679\u0688\u0691\u06ba]")
+# An Arabic comma between list items: one word, then another comma.
+_LIST_COMMA = re.compile(r"،\s+\S+،")
 
 
 class _Scan:
@@ -55,8 +82,10 @@ class _Scan:
         clusters: list[tuple[int, int]],
         code: list[tuple[int, int]],
         fenced: list[tuple[int, int]],
+        language: str,
     ) -> None:
         self.text = text
+        self.language = language  # the hint's primary subtag, lower case ("" when none)
         self.n = len(text)
         self.cluster_end = dict(clusters)
         self.cluster_ends = set(self.cluster_end.values())
@@ -85,8 +114,9 @@ class _Scan:
         c = text[k]
         if c.islower() or c in _NOT_STARTING:
             return False
-        if c in "(":
-            return False
+        if c == "(":  # `... хабарлады. («Айқын», 23 сəуір).`
+            after = text[k + 1 : k + 2]
+            return after != "" and after in _OPENING_QUOTES
         if c == "-":
             return text[k + 1 : k + 2] == " " and text[k + 2 : k + 3].isupper()
         if c in _OPENING_QUOTES:
@@ -187,12 +217,12 @@ def _period_ends(scan: _Scan, rs: int, k: int) -> bool:
                 if _CLOCK_INTRO.fullmatch(scan.text, scan.start, rs - len(token)):
                     return False
                 return scan.text[k : k + 1].isupper()
-            return scan.next_word(k) in lexicon.SENTENCE_STARTERS
+            return scan.next_word(k) in _STARTERS
         return scan.is_start(k)
     if lower in lexicon.NEVER_FINAL:
         return False
     if len(token) == 1 and token.isalpha():
-        return scan.next_word(k) in lexicon.SENTENCE_STARTERS
+        return scan.next_word(k) in _STARTERS
     if lower in lexicon.PREPOSITIVE:
         return False
     if lower in lexicon.BEFORE_NUMBER:
@@ -201,7 +231,56 @@ def _period_ends(scan: _Scan, rs: int, k: int) -> bool:
         return scan.text[k : k + 1].isupper()
     if lower in lexicon.GENERAL:
         return scan.text[k : k + 1].isupper()
+    ends = _other_language_ends(scan, token, k)
+    if ends is not None:
+        return ends
     return scan.is_start(k)
+
+
+def _other_language_ends(scan: _Scan, token: str, k: int) -> bool | None:
+    """Whether a period after `token` ends its sentence by the rules of other languages
+    (services.text.lexicon_langs); None when they do not decide."""
+    text = scan.text
+    apostrophe = max(token.rfind("'"), token.rfind("’"))
+    if apostrophe >= 0:  # `l'Ing.`, `dell'Avv.`
+        token = token[apostrophe + 1 :]
+    lower = token.lower()
+    if lower not in lexicon_langs.ALL:
+        if token.isdigit() and len(token) <= 2 or _ROMAN.fullmatch(token):
+            return _ordinal_ends(scan, k)
+        if "\u0370" <= token[-1:] <= "\u03ff" and "\u0370" <= text[k : k + 1] <= "\u03ff":
+            return True  # Greek: `κανένας. το κόστος`
+        return None
+    after = text[k : k + 1]
+    if "\u0400" <= token[:1] <= "\u04ff":
+        if lower in lexicon_langs.CYRILLIC_NEVER_FINAL:
+            return False
+        return after.isupper()
+    if lower in lexicon_langs.TITLES:
+        return False
+    if lower in lexicon_langs.BEFORE_NUMBER:
+        return not after.isdigit() and after.isupper()
+    hinted = lexicon_langs.HINTED_TITLES.get(scan.language)
+    if hinted is not None and lower in hinted:
+        return False
+    return None
+
+
+def _ordinal_ends(scan: _Scan, k: int) -> bool | None:
+    """A period after a day or a Roman numeral (`12. Juni`, `XII. Pluku`): an ordinal, not
+    an end, before a month's name, or before a word where the language writes ordinals so
+    (told so, or not told and the sentence has letters only such languages use)."""
+    match = _LETTERS.match(scan.text, k)
+    if match is None:
+        return None
+    if match.group().lower() in lexicon_langs.MONTHS:
+        return False
+    language = scan.language
+    if language:
+        return False if language in lexicon_langs.ORDINAL_LANGUAGES else None
+    if _ORDINAL_LETTERS.search(scan.text, scan.start, k):
+        return False
+    return None
 
 
 def _dots(scan: _Scan, rs: int, re_: int, k: int, dots: int, spaced: bool) -> None:
@@ -243,7 +322,8 @@ def _run(scan: _Scan, rs: int, re_: int) -> None:
     """Decide one punctuation run: cut after it (and after its markers) or not."""
     text, n = scan.text, scan.n
     if re_ < n and text[re_] not in _SPACE and re_ not in scan.cluster_end:
-        return  # `e.g.,`, `Jane.Doe@x`, `information.As`: no space after the period
+        if not _cyrillic_glued(scan, rs, re_):
+            return  # `e.g.,`, `Jane.Doe@x`, `information.As`: no space after the period
     if scan.is_protected(rs, re_):
         return
     cluster_end = scan.cluster_end
@@ -271,8 +351,29 @@ def _run(scan: _Scan, rs: int, re_: int) -> None:
         return  # `1.)`: a list label
     if kind == "bang" and scan.token_before(rs).lower() in lexicon.EXCLAMATION_WORDS:
         return
-    if scan.is_start(k):
+    if scan.is_start(k) or (kind == "bang" and _cyrillic_lower(text, rs - 1, k)):
         scan.cut(re_)
+
+
+def _is_cyrillic(c: str) -> bool:
+    return "\u0400" <= c <= "\u04ff"
+
+
+def _cyrillic_lower(text: str, before: int, k: int) -> bool:
+    """Whether a Cyrillic letter stands at `before` and a lower-case one at `k` (`кім? не?`:
+    in Russian and Kazakh a question or exclamation ends its sentence before one)."""
+    after = text[k : k + 1]
+    return _is_cyrillic(text[before : before + 1]) and _is_cyrillic(after) and after.islower()
+
+
+def _cyrillic_glued(scan: _Scan, rs: int, re_: int) -> bool:
+    """A period between a Cyrillic word and a capital with no space (`жағдайы.XVIII`):
+    a sentence end written without its space, unless the word is an abbreviation."""
+    text = scan.text
+    if re_ - rs != 1 or not text[re_].isupper() or not _is_cyrillic(text[rs - 1 : rs]):
+        return False
+    token = scan.token_before(rs)
+    return len(token) >= 3 and token.isalpha() and token.lower() not in lexicon_langs.ALL
 
 
 def _cjk_run(scan: _Scan, rs: int, re_: int) -> None:
@@ -288,6 +389,55 @@ def _cjk_run(scan: _Scan, rs: int, re_: int) -> None:
     if scan.is_protected(rs, re_):
         return
     scan.cut(scan.skip_markers(re_)[0])
+
+
+def _context_stop(scan: _Scan, rs: int) -> None:
+    """`:` after an Armenian or Arabic-script word, `;` after a Greek one (its question
+    mark), an Arabic comma that does not separate list items: a sentence end when a blank
+    (or a marker) follows."""
+    text = scan.text
+    c = text[rs]
+    after = text[rs + 1 : rs + 2]
+    if after and after not in _SPACE and rs + 1 not in scan.cluster_end:
+        return  # `05:01`, `a:b`
+    letter = _letter_before(text, rs, scan.start)
+    if c == ":":
+        if not ("\u0531" <= letter <= "\u058f" or _is_arabic_script(letter)):
+            return
+    elif c == ";":
+        if not "\u0370" <= letter <= "\u03ff":
+            return
+    elif not _arabic_comma_ends(scan, rs):
+        return
+    if scan.is_protected(rs, rs + 1):
+        return
+    scan.cut(scan.skip_markers(rs + 1)[0])
+
+
+def _is_arabic_script(c: str) -> bool:
+    return "\u0600" <= c <= "\u06ff" or "\u0750" <= c <= "\u077f" or "\ufb50" <= c <= "\ufefc"
+
+
+def _letter_before(text: str, rs: int, low: int) -> str:
+    """The last letter before `rs` in the current sentence, past blanks, dots and closing
+    quotes (`շատ են...:`); "" when there is none nearby."""
+    k = rs - 1
+    stop = max(low, rs - 12)
+    while k >= stop and not text[k].isalpha():
+        k -= 1
+    return text[k] if k >= stop else ""
+
+
+def _arabic_comma_ends(scan: _Scan, rs: int) -> bool:
+    """An Arabic comma ends an Arabic sentence (pySBD's Arabic rule: Arabic prose joins
+    whole clauses with it), not one between list items (`الدم، والقلب،`); Persian and Urdu
+    sentences go on after it (told so, or written with letters only they use)."""
+    if _LIST_COMMA.match(scan.text, rs):
+        return False
+    language = scan.language
+    if language:
+        return language == "ar"
+    return _PERSIAN_URDU.search(scan.text) is None
 
 
 def _line_break(scan: _Scan, start: int, end: int, wrapped: bool) -> None:
@@ -308,22 +458,29 @@ def split_sentences(
     fenced: list[tuple[int, int]] | None = None,
     *,
     wrapped: bool = False,
+    language: str | None = None,
 ) -> list[tuple[int, int]]:
     """Sentence spans `(start, end)` of `text`, trimmed of surrounding whitespace.
 
     `clusters` are citation-marker spans (kept with the sentence they follow), `code` the
     code regions (no boundary inside), `fenced` the fenced blocks (each one sentence).
     `wrapped=True` treats single line breaks as wrapping (PDF text), not as boundaries.
+    `language` (BCP 47, optional) is a hint: the segmenter reads every language without it.
     """
-    scan = _Scan(text, clusters or [], code or [], fenced or [])
+    hint = language.split("-", 1)[0].lower() if language else ""
+    if code:
+        code = [span for span in code if not _armenian_mark(text, span[0])]
+    scan = _Scan(text, clusters or [], code or [], fenced or [], hint)
     forced = list_breaks(text)
     for start, end in scan.fenced:
         forced.extend((start, end))
     forced.sort()
     f = 0
     consumed = 0
-    # (an ASCII text holds no CJK stop: their scans are skipped)
-    candidates = _CANDIDATE_CHARS if text.isascii() else _CANDIDATE_CHARS + _CJK_STOPS
+    # (an ASCII text holds no stop of another script: their scans are skipped)
+    candidates = (
+        _CANDIDATE_CHARS if text.isascii() else _CANDIDATE_CHARS + _STOPS + _CONTEXT_STOPS
+    )
     for rs in positions(text, candidates):
         if rs < consumed:
             continue
@@ -337,9 +494,12 @@ def split_sentences(
         elif text[rs] == "." and _plain_full_stop(scan, rs):
             end = rs + 1
             scan.cut(end)
-        elif text[rs] in _CJK_STOPS:
+        elif text[rs] in _STOPS:
             end = _CJK_RUN.match(text, rs).end()  # type: ignore[union-attr]  # at a stop
             _cjk_run(scan, rs, end)
+        elif text[rs] in _CONTEXT_STOPS:
+            end = rs + 1
+            _context_stop(scan, rs)
         else:
             end = _RUN.match(text, rs).end()  # type: ignore[union-attr]  # matches "" too
             _run(scan, rs, end)
@@ -349,6 +509,12 @@ def split_sentences(
             scan.cut(position)
     scan.cut(scan.n)
     return _trim(text, scan.spans)
+
+
+def _armenian_mark(text: str, start: int) -> bool:
+    """Whether the backtick opening a code span at `start` is the Armenian mark written
+    with it (`Համակարգի` որպես`: U+055D's look-alike, right after an Armenian letter)."""
+    return text[start] == "`" and start > 0 and "\u0531" <= text[start - 1] <= "\u058f"
 
 
 def _plain_full_stop(scan: _Scan, rs: int) -> bool:
@@ -366,7 +532,7 @@ def _plain_full_stop(scan: _Scan, rs: int) -> bool:
             low = scan.start
         # rfind gives -1 or a blank at or after `low`: the token starts after it.
         token = text[text.rfind(" ", low, rs) + 1 or low : rs]
-        if len(token) < 2 or not token.isalpha() or token.lower() in lexicon.ABBREVIATIONS:
+        if len(token) < 2 or not token.isalpha() or token.lower() in _ANY_ABBREVIATION:
             return False
     return not scan.is_protected(rs, rs + 1)
 
