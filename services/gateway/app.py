@@ -103,6 +103,7 @@ def create_app(
             yield
         finally:
             await reader.publisher.stop()
+            reader.renderer.close()
             await the_hub.stop()
             await the_producer.stop()
             if store is None:

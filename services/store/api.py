@@ -214,7 +214,8 @@ class DocumentRecord:
 
     doc_id: str
     tenant: str
-    status: Literal["submitted", "ingested", "rejected"]
+    # dead_lettered: ingest failed on it (its .dlq); the reader serves only `ingested`.
+    status: Literal["submitted", "ingested", "rejected", "dead_lettered"]
     format: str | None
     path: str  # in the document store
     sha256: str
@@ -295,6 +296,11 @@ class ResultsStore(Protocol):
     async def upsert_document(self, document: DocumentRecord) -> None:
         """Create or update a document's row (idempotent; `ingested`/`rejected` are final
         unless the document is submitted again with other content)."""
+
+    async def claim_document(self, document: DocumentRecord) -> DocumentRecord:
+        """Atomically take `doc_id` for the document's tenant: the row as it is after the
+        claim. Another tenant's row is returned untouched (the caller refuses); the same
+        tenant's row with other content starts over as `document`."""
 
     async def get_document(self, doc_id: str, tenant: str | None) -> DocumentRecord | None: ...
 

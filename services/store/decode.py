@@ -54,6 +54,8 @@ DEFAULT_TENANT = "default"
 
 _ANSWER_DLQ_PREFIX = "answers."
 _DLQ_SUFFIX = ".dlq"
+# Ingest's dead letters of documents: the document is `dead_lettered`, not `submitted`.
+DOCUMENTS_DLQ = topics.dlq_topic(topics.DOCUMENTS_SUBMITTED)
 
 
 def decode_record(message: Message) -> StoreItem | None:
@@ -69,6 +71,8 @@ def decode_record(message: Message) -> StoreItem | None:
         return decode_dead_letter(message)
     if topic in (topics.DOCUMENTS_INGESTED, topics.DOCUMENTS_REJECTED):
         return decode_document(message)
+    if topic == DOCUMENTS_DLQ:
+        return decode_document_dead_letter(message)
     return None
 
 
@@ -235,6 +239,27 @@ def decode_document(message: Message) -> DocumentRecord:
         doc_id=doc_id, tenant=DEFAULT_TENANT, status="rejected", format=None, path=path,
         sha256="", submitted_at=when, updated_at=when, reason=document.code,
         detail=document.model_dump(exclude={"original_base64"}),
+    )
+
+
+def decode_document_dead_letter(message: Message) -> DocumentRecord:
+    """A `documents.submitted` record ingest failed on: the document is `dead_lettered`
+    with the error from the dead-letter headers (the row keeps its path, hash, tenant)."""
+    info = read_dead_letter(tuple(message.headers))
+    if info is None:
+        raise PermanentError("not_a_dead_letter", "record on a .dlq topic without dlq headers")
+    envelope = _json_object(message.value)
+    data = _object(envelope.get("data"))
+    doc_id = _key(message) or envelope.get("subject") or data.get("doc_id")
+    if not isinstance(doc_id, str) or not doc_id:
+        raise PermanentError("no_doc_id", "document dead letter without a doc_id or key")
+    when = _record_time(message, fallback=parse_time(envelope.get("time")))
+    return DocumentRecord(
+        doc_id=doc_id, tenant=tenant_of(data.get("metadata"), envelope),
+        status="dead_lettered", format=None, path="", sha256="", submitted_at=when,
+        updated_at=when, reason=info.error_code or info.error_type,
+        detail={"stage": info.stage, "error_type": info.error_type,
+                "error_message": info.error_message, "attempts": info.attempts},
     )
 
 

@@ -266,22 +266,30 @@ class SqlStore:
         async with transaction(self.engine) as conn:
             await _upsert_document(conn, document)
 
+    async def claim_document(self, document: DocumentRecord) -> DocumentRecord:
+        async with transaction(self.engine) as conn:
+            # One insert-if-absent decides a race of two uploads of a new doc_id: the loser
+            # reads the winner's row (locked on PostgreSQL until this transaction ends).
+            if await _insert_new(conn, documents, "doc_id", [_document_values(document)]):
+                return document
+            stmt = sa.select(documents).where(documents.c.doc_id == document.doc_id)
+            if conn.dialect.name == "postgresql":
+                stmt = stmt.with_for_update()
+            row = (await conn.execute(stmt)).mappings().one()
+            if row["tenant"] != document.tenant or row["sha256"] == document.sha256:
+                return _document_record(row)
+            await conn.execute(sa.update(documents).where(
+                documents.c.doc_id == document.doc_id,
+                documents.c.tenant == document.tenant).values(_document_values(document)))
+            return document
+
     async def get_document(self, doc_id: str, tenant: str | None) -> DocumentRecord | None:
         where = [documents.c.doc_id == doc_id]
         if tenant is not None:
             where.append(documents.c.tenant == tenant)
         async with transaction(self.engine, write=False) as conn:
             row = (await conn.execute(sa.select(documents).where(*where))).mappings().first()
-        if row is None:
-            return None
-        return DocumentRecord(
-            doc_id=row["doc_id"], tenant=row["tenant"], status=row["status"],
-            format=row["format"], path=row["path"], sha256=row["sha256"],
-            submitted_at=_dt(row["submitted_at_ms"]) or datetime.now(UTC),
-            updated_at=_dt(row["updated_at_ms"]) or datetime.now(UTC),
-            sections=row["sections"], chunks=row["chunks"], reason=row["reason"],
-            detail=row["detail"],
-        )
+        return None if row is None else _document_record(row)
 
     # -- API keys ----------------------------------------------------------------------------
 
@@ -478,18 +486,22 @@ def _record(row: Row) -> AnswerRecord:
 # -- helpers: documents and keys -------------------------------------------------------------
 
 
-async def _upsert_document(conn: AsyncConnection, doc: DocumentRecord) -> int:
-    """Create or update a document's row; 1 when it changed. A submission with other content
-    starts over; an outcome lands only on a document still `submitted`, and fills in only
-    what it knows (the gateway's path, hash and tenant stay)."""
-    t = documents
-    values = {
+def _document_values(doc: DocumentRecord) -> dict[str, Any]:
+    return {
         "doc_id": doc.doc_id, "tenant": doc.tenant, "status": doc.status,
         "format": doc.format, "path": doc.path, "sha256": doc.sha256,
         "submitted_at_ms": to_ms(doc.submitted_at), "updated_at_ms": to_ms(doc.updated_at),
         "sections": doc.sections, "chunks": doc.chunks, "reason": doc.reason,
         "detail": dict(doc.detail) if doc.detail is not None else None,
     }
+
+
+async def _upsert_document(conn: AsyncConnection, doc: DocumentRecord) -> int:
+    """Create or update a document's row; 1 when it changed. A submission with other content
+    starts over (never across tenants); an outcome lands only on a document still
+    `submitted`, and fills in only what it knows (the gateway's path, hash and tenant stay)."""
+    t = documents
+    values = _document_values(doc)
     if await _insert_new(conn, t, "doc_id", [values]):
         return 1
     stmt = sa.select(t).where(t.c.doc_id == doc.doc_id)
@@ -497,7 +509,7 @@ async def _upsert_document(conn: AsyncConnection, doc: DocumentRecord) -> int:
         stmt = stmt.with_for_update()
     row = (await conn.execute(stmt)).mappings().one()
     if doc.status == "submitted":
-        if row["sha256"] == doc.sha256:
+        if row["sha256"] == doc.sha256 or row["tenant"] != doc.tenant:
             return 0
         changes = values
     elif row["status"] == "submitted":
@@ -508,6 +520,17 @@ async def _upsert_document(conn: AsyncConnection, doc: DocumentRecord) -> int:
         return 0
     await conn.execute(sa.update(t).where(t.c.doc_id == doc.doc_id).values(changes))
     return 1
+
+
+def _document_record(row: Any) -> DocumentRecord:
+    return DocumentRecord(
+        doc_id=row["doc_id"], tenant=row["tenant"], status=row["status"],
+        format=row["format"], path=row["path"], sha256=row["sha256"],
+        submitted_at=_dt(row["submitted_at_ms"]) or datetime.now(UTC),
+        updated_at=_dt(row["updated_at_ms"]) or datetime.now(UTC),
+        sections=row["sections"], chunks=row["chunks"], reason=row["reason"],
+        detail=row["detail"],
+    )
 
 
 def _api_key(row: Row) -> ApiKey:

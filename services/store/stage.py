@@ -3,7 +3,7 @@ outcomes into the results store.
 
 Reads `answers.submitted` (envelope and metadata: a status from the first moment),
 `answers.formatted`, `answers.rejected`, the dead-letter topics of the pipeline stages that
-carry answers, and `documents.ingested` / `documents.rejected`. Each fetched batch is one
+carry answers, and `documents.ingested` / `documents.rejected` / `documents.submitted.dlq`. Each fetched batch is one
 database transaction; offsets are committed after it (services.runtime.sink).
 
 Its own dead letters (records it cannot read, or that the database refuses) go to
@@ -35,6 +35,7 @@ INPUT_TOPICS: tuple[str, ...] = (
     topics.ANSWERS_SUBMITTED, topics.ANSWERS_FORMATTED, topics.ANSWERS_REJECTED,
     *(topics.dlq_topic(t) for t in ANSWER_STAGE_INPUTS),
     topics.DOCUMENTS_INGESTED, topics.DOCUMENTS_REJECTED,
+    topics.dlq_topic(topics.DOCUMENTS_SUBMITTED),
 )
 
 

@@ -2,8 +2,8 @@
 
 Documents are keyed by content (their SHA-256), so two tenants' uploads of the same file
 share the parsed package and the rendered pages while the store keeps their rows apart.
-Opened EPUB packages and PDF indexes live in an LRU; sanitised chapters too; page PNGs are
-written once to a cache directory and served from there. Everything here is synchronous
+Opened EPUB packages, PDF indexes and sanitised chapters live in LRUs bounded in bytes;
+page PNGs are the renderer's (renderer.py: other processes, a pixel budget, a deadline). Everything here is synchronous
 CPU work: the routes call it in a worker thread, one document operation at a time per
 document (PyMuPDF documents are not thread-safe).
 """
@@ -21,13 +21,14 @@ from services.ingest.documents.archive import open_zip
 from services.ingest.documents.chapter import chapter_view
 from services.ingest.documents.epub import EpubPackage, open_epub
 from services.ingest.documents.ingest import epub_sections
-from services.ingest.documents.limits import DEFAULT_LIMITS
+from services.ingest.documents.limits import DEFAULT_LIMITS, MiB
 from services.ingest.documents.pdf import open_pdf
-from services.ingest.documents.pdf_locate import PdfIndex, render_png
+from services.ingest.documents.pdf_locate import PdfIndex
 from services.ingest.documents.quote_match import SearchText
 from services.ingest.documents.store import DocumentStore
 
 T = TypeVar("T")
+DEFAULT_CACHE_BYTES = 192 * MiB
 IMAGE_TYPES = {
     ".png": "image/png", ".jpg": "image/jpeg", ".jpeg": "image/jpeg", ".gif": "image/gif",
     ".webp": "image/webp",
@@ -35,36 +36,64 @@ IMAGE_TYPES = {
 
 
 class _Lru:
-    """A small thread-safe LRU."""
+    """A small thread-safe LRU bounded in bytes (each entry weighed when made)."""
 
-    def __init__(self, entries: int) -> None:
-        self._entries = entries
-        self._items: OrderedDict[Any, Any] = OrderedDict()
+    def __init__(self, max_bytes: int, weigh: Callable[[Any], int]) -> None:
+        self._max_bytes = max_bytes
+        self._weigh = weigh
+        self._items: OrderedDict[Any, tuple[Any, int]] = OrderedDict()
+        self._bytes = 0
         self._lock = threading.Lock()
 
     def get(self, key: Any, make: Callable[[], T]) -> T:
         with self._lock:
             if key in self._items:
                 self._items.move_to_end(key)
-                found: T = self._items[key]
+                found: T = self._items[key][0]
                 return found
         value = make()
+        size = max(self._weigh(value), 1)
         with self._lock:
-            self._items[key] = value
-            while len(self._items) > self._entries:
-                self._items.popitem(last=False)
+            if key in self._items:
+                self._bytes -= self._items.pop(key)[1]
+            self._items[key] = (value, size)
+            self._bytes += size
+            # The newest entry stays even when alone over the budget (it is in use).
+            while self._bytes > self._max_bytes and len(self._items) > 1:
+                self._bytes -= self._items.popitem(last=False)[1][1]
         return value
+
+
+def _chapter_bytes(view: dict[str, Any]) -> int:
+    return sum(len(v) for v in view.values() if isinstance(v, str))
+
+
+def _texts_bytes(texts: list[tuple[str, SearchText]]) -> int:
+    return sum(len(href) + 8 * len(text.text) for href, text in texts)  # text + its views
+
+
+def _weight(value: Any) -> int:
+    """Bytes an opened document holds, about."""
+    if isinstance(value, EpubPackage):
+        return value.inflated_bytes or sum(len(e.content) for e in value.spine)
+    if isinstance(value, PdfIndex):
+        return value.size
+    return _texts_bytes(value) if isinstance(value, list) else 1
 
 
 class DocumentLibrary:
     """Opened documents, sanitised chapters and rendered pages of a document store."""
 
-    def __init__(self, store: DocumentStore, cache_dir: Path, entries: int = 16) -> None:
+    def __init__(self, store: DocumentStore, cache_dir: Path,
+                 max_bytes: int = DEFAULT_CACHE_BYTES) -> None:
         self.store = store
         self.cache_dir = cache_dir
-        self._documents = _Lru(entries)
-        self._chapters = _Lru(entries * 16)
-        self._locks = _Lru(entries * 4)
+        # Bounded in bytes, not entries (issue 22: 16 small EPUBs inflating to GBs were
+        # kept): opened packages by what they inflated, PDFs by their size, chapters by
+        # their text.
+        self._documents = _Lru(max_bytes, _weight)
+        self._chapters = _Lru(max_bytes // 4, _chapter_bytes)
+        self._locks = _Lru(256, lambda _: 1)
 
     def lock(self, sha256: str) -> threading.Lock:
         """The lock serialising work on one document."""
@@ -77,8 +106,9 @@ class DocumentLibrary:
 
     def pdf(self, path: str, sha256: str) -> PdfIndex:
         def make() -> PdfIndex:
-            document, _ = open_pdf(self.store.read(path), DEFAULT_LIMITS)
-            return PdfIndex(document)
+            data = self.store.read(path)
+            document, _ = open_pdf(data, DEFAULT_LIMITS)
+            return PdfIndex(document, size=len(data))
 
         return self._documents.get(("pdf", sha256), make)
 
@@ -109,18 +139,3 @@ class DocumentLibrary:
                 return archive.read(name), media_type
             except KeyError:
                 return None
-
-    def page_png(self, path: str, sha256: str, number: int, scale: float) -> bytes:
-        """The page as PNG, rendered on first request and then read from the cache."""
-        cached = self.cache_dir / sha256[:2] / f"{sha256}-{number}@{scale:g}.png"
-        if cached.is_file():
-            return cached.read_bytes()
-        index = self.pdf(path, sha256)
-        with self.lock(sha256):
-            data = render_png(index.document, number, scale)
-        cached.parent.mkdir(parents=True, exist_ok=True)
-        partial = cached.with_name(f".{cached.name}.{os.getpid()}.{threading.get_ident()}")
-        partial.write_bytes(data)
-        os.replace(partial, cached)
-        return data
-

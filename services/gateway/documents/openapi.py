@@ -11,7 +11,7 @@ from services.gateway.documents.responses import (
     PageHighlights,
     PipelineHealth,
 )
-from services.gateway.documents.routes import SCALES
+from services.gateway.documents.routes import DOC_ID, SCALES
 from services.gateway.documents.selectors import MAX_QUOTE_CHARS
 
 COMPONENTS: list[tuple[Any, str]] = [
@@ -87,6 +87,11 @@ def _binary(media_type: str, description: str) -> dict[str, Any]:
             "content": {media_type: {"schema": {"type": "string", "format": "binary"}}}}
 
 
+def _with_not_modified(operation: dict[str, Any]) -> dict[str, Any]:
+    operation["get"]["responses"]["304"] = {"description": "Not modified (If-None-Match)"}
+    return operation
+
+
 def paths() -> dict[str, Any]:
     doc_id = _path("doc_id", "the document's id")
     html = {"description": "The page (its script reads `#key=` from the URL fragment)",
@@ -99,7 +104,7 @@ def paths() -> dict[str, Any]:
             "requestBody": {"required": True, "content": {"multipart/form-data": {"schema": {
                 "type": "object", "required": ["file"], "properties": {
                     "file": {"type": "string", "format": "binary"},
-                    "doc_id": {"type": "string", "pattern": "^[A-Za-z0-9._:-]{1,200}$"},
+                    "doc_id": {"type": "string", "pattern": DOC_ID.pattern},
                     "title": {"type": "string", "maxLength": 1000}}}}}},
             "responses": {
                 "202": {**_json("DocumentStatus", "Stored and submitted for ingest"),
@@ -108,26 +113,27 @@ def paths() -> dict[str, Any]:
                 **_problems(400, 401, 403, 409, 413, 415, 429, 503)},
         }},
         "/v1/documents/{doc_id}": _get(
-            "document_status", "A document's status: submitted, ingested or rejected",
+            "document_status", "A document's status: submitted, ingested, rejected or dead_lettered",
             [doc_id], _json("DocumentStatus", "The status"), 401, 403, 404, 429, 503),
         "/v1/documents/{doc_id}/chapters/{href}": _get(
             "chapter", "A sanitised EPUB chapter by spine href, the quote marked",
             [doc_id, _path("href", "the spine item's full path"), *_selector()],
-            _json("ChapterView", "The chapter"), 400, 401, 403, 404, 422, 429, 503),
+            _json("ChapterView", "The chapter"), 400, 401, 403, 404, 409, 422, 429, 503),
         "/v1/documents/{doc_id}/resources/{path}": _get(
             "resource", "An image of an EPUB (raster formats only)",
             [doc_id, _path("path", "the image's full path in the container")],
-            _binary("image/*", "The image"), 401, 403, 404, 429, 503),
-        "/v1/documents/{doc_id}/pages/{number}.png": _get(
-            "page_png", "A PDF page as PNG (rendered once, then cached)",
+            _binary("image/*", "The image"), 401, 403, 404, 409, 429, 503),
+        "/v1/documents/{doc_id}/pages/{number}.png": _with_not_modified(_get(
+            "page_png", "A PDF page as PNG (rendered in a renderer process within a pixel "
+                        "budget: X-Render-Scale says the scale used; revalidate by ETag)",
             [doc_id, _page_number(),
              {"name": "scale", "in": "query", "required": False, "schema": {
                  "type": "number", "minimum": SCALES[0], "maximum": SCALES[1]}}],
-            _binary("image/png", "The page"), 400, 401, 403, 404, 422, 429, 503),
+            _binary("image/png", "The page"), 400, 401, 403, 404, 409, 422, 429, 503)),
         "/v1/documents/{doc_id}/pages/{number}/highlights": _get(
             "page_highlights", "The quote's rectangles, the page only a hint",
             [doc_id, _page_number(), *_selector()],
-            _json("PageHighlights", "Where the quote is"), 400, 401, 403, 404, 422, 429, 503),
+            _json("PageHighlights", "Where the quote is"), 400, 401, 403, 404, 409, 422, 429, 503),
         "/v1/pipeline": _get(
             "pipeline_health", "Consumer lag and dead-letter records per stage", [],
             _json("PipelineHealth", "Per stage"), 401, 403, 429, 503),

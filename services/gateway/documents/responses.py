@@ -14,7 +14,7 @@ class DocumentStatus(TypedDict):
     """A document's status: submitted, ingested (sections, chunks) or rejected (reason)."""
 
     doc_id: str
-    status: Literal["submitted", "ingested", "rejected"]
+    status: Literal["submitted", "ingested", "rejected", "dead_lettered"]
     format: str | None
     sha256: str
     sections: int | None

@@ -21,6 +21,7 @@ from starlette.routing import Route
 from schemas.documents import DocumentSubmitted
 from services.gateway.context import authorize, gateway_of
 from services.gateway.documents.reader import reader_of
+from services.gateway.documents.renderer import RenderBusy
 from services.gateway.documents.responses import (
     ChapterView,
     PageHighlights,
@@ -35,11 +36,15 @@ from services.ingest.documents.pdf_locate import locate
 from services.ingest.documents.rejection import DocumentRejection
 from services.store.api import DocumentRecord, StoreUnavailable
 
-DOC_ID = re.compile(r"^[A-Za-z0-9._:-]{1,200}$")
+# Not only dots: `.`, `..` and `...` are rewritten by every client as path segments.
+DOC_ID = re.compile(r"^(?!\.+$)[A-Za-z0-9._:-]{1,200}$")
 ZIP_MAGIC = b"PK\x03\x04"
 SCALES = (0.5, 4.0)
 DEFAULT_SCALE = 1.5
-PRIVATE_CACHE = {"Cache-Control": "private, max-age=3600", "X-Content-Type-Options": "nosniff"}
+# Content of a tenant's document: a browser may keep it but must ask again before each use
+# (a revoked key then gets nothing; an unchanged page costs a 304 by its ETag).
+PRIVATE_CACHE = {"Cache-Control": "private, no-cache", "X-Content-Type-Options": "nosniff"}
+NO_STORE = {"Cache-Control": "no-store"}
 
 
 def _json(doc: Any, status: int = 200, headers: dict[str, str] | None = None) -> Response:
@@ -71,39 +76,37 @@ async def upload(request: Request) -> Response:
         doc_id = received.fields.get("doc_id") or f"doc-{received.sha256[:24]}"
         if not DOC_ID.match(doc_id):
             raise ProblemError(400, "invalid_parameter",
-                               "doc_id must be 1..200 of [A-Za-z0-9._:-]", path="$.doc_id")
-        existing = await _store(request, store.get_document(doc_id, None))
-    except BaseException:
-        received.path.unlink(missing_ok=True)
-        raise
-    if existing is not None and existing.tenant != principal.tenant:
-        received.path.unlink(missing_ok=True)
-        raise ProblemError(409, "doc_id_taken", f"the doc_id {doc_id!r} is in use; choose another")
-    if existing is not None and existing.sha256 == received.sha256:
-        received.path.unlink(missing_ok=True)
-        if existing.status != "submitted":
-            return _json(status_document(existing), 200)
-        # Recorded but maybe never produced (the broker was down): produce it again (the
-        # event id is the same, so ingest sees a recognisable duplicate at worst).
-        record = existing
-    else:
+                               "doc_id must be 1..200 of [A-Za-z0-9._:-], not only dots",
+                               path="$.doc_id")
+        # Content-addressed: storing the bytes first claims nothing (same bytes, same path).
         uri = await run_in_threadpool(reader.store.put_file, received.path, received.sha256,
                                       fmt)
-        now = datetime.now(UTC)
-        record = DocumentRecord(doc_id=doc_id, tenant=principal.tenant, status="submitted",
-                                format=fmt, path=uri, sha256=received.sha256,
-                                submitted_at=now, updated_at=now)
-        await _store(request, store.upsert_document(record))
+    finally:
+        received.path.unlink(missing_ok=True)
+    now = datetime.now(UTC)
+    mine = DocumentRecord(doc_id=doc_id, tenant=principal.tenant, status="submitted",
+                          format=fmt, path=uri, sha256=received.sha256,
+                          submitted_at=now, updated_at=now)
+    # One atomic claim: of two tenants racing for a new doc_id exactly one wins.
+    record = await _store(request, store.claim_document(mine))
+    if record.tenant != principal.tenant:
+        raise ProblemError(409, "doc_id_taken", f"the doc_id {doc_id!r} is in use; choose another")
+    if record != mine and record.status != "submitted":
+        return _json(status_document(record), 200, NO_STORE)
+    # A new claim, or recorded but maybe never produced (the broker was down): produce it
+    # (again: the event id is the same, so ingest sees a recognisable duplicate at worst).
     title = received.fields.get("title") or None
     submitted = DocumentSubmitted(doc_id=doc_id, uri=record.path,
                                   format=fmt,  # type: ignore[arg-type]
                                   title=title, metadata={"tenant": principal.tenant})
     await reader.publisher.publish(submitted, principal.tenant, received.sha256)
     return _json({**status_document(record), "size": received.size}, 202,
-                 {"Location": f"/v1/documents/{doc_id}"})
+                 {"Location": f"/v1/documents/{doc_id}", **NO_STORE})
 
 
 async def _document(request: Request, fmt: str | None = None) -> DocumentRecord:
+    """The tenant's document; with `fmt`, its content is wanted, served only once ingested
+    (a document still submitted, rejected or dead-lettered is a 409 saying which)."""
     principal = await authorize(request, "read")
     doc_id = request.path_params["doc_id"]
     if not DOC_ID.match(doc_id):
@@ -114,11 +117,19 @@ async def _document(request: Request, fmt: str | None = None) -> DocumentRecord:
         raise ProblemError(404, "not_found", f"no document {doc_id!r}")
     if fmt is not None and record.format != fmt:
         raise ProblemError(404, "not_found", f"document {doc_id!r} is not {fmt.upper()}")
+    if fmt is not None and record.status != "ingested":
+        detail = {"submitted": "is not ingested yet", "rejected": "was rejected",
+                  "dead_lettered": "failed in ingest (dead-lettered)"}.get(
+                      record.status, f"is {record.status}")
+        raise ProblemError(409, f"document_{record.status}",
+                           f"document {doc_id!r} {detail}; its content is not served",
+                           headers={"Retry-After": "2"} if record.status == "submitted" else None,
+                           extra={"status": record.status, "reason": record.reason})
     return record
 
 
 async def status(request: Request) -> Response:
-    return _json(status_document(await _document(request)))
+    return _json(status_document(await _document(request)), headers=NO_STORE)
 
 
 async def _quote(request: Request, doc_id: str) -> Quote | None:
@@ -165,7 +176,7 @@ async def chapter(request: Request) -> Response:
                                   "highlight": highlight})
 
     try:
-        return _json(await run_in_threadpool(work), headers={"Cache-Control": "private"})
+        return _json(await run_in_threadpool(work), headers=PRIVATE_CACHE)
     except DocumentRejection as exc:
         raise _refused(exc) from None
 
@@ -202,12 +213,20 @@ def _scale(request: Request) -> float:
 async def page_png(request: Request) -> Response:
     record = await _document(request, "pdf")
     number, scale = request.path_params["number"], _scale(request)
+    etag = f'"{record.sha256[:32]}-{number}@{scale:g}"'
+    if request.headers.get("if-none-match") == etag:  # revalidated with a valid key
+        return Response(status_code=304, headers={**PRIVATE_CACHE, "ETag": etag})
+    reader = reader_of(request)
     try:
-        data = await run_in_threadpool(
-            reader_of(request).library.page_png, record.path, record.sha256, number, scale)
+        data, used = await reader.renderer.render(
+            str(reader.store.path(record.path)), record.sha256, number, scale)
     except DocumentRejection as exc:
         raise _refused(exc) from None
-    return Response(data, media_type="image/png", headers=PRIVATE_CACHE)
+    except RenderBusy as exc:
+        raise ProblemError(503, "renderer_busy", str(exc),
+                           headers={"Retry-After": "2"}) from None
+    return Response(data, media_type="image/png",
+                    headers={**PRIVATE_CACHE, "ETag": etag, "X-Render-Scale": f"{used:g}"})
 
 
 async def highlights(request: Request) -> Response:
@@ -227,7 +246,7 @@ async def highlights(request: Request) -> Response:
                         locate(index, number, quote.exact, quote.prefix, quote.suffix))
 
     try:
-        return _json(await run_in_threadpool(work), headers={"Cache-Control": "private"})
+        return _json(await run_in_threadpool(work), headers=PRIVATE_CACHE)
     except DocumentRejection as exc:
         raise _refused(exc) from None
 

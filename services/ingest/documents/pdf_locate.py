@@ -70,6 +70,7 @@ class PdfIndex:
     made on first use of each page."""
 
     document: pymupdf.Document
+    size: int = 0  # bytes of the PDF (the reader's cache weighs by it)
     _pages: dict[int, PageText] = field(default_factory=dict)
     _searchable: dict[int, SearchText] = field(default_factory=dict)
 

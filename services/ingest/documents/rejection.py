@@ -10,3 +10,7 @@ class DocumentRejection(Exception):
         super().__init__(message)
         self.code = code
         self.message = message
+
+    def __reduce__(self) -> tuple[type[DocumentRejection], tuple[str, str]]:
+        # Picklable with both fields: the reader's renderer processes raise it across.
+        return (type(self), (self.code, self.message))

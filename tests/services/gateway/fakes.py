@@ -165,6 +165,9 @@ class FakeStore:
     async def upsert_document(self, document: DocumentRecord) -> None:
         raise NotImplementedError
 
+    async def claim_document(self, document: DocumentRecord) -> DocumentRecord:
+        raise NotImplementedError
+
     async def get_document(self, doc_id: str, tenant: str | None) -> DocumentRecord | None:
         raise NotImplementedError
 

@@ -113,3 +113,16 @@ def document_rejected(doc_id: str, time: str) -> Message:
     doc = DocumentRejected(doc_id=doc_id, code="not_a_zip", message="not an EPUB")
     return Message("documents.rejected", event_bytes(doc, doc_id, time, f"drej-{doc_id}"),
                    doc_id.encode())
+
+
+def document_dead_lettered(doc_id: str, time: str, tenant: str = "acme") -> Message:
+    """A documents.submitted record ingest dead-lettered (its producer refused the event)."""
+    from schemas.documents import DocumentSubmitted
+
+    doc = DocumentSubmitted(doc_id=doc_id, uri=f"store://sha256/{doc_id}", format="epub",
+                            metadata={"tenant": tenant})
+    original = Message("documents.submitted", event_bytes(doc, doc_id, time, f"sub-{doc_id}"),
+                       doc_id.encode())
+    record = dead_letter(original, "ingest", PermanentError("MessageSizeTooLargeError", "big"),
+                         3)
+    return Message(record.topic, record.value, record.key, 0, 0, tuple(record.headers))

@@ -496,3 +496,38 @@ async def test_a_late_submission_does_not_reorder_since(store: SqlStore) -> None
     rows = await store.since({}, None, frozenset({"formatted"}), 10)
     assert [row.answer_id for row in rows] == ["o-0", "o-1"]
     assert rows[0].latency_ms is not None
+
+
+async def test_document_claims_are_atomic_and_never_cross_tenants(store: SqlStore) -> None:
+    """Issue 22: two tenants uploading a new doc_id at once both got 202 (the existence
+    check ran before the write, and the write replaced tenant, path and hash)."""
+    for round_ in range(5):
+        doc_id = f"race-{round_}"
+        mine = [DocumentRecord(doc_id, tenant, "submitted", "pdf", f"p-{tenant}", tenant * 8,
+                               T0, T0) for tenant in ("ta", "tb")]
+        rows = await asyncio.gather(*(store.claim_document(doc) for doc in mine))
+        winners = [doc.tenant for doc, row in zip(mine, rows, strict=True)
+                   if row.tenant == doc.tenant]
+        assert len(winners) == 1
+        stored = await store.get_document(doc_id, None)
+        assert stored is not None and (stored.tenant, stored.path) == (
+            winners[0], f"p-{winners[0]}")
+        # The loser submitting again, or an upsert of its submission, changes nothing.
+        loser = next(doc for doc in mine if doc.tenant != winners[0])
+        assert (await store.claim_document(loser)).tenant == winners[0]
+        await store.upsert_document(loser)
+        assert (await store.get_document(doc_id, winners[0])) == stored
+    # The owner submitting other content starts over.
+    again = DocumentRecord("race-0", stored.tenant, "submitted", "pdf", "p-new", "new", T0, T0)
+    assert await store.claim_document(again) == again
+
+
+async def test_a_dead_lettered_document_says_so(store: SqlStore) -> None:
+    await store.claim_document(DocumentRecord("d-dl", "acme", "submitted", "epub", "p", "abc",
+                                              T0, T0))
+    item = decode_record(r.document_dead_lettered("d-dl", iso(T0)))
+    assert isinstance(item, DocumentRecord)
+    assert await store.apply_batch([item]) == 1
+    got = await store.get_document("d-dl", "acme")
+    assert got is not None and (got.status, got.reason, got.path, got.sha256) == (
+        "dead_lettered", "MessageSizeTooLargeError", "p", "abc")

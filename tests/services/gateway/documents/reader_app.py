@@ -20,6 +20,7 @@ from services.gateway.context import Gateway
 from services.gateway.documents import routes as document_routes
 from services.gateway.documents.library import DocumentLibrary
 from services.gateway.documents.reader import Reader
+from services.gateway.documents.renderer import PageRenderer, RenderBudget
 from services.gateway.problems import ProblemError, problem_handler
 from services.gateway.settings import GatewaySettings
 from services.ingest.documents.store import LocalDocumentStore
@@ -67,6 +68,14 @@ class MemoryStore:
     async def upsert_document(self, document: DocumentRecord) -> None:
         self.documents[document.doc_id] = document
 
+    async def claim_document(self, document: DocumentRecord) -> DocumentRecord:
+        found = self.documents.get(document.doc_id)
+        if found is None or (found.tenant == document.tenant
+                             and found.sha256 != document.sha256):
+            self.documents[document.doc_id] = document
+            return document
+        return found
+
     async def get_document(self, doc_id: str, tenant: str | None) -> DocumentRecord | None:
         found = self.documents.get(doc_id)
         return found if found and (tenant is None or found.tenant == tenant) else None
@@ -95,7 +104,8 @@ class RecordingPublisher:
 
 
 def make_app(tmp: Path, extra: list[BaseRoute] | None = None,
-             max_document_bytes: int = 8 * 1024 * 1024) -> Starlette:
+             max_document_bytes: int = 8 * 1024 * 1024,
+             render_budget: RenderBudget | None = None) -> Starlette:
     store = MemoryStore()
     app = Starlette(routes=[*document_routes(), *(extra or [])],
                     exception_handlers={ProblemError: problem_handler})
@@ -105,7 +115,8 @@ def make_app(tmp: Path, extra: list[BaseRoute] | None = None,
                                 TokenBuckets(1000.0, 2.0), datetime.now(UTC))
     documents = LocalDocumentStore(tmp / "documents")
     app.state.reader = Reader(documents, DocumentLibrary(documents, tmp / "cache"),
-                              RecordingPublisher(), tmp / "incoming", max_document_bytes)
+                              RecordingPublisher(), tmp / "incoming", max_document_bytes,
+                              PageRenderer(tmp / "cache", render_budget))
     return app
 
 

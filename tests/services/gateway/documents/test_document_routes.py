@@ -32,10 +32,15 @@ def client(app):
         yield client
 
 
-def _upload(client, data: bytes, doc_id: str | None = None, headers=A):
+def _upload(client, data: bytes, doc_id: str | None = None, headers=A, ready: bool = True):
+    """Upload; `ready`: then mark it ingested, as the store sink would (content is served
+    only once ingested)."""
     fields = {"doc_id": doc_id} if doc_id else {}
-    return client.post("/v1/documents", files={"file": ("doc.bin", data)}, data=fields,
-                       headers=headers)
+    response = client.post("/v1/documents", files={"file": ("doc.bin", data)}, data=fields,
+                           headers=headers)
+    if ready and response.status_code == 202:
+        ingested(client.app, response.json()["doc_id"])
+    return response
 
 
 def _pdf(text_pages: list[str]) -> bytes:
@@ -48,7 +53,7 @@ def _pdf(text_pages: list[str]) -> bytes:
 
 def test_upload_stores_by_content_publishes_and_reports_status(app, client):
     data = _pdf(["Call me Ishmael."])
-    response = _upload(client, data, "paper-1")
+    response = _upload(client, data, "paper-1", ready=False)
     assert response.status_code == 202, response.text
     assert response.headers["location"] == "/v1/documents/paper-1"
     body = response.json()
@@ -67,9 +72,9 @@ def test_upload_stores_by_content_publishes_and_reports_status(app, client):
 
 def test_an_upload_still_submitted_is_produced_again(app, client):
     data = _pdf(["x"])
-    assert _upload(client, data, "again").status_code == 202
+    assert _upload(client, data, "again", ready=False).status_code == 202
     # Recorded, but say the broker never took it: the same upload produces it again.
-    retry = _upload(client, data, "again")
+    retry = _upload(client, data, "again", ready=False)
     assert retry.status_code == 202 and retry.json()["status"] == "submitted"
     published = app.state.reader.publisher.published
     assert [s.doc_id for s, _ in published] == ["again", "again"]
@@ -269,3 +274,44 @@ def test_a_stored_epub_that_is_not_one_is_refused_not_a_server_error(client):
         refused = client.get(f"/v1/documents/broken/{path}", headers=A)
         assert refused.status_code == 422, (path, refused.text)
         assert refused.json()["code"] == "not_a_zip"
+
+
+def test_content_is_served_only_once_ingested_and_outcomes_say_so(app, client):
+    """Issue 22: the reader served documents whatever their status, and a document ingest
+    dead-lettered stayed `submitted`."""
+    from dataclasses import replace
+
+    assert _upload(client, _pdf(["x"]), "early", ready=False).status_code == 202
+    early = client.get("/v1/documents/early/pages/1.png", headers=A)
+    assert early.status_code == 409 and early.json()["code"] == "document_submitted"
+    assert early.headers["retry-after"] == "2"
+    store = app.state.gateway.store
+    for status, code in (("dead_lettered", "document_dead_lettered"),
+                         ("rejected", "document_rejected")):
+        store.documents["early"] = replace(store.documents["early"], status=status,
+                                           reason="MessageSizeTooLargeError")
+        refused = client.get("/v1/documents/early/pages/1/highlights?exact=x", headers=A)
+        assert refused.status_code == 409 and refused.json()["code"] == code
+        assert refused.json()["reason"] == "MessageSizeTooLargeError"
+        assert client.get("/v1/documents/early", headers=A).json()["status"] == status
+
+
+@pytest.mark.parametrize("doc_id", [".", "..", "..."])
+def test_doc_ids_of_only_dots_are_refused(client, doc_id):
+    response = _upload(client, _pdf(["x"]), doc_id)
+    assert response.status_code == 400 and response.json()["code"] == "invalid_parameter"
+
+
+def test_cache_headers_keep_nothing_past_a_revoked_key(client):
+    _upload(client, _pdf(["x"]), "cached")
+    assert client.get("/v1/documents/cached", headers=A).headers["cache-control"] == "no-store"
+    page = client.get("/v1/documents/cached/pages/1.png", headers=A)
+    assert page.headers["cache-control"] == "private, no-cache"
+    etag = page.headers["etag"]
+    again = client.get("/v1/documents/cached/pages/1.png",
+                       headers={**A, "If-None-Match": etag})
+    assert again.status_code == 304 and again.content == b""
+    # Revalidation is authorised like any request: without a valid key, nothing.
+    assert client.get("/v1/documents/cached/pages/1.png",
+                      headers={"Authorization": "Bearer revoked", "If-None-Match": etag}
+                      ).status_code == 401

@@ -1,0 +1,217 @@
+"""PDF pages rendered off the event loop, within a budget (issue 22 item 1).
+
+MuPDF holds the GIL while it renders, so a render in a gateway thread stops the event loop,
+and one absurd page (4500x4500 pt at scale 4: 324 megapixels) took 6.6 s and 2 GB. Here:
+
+- a pixel budget per render: the scale is lowered (to a quarter step) until the page fits
+  `max_page_pixels`; the response says which scale it got (`X-Render-Scale`);
+- renders run in a renderer process pool, never in the gateway process, each with a
+  deadline: past it the pool is killed and restarted and the request gets a 503;
+- at most `max_pending` renders wait or run per gateway process: more get 503 at once
+  (nothing queues without bound);
+- rendered PNGs are cached on disk within `cache_bytes` (oldest out first).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import math
+import multiprocessing
+import os
+import threading
+from collections import OrderedDict
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass
+from pathlib import Path
+
+from services.ingest.documents.limits import MiB
+
+
+@dataclass(frozen=True)
+class RenderBudget:
+    """What one render, and all renders of a gateway process, may cost."""
+
+    max_page_pixels: int = 12_000_000  # the pixmap of one render (RGB: 36 MB)
+    deadline_s: float = 10.0
+    workers: int = 1
+    max_pending: int = 8
+    cache_bytes: int = 256 * MiB
+
+
+class RenderBusy(Exception):
+    """Too many renders pending, or one passed its deadline: the caller answers 503."""
+
+
+def fit_scale(width_pt: float, height_pt: float, scale: float, max_pixels: int) -> float:
+    """`scale`, lowered until the page fits `max_pixels` (quarter steps while they fit)."""
+    area = max(width_pt, 1.0) * max(height_pt, 1.0)
+    if area * scale * scale <= max_pixels:
+        return scale
+    fitting = math.sqrt(max_pixels / area)
+    stepped = math.floor(fitting * 4) / 4
+    return stepped if stepped > 0 else fitting
+
+
+# -- in the renderer process ----------------------------------------------------------------
+
+_open: OrderedDict[str, object] = OrderedDict()
+_OPEN_DOCUMENTS = 2  # opened PDFs a renderer process keeps
+
+
+def _init_worker() -> None:
+    """A renderer ends with its gateway (even a `kill -9` of it) and yields the CPU to it."""
+    from services.runtime.supervisor import die_with_parent
+
+    die_with_parent()
+    os.nice(5)
+
+
+def render_page(path: str, number: int, scale: float, max_pixels: int) -> tuple[bytes, float]:
+    """In a renderer process: page `number` of the PDF at `path` as PNG within the budget,
+    and the scale it was rendered at."""
+    import pymupdf
+
+    from services.ingest.documents.limits import DEFAULT_LIMITS
+    from services.ingest.documents.pdf import PDF_FAILURES, open_pdf
+    from services.ingest.documents.rejection import DocumentRejection
+
+    document = _open.get(path)
+    if document is None:
+        document, _ = open_pdf(Path(path).read_bytes(), DEFAULT_LIMITS)
+        _open[path] = document
+        while len(_open) > _OPEN_DOCUMENTS:
+            _open.popitem(last=False)
+    _open.move_to_end(path)
+    assert isinstance(document, pymupdf.Document)
+    if not 1 <= number <= document.page_count:
+        raise DocumentRejection(
+            "page_out_of_range", f"page {number} is not in 1..{document.page_count}")
+    try:
+        page = document.load_page(number - 1)
+        rect = page.rect
+        used = fit_scale(rect.width, rect.height, scale, max_pixels)
+        pixmap = page.get_pixmap(matrix=pymupdf.Matrix(used, used))
+        return bytes(pixmap.tobytes("png")), used
+    except PDF_FAILURES as exc:
+        raise DocumentRejection("unreadable_page", f"page {number}: {exc}") from None
+
+
+# -- in the gateway -------------------------------------------------------------------------
+
+
+class PngCache:
+    """Rendered pages on disk, at most `max_bytes` of them (least recently used out)."""
+
+    def __init__(self, root: Path, max_bytes: int) -> None:
+        self.root = root
+        self.max_bytes = max_bytes
+        self._sizes: OrderedDict[Path, int] | None = None
+        self._lock = threading.Lock()
+
+    def _index(self) -> OrderedDict[Path, int]:
+        if self._sizes is None:
+            found = sorted(((p.stat().st_mtime, p, p.stat().st_size)
+                            for p in self.root.glob("*/*.png")), key=lambda t: t[0])
+            self._sizes = OrderedDict((p, size) for _, p, size in found)
+        return self._sizes
+
+    def path(self, key: str) -> Path:
+        return self.root / key[:2] / f"{key}.png"
+
+    def get(self, key: str) -> bytes | None:
+        path = self.path(key)
+        try:
+            data = path.read_bytes()
+        except FileNotFoundError:
+            return None
+        with self._lock:
+            index = self._index()
+            if path in index:
+                index.move_to_end(path)
+        return data
+
+    def put(self, key: str, data: bytes) -> None:
+        if len(data) > self.max_bytes:
+            return
+        path = self.path(key)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        partial = path.with_name(f".{path.name}.{os.getpid()}.{threading.get_ident()}")
+        partial.write_bytes(data)
+        os.replace(partial, path)
+        with self._lock:
+            index = self._index()
+            index[path] = len(data)
+            index.move_to_end(path)
+            total = sum(index.values())
+            while total > self.max_bytes and index:
+                old, size = index.popitem(last=False)
+                old.unlink(missing_ok=True)
+                total -= size
+
+
+class PageRenderer:
+    """The gateway's side: a pool of renderer processes, started on first use."""
+
+    def __init__(self, cache_dir: Path, budget: RenderBudget | None = None) -> None:
+        self.budget = budget or RenderBudget()
+        self.cache = PngCache(cache_dir, self.budget.cache_bytes)
+        self._pool: ProcessPoolExecutor | None = None
+        self._pending = 0
+
+    def _executor(self) -> ProcessPoolExecutor:
+        if self._pool is None:
+            self._pool = ProcessPoolExecutor(
+                self.budget.workers, mp_context=multiprocessing.get_context("spawn"),
+                initializer=_init_worker)
+        return self._pool
+
+    def _kill(self) -> None:
+        """Past a deadline: end the renderer processes (a render cannot be interrupted)."""
+        pool, self._pool = self._pool, None
+        if pool is None:
+            return
+        # ProcessPoolExecutor has no public way to kill a busy worker; its processes are.
+        for process in list(getattr(pool, "_processes", {}).values()):
+            process.kill()
+        pool.shutdown(wait=False, cancel_futures=True)
+
+    async def render(self, path: str, key: str, number: int, scale: float) -> tuple[bytes, float]:
+        """The page as PNG and the scale used; RenderBusy when over budget."""
+        cache_key = f"{key}-{number}@{scale:g}"
+        cached = await asyncio.to_thread(self.cache.get, cache_key)
+        if cached is not None:
+            return cached, float(await asyncio.to_thread(self._scale_of, cache_key, scale))
+        if self._pending >= self.budget.max_pending:
+            raise RenderBusy("too many page renders are pending; try again shortly")
+        self._pending += 1
+        try:
+            future = asyncio.wrap_future(self._executor().submit(
+                render_page, path, number, scale, self.budget.max_page_pixels))
+            try:
+                data, used = await asyncio.wait_for(future, self.budget.deadline_s)
+            except TimeoutError:
+                self._kill()
+                raise RenderBusy(
+                    f"rendering page {number} took longer than {self.budget.deadline_s:g} s"
+                ) from None
+        finally:
+            self._pending -= 1
+        await asyncio.to_thread(self._store, cache_key, data, used)
+        return data, used
+
+    def _store(self, cache_key: str, data: bytes, used: float) -> None:
+        self.cache.put(cache_key, data)
+        if used != float(cache_key.rsplit("@", 1)[1]):
+            self.cache.path(cache_key).with_suffix(".scale").write_text(f"{used:g}")
+
+    def _scale_of(self, cache_key: str, requested: float) -> float:
+        marker = self.cache.path(cache_key).with_suffix(".scale")
+        try:
+            return float(marker.read_text())
+        except (FileNotFoundError, ValueError):
+            return requested
+
+    def close(self) -> None:
+        pool, self._pool = self._pool, None
+        if pool is not None:
+            pool.shutdown(wait=False, cancel_futures=True)

@@ -1,0 +1,95 @@
+"""Issue 22 item 1: a page render has a pixel budget, runs in a renderer process with a
+deadline, and its cache is bounded in bytes."""
+
+from __future__ import annotations
+
+import os
+
+import pymupdf
+import pytest
+from starlette.testclient import TestClient
+
+from services.gateway.documents.renderer import PngCache, RenderBudget, fit_scale
+from tests.services.gateway.documents.reader_app import ingested, make_app
+
+A = {"Authorization": "Bearer key-a"}
+
+
+def _huge_page_pdf() -> bytes:
+    """The issue's PDF: one 4500x4500 pt page (under 1 KB)."""
+    document = pymupdf.open()
+    page = document.new_page(width=4500, height=4500)
+    page.insert_text((72, 72), "huge")
+    return document.tobytes()
+
+
+def _client(tmp_path, budget: RenderBudget | None = None):
+    app = make_app(tmp_path, render_budget=budget)
+    client = TestClient(app)
+    response = client.post("/v1/documents", files={"file": ("d.pdf", _huge_page_pdf())},
+                           data={"doc_id": "huge"}, headers=A)
+    assert response.status_code == 202
+    ingested(app, "huge")
+    return app, client
+
+
+def test_a_huge_page_renders_within_the_pixel_budget_in_another_process(tmp_path):
+    budget = RenderBudget(max_page_pixels=4_000_000)
+    app, client = _client(tmp_path, budget)
+    with client:
+        response = client.get("/v1/documents/huge/pages/1.png?scale=4", headers=A)
+        assert response.status_code == 200, response.text
+        used = float(response.headers["x-render-scale"])
+        assert used < 4
+        pixmap = pymupdf.Pixmap(response.content)
+        assert pixmap.width * pixmap.height <= budget.max_page_pixels
+        assert pixmap.width == round(4500 * used)
+        # Rendered by a renderer process, not in the gateway's.
+        pool = app.state.reader.renderer._pool
+        assert pool is not None and pool._processes
+        assert os.getpid() not in pool._processes
+        # Cached: the same again, with the same scale said.
+        again = client.get("/v1/documents/huge/pages/1.png?scale=4", headers=A)
+        assert again.content == response.content
+        assert again.headers["x-render-scale"] == response.headers["x-render-scale"]
+    app.state.reader.renderer.close()
+
+
+def test_a_render_past_its_deadline_is_a_503_and_the_renderer_recovers(tmp_path):
+    # A deadline no renderer process can meet (starting one takes longer).
+    app, client = _client(tmp_path, RenderBudget(deadline_s=0.001))
+    with client:
+        response = client.get("/v1/documents/huge/pages/1.png?scale=1", headers=A)
+        assert response.status_code == 503 and response.json()["code"] == "renderer_busy"
+        assert response.headers["retry-after"] == "2"
+        assert app.state.reader.renderer._pool is None  # killed, started again on next use
+        app.state.reader.renderer.budget = RenderBudget()
+        assert client.get("/v1/documents/huge/pages/1.png?scale=1",
+                          headers=A).status_code == 200
+    app.state.reader.renderer.close()
+
+
+def test_too_many_pending_renders_are_refused_at_once(tmp_path):
+    app, client = _client(tmp_path, RenderBudget(max_pending=0))
+    with client:
+        response = client.get("/v1/documents/huge/pages/1.png", headers=A)
+        assert response.status_code == 503 and response.json()["code"] == "renderer_busy"
+
+
+@pytest.mark.parametrize("width, height, scale", [(612, 792, 4.0), (4500, 4500, 4.0),
+                                                  (14400, 14400, 0.5), (200_000, 200_000, 1)])
+def test_fit_scale_keeps_every_render_within_the_budget(width, height, scale):
+    used = fit_scale(width, height, scale, 12_000_000)
+    assert 0 < used <= scale
+    assert width * used * height * used <= 12_000_000
+    if width * scale * height * scale <= 12_000_000:
+        assert used == scale
+
+
+def test_the_png_cache_is_bounded_in_bytes(tmp_path):
+    cache = PngCache(tmp_path, max_bytes=2500)
+    for n in range(5):
+        cache.put(f"{n:02d}key", bytes(1000))
+    on_disk = sum(p.stat().st_size for p in tmp_path.rglob("*.png"))
+    assert on_disk <= 2500
+    assert cache.get("04key") == bytes(1000) and cache.get("00key") is None
