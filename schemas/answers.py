@@ -103,6 +103,11 @@ class AnswerSubmitted(Model):
     metadata: dict[str, Any] | None = None
     # Additive (SPEC §10): citations given as spans (provider-native input), beside markers.
     citations: list[CitationIn] | None = None
+    # Additive (SPEC §12): the answer's language as a BCP 47 tag (`de`, `zh-Hant`, `pt-BR`;
+    # `_` is read as `-`), a hint only: sentence segmentation reads every language without it.
+    language: str | None = Field(
+        default=None, max_length=35, pattern=r"^[A-Za-z]{1,8}([-_][A-Za-z0-9]{1,8})*$"
+    )
 
     @field_validator("sources")
     @classmethod

@@ -121,14 +121,17 @@ def blank(text: str, ranges: Sequence[tuple[int, int]]) -> str:
 
 def extract_answer(answer: AnswerSubmitted) -> Extracted:
     """`extract` of an answer: its text, its sources and the citations it brings as spans."""
-    return extract(answer.text, answer.sources, answer.citations)
+    return extract(answer.text, answer.sources, answer.citations, answer.language)
 
 
 def extract(
-    text: str, sources: Sequence[Source], supplied: Sequence[CitationIn] | None = None
+    text: str,
+    sources: Sequence[Source],
+    supplied: Sequence[CitationIn] | None = None,
+    language: str | None = None,
 ) -> Extracted:
     """Find every citation of `text`, resolve it against `sources`, add the `supplied` span
-    citations, and map each to its sentence."""
+    citations, and map each to its sentence (`language`, a BCP 47 tag, is a hint)."""
     code = code_regions(text)
     definitions = footnote_definitions(text)
     # Nothing inside a footnote definition is a citation or a sentence of the answer.
@@ -144,6 +147,7 @@ def extract(
         [(c.start, c.end) for c in clusters if c.end > c.start],
         code,
         fenced_blocks(text) if code else [],
+        language=language,
     )
     if definitions:
         spans = [span for span in spans if not inside(notes, span[0])]
