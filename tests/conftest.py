@@ -1,8 +1,10 @@
-"""Shared fixtures: the corpus directory (skipped cleanly when absent) and a headless
-browser (skipped where there is none)."""
+"""Shared fixtures: the test corpus (tests/corpus, or CITEFLOW_TEST_CORPUS), a headless
+browser and a PostgreSQL server (each skipped where there is none), and the report of skips:
+listed loudly at the end of the run, and a failed run under CITEFLOW_FAIL_ON_SKIP=1 (CI)."""
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -10,20 +12,22 @@ from typing import Any
 import pytest
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
-CORPUS_DIR = (REPO_ROOT / ".." / "shared" / "corpus").resolve()
+CORPUS_DIR = Path(os.environ.get("CITEFLOW_TEST_CORPUS") or REPO_ROOT / "tests" / "corpus").resolve()
+FAIL_ON_SKIP_ENV = "CITEFLOW_FAIL_ON_SKIP"
 
 
 def corpus_path(*parts: str) -> Path:
-    """A path inside ../shared/corpus; skips the calling test when it is absent."""
+    """A path inside the test corpus; a missing file fails the test (the corpus is part of
+    the repository, so nothing skips for want of it)."""
     path = CORPUS_DIR.joinpath(*parts)
     if not path.exists():
-        pytest.skip(f"corpus file not available: {path}")
+        pytest.fail(f"corpus file missing: {path} (tests/corpus holds the test corpus)")
     return path
 
 
 @pytest.fixture
 def corpus() -> Path:
-    """The corpus directory; skips the test when it is absent."""
+    """The corpus directory."""
     return corpus_path()
 
 
@@ -64,3 +68,44 @@ def store_url(request: pytest.FixtureRequest, tmp_path: Path) -> str:
     if request.param == "sqlite":
         return f"sqlite+aiosqlite:///{tmp_path / 'store.db'}"
     return str(request.getfixturevalue("pg_url"))
+
+
+def _skips(reporter: Any) -> list[Any]:
+    """The skipped tests of the run (expected failures are not skips)."""
+    return [r for r in reporter.stats.get("skipped", []) if not hasattr(r, "wasxfail")]
+
+
+def _reason(report: Any) -> str:
+    longrepr = report.longrepr
+    if isinstance(longrepr, tuple) and len(longrepr) == 3:
+        return str(longrepr[2]).removeprefix("Skipped: ")
+    return str(longrepr)
+
+
+def pytest_terminal_summary(terminalreporter: Any, exitstatus: int, config: pytest.Config) -> None:
+    """A loud list of what skipped and why, grouped by reason."""
+    skipped = _skips(terminalreporter)
+    if not skipped:
+        return
+    by_reason: dict[str, int] = {}
+    for report in skipped:
+        by_reason[_reason(report)] = by_reason.get(_reason(report), 0) + 1
+    terminalreporter.section(f"{len(skipped)} TESTS SKIPPED: they did not run here", sep="!",
+                             red=True, bold=True)
+    for reason, count in sorted(by_reason.items(), key=lambda item: -item[1]):
+        terminalreporter.write_line(f"{count:5d}  {reason}", red=True)
+    terminalreporter.write_line(
+        "Install what they need (`make browser`, `make postgres`) and run them again."
+        + (f" {FAIL_ON_SKIP_ENV}=1: this run fails." if _fail_on_skip() else ""), bold=True)
+
+
+def _fail_on_skip() -> bool:
+    return os.environ.get(FAIL_ON_SKIP_ENV, "") not in ("", "0")
+
+
+@pytest.hookimpl(trylast=True)
+def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
+    """Under CITEFLOW_FAIL_ON_SKIP=1 a run with any skipped test fails."""
+    reporter = session.config.pluginmanager.get_plugin("terminalreporter")
+    if _fail_on_skip() and reporter is not None and _skips(reporter) and exitstatus == 0:
+        session.exitstatus = pytest.ExitCode.TESTS_FAILED

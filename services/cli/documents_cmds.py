@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 import re
 import sys
 from pathlib import Path
@@ -13,6 +12,7 @@ import orjson
 
 from schemas.documents import ChunkingOptions
 from services.cli import bench, main
+from services.cli.corpus import SHOWN_DEFAULT, default_corpus
 from services.ingest.documents.chapter import epub_chapter
 from services.ingest.documents.ingest import ingest_document
 from services.ingest.documents.page import page_view
@@ -105,16 +105,9 @@ def page_cmd(file: Path, number: int, quote: str | None, png: Path | None, zoom:
     _print(view)
 
 
-def _corpus_default() -> Path:
-    configured = os.environ.get("CITEFLOW_CORPUS")
-    if configured:
-        return Path(configured)
-    return Path(__file__).resolve().parents[2].parent / "shared" / "corpus"
-
-
 @bench.command("ingest")
 @click.option("--corpus", type=click.Path(exists=True, file_okay=False, path_type=Path),
-              default=_corpus_default, show_default="$CITEFLOW_CORPUS or ../shared/corpus",
+              default=default_corpus, show_default=SHOWN_DEFAULT,
               help="Directory holding pdf/tracemonkey.pdf and epub/moby-dick.epub.")
 @click.option("--times", type=int, default=20, show_default=True,
               help="How often tracemonkey.pdf is repeated.")

@@ -3,7 +3,6 @@ the corpus answers and its cost."""
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
 import click
@@ -13,9 +12,9 @@ from services.cli import bench, main
 
 
 def _answers_default() -> Path:
-    configured = os.environ.get("CITEFLOW_CORPUS")
-    root = Path(configured) if configured else Path(__file__).resolve().parents[3] / "shared" / "corpus"
-    return root / "answers"
+    from services.cli.corpus import default_corpus
+
+    return default_corpus() / "answers"
 
 
 @main.group("eval")
@@ -25,7 +24,7 @@ def eval_group() -> None:
 
 @eval_group.command("attribution")
 @click.option("--answers", type=click.Path(exists=True, file_okay=False, path_type=Path),
-              default=_answers_default, show_default="$CITEFLOW_CORPUS/answers or ../shared/corpus/answers",
+              default=_answers_default, show_default="$CITEFLOW_CORPUS/answers or tests/corpus/answers",
               help="Directory holding expertqa_cited_answers.json and alce_demos.json.")
 @click.option("--judge", "setting", default=None,
               help="Judge to evaluate: 'lexical' or 'nli:/path/to/model' (default: $CITEFLOW_JUDGE).")
@@ -67,7 +66,7 @@ def eval_attribution(answers: Path, setting: str | None) -> None:
 
 @bench.command("verification")
 @click.option("--answers", type=click.Path(file_okay=False, path_type=Path),
-              default=_answers_default, show_default="../shared/corpus/answers")
+              default=_answers_default, show_default="$CITEFLOW_CORPUS/answers or tests/corpus/answers")
 @click.option("--runs", default=50, show_default=True, help="Timed rounds per answer.")
 def bench_verification_cmd(answers: Path, runs: int) -> None:
     """CPU the support verification adds per answer (ExpertQA answers and the SPEC §7 answer),

@@ -7,12 +7,12 @@ from pathlib import Path
 import click
 
 from services.cli import bench
-from services.cli.documents_cmds import _corpus_default
+from services.cli.corpus import SHOWN_DEFAULT, default_corpus
 
 
 @bench.command("reader")
 @click.option("--corpus", type=click.Path(exists=True, file_okay=False, path_type=Path),
-              default=_corpus_default, show_default="$CITEFLOW_CORPUS or ../shared/corpus",
+              default=default_corpus, show_default=SHOWN_DEFAULT,
               help="Directory holding the corpus documents (epub/, pdf/).")
 @click.option("--rounds", type=click.IntRange(1, 50), default=3, show_default=True,
               help="Cold+warm rounds (the reader caches are emptied before each).")

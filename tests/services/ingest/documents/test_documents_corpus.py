@@ -1,4 +1,4 @@
-"""Conformance over every corpus EPUB and PDF (../shared/corpus; skipped when absent)."""
+"""Conformance over every corpus EPUB and PDF (tests/corpus)."""
 
 from __future__ import annotations
 

@@ -23,9 +23,10 @@ from services.ingest.documents.pdf_locate import (
 from services.ingest.documents.quote_match import find_quote
 from services.ingest.documents.rejection import DocumentRejection
 from services.text.normalize import normalize_quote
+from tests.conftest import CORPUS_DIR
 
-CORPUS = Path(__file__).resolve().parents[5] / "shared" / "corpus"
-needs_corpus = pytest.mark.skipif(not CORPUS.is_dir(), reason="no ../shared/corpus")
+CORPUS = CORPUS_DIR
+needs_corpus = pytest.mark.usefixtures("corpus")
 
 
 def _marked(html: str) -> list[str]:
