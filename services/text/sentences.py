@@ -58,11 +58,23 @@ _CLOCK_INTRO = re.compile(
 )
 _LINE_START_LIST = re.compile(r"[ \t]*(?:[•⁃◦▪‣●]|[-*+#>][ \t]|\d{1,3}[.)][ \t]|[\r\n]|$)")
 _WORD = re.compile(r"[^\W\d_]+")
-_SPACE = " \t\r\n\f\v\u00a0\u2028\u2029"
+# The invisible characters that may sit next to a terminator or a marker: zero width space,
+# joiners, marks and bidi controls (embeddings, overrides, isolates), BOM. Blanks to the scan.
+_INVISIBLE = (
+    "\u200b\u200c\u200d\u200e\u200f\u2060\ufeff"
+    "\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069"
+)
+_SPACE = " \t\r\n\f\v\u00a0\u2028\u2029" + _INVISIBLE
+_BLANKS = " \t" + _INVISIBLE  # between a sentence end and its markers (no line break)
+# What a sentence does not end with: blanks and invisibles, but for the closes of bidi
+# embeddings and isolates (`[1]\u2069` keeps its pair).
+_TRAILING = _SPACE.replace("\u202c", "").replace("\u2069", "")
 _NOT_STARTING = ",;:!?%)]}/&–—"
+_TOKEN_STRIP_ALL = _TOKEN_STRIP + _INVISIBLE
 _OPENING_QUOTES = "\"'“‘«„‚»‹「『《"
 _STARTERS = lexicon.SENTENCE_STARTERS | lexicon_langs.SENTENCE_STARTERS
 _ANY_ABBREVIATION = lexicon.ABBREVIATIONS | lexicon_langs.ALL
+_ORDINAL_REACH = 300  # how far back a sentence is searched for letters of ordinal languages
 _ROMAN = re.compile(r"[IVXLC]{2,7}")
 _ORDINAL_LETTERS = re.compile(f"[{lexicon_langs.ORDINAL_LETTERS}]")
 _LETTERS = re.compile(r"[^\W\d_]+")
@@ -86,6 +98,7 @@ class _Scan:
     ) -> None:
         self.text = text
         self.language = language  # the hint's primary subtag, lower case ("" when none)
+        self.persian = -1  # whether the text has Persian or Urdu letters (-1: not looked)
         self.n = len(text)
         self.cluster_end = dict(clusters)
         self.cluster_ends = set(self.cluster_end.values())
@@ -141,11 +154,13 @@ class _Scan:
         marked = False
         while True:
             k = j
-            while k < n and text[k] in " \t":
+            while k < n and text[k] in _BLANKS:
                 k += 1
             end = cluster_end.get(k)
             if end is None:
                 return j, marked
+            while end < n and text[end] in _INVISIBLE:  # a bidi isolate's close, `[1]\u2069`
+                end += 1
             j, marked = end, True
 
     def is_protected(self, start: int, end: int) -> bool:
@@ -176,7 +191,7 @@ class _Scan:
         token = text[max(low, text.rfind(" ", low, position) + 1) : position]
         if "\n" in token or "\t" in token or "\r" in token:
             token = token.split()[-1] if token.split() else ""
-        return token.strip(_TOKEN_STRIP)
+        return token.strip(_TOKEN_STRIP_ALL)
 
     def has_content(self, position: int) -> bool:
         """Whether the current sentence holds anything before `position`."""
@@ -278,7 +293,7 @@ def _ordinal_ends(scan: _Scan, k: int) -> bool | None:
     language = scan.language
     if language:
         return False if language in lexicon_langs.ORDINAL_LANGUAGES else None
-    if _ORDINAL_LETTERS.search(scan.text, scan.start, k):
+    if _ORDINAL_LETTERS.search(scan.text, max(scan.start, k - _ORDINAL_REACH), k):
         return False
     return None
 
@@ -286,7 +301,10 @@ def _ordinal_ends(scan: _Scan, k: int) -> bool | None:
 def _dots(scan: _Scan, rs: int, re_: int, k: int, dots: int, spaced: bool) -> None:
     """Decide a run of periods (one period, `..`, `...`, `....`, `. . .`, `. . . .`)."""
     text = scan.text
-    attached = rs > 0 and text[rs - 1] not in _SPACE
+    b = rs - 1
+    while b > 0 and text[b] in _INVISIBLE:  # `د\u202a.\u202c`: a bidi embedding's period
+        b -= 1
+    attached = rs > 0 and text[b] not in _SPACE
     content = scan.has_content(rs)
     if spaced:
         if attached:
@@ -327,7 +345,7 @@ def _run(scan: _Scan, rs: int, re_: int) -> None:
     if scan.is_protected(rs, re_):
         return
     cluster_end = scan.cluster_end
-    if re_ in cluster_end or (text[re_ : re_ + 1] == " " and re_ + 1 in cluster_end):
+    if re_ in cluster_end or (re_ < n and text[re_] in _BLANKS):
         end, marked = scan.skip_markers(re_)
     else:
         end, marked = re_, False
@@ -437,7 +455,9 @@ def _arabic_comma_ends(scan: _Scan, rs: int) -> bool:
     language = scan.language
     if language:
         return language == "ar"
-    return _PERSIAN_URDU.search(scan.text) is None
+    if scan.persian < 0:  # looked at once per text, not once per comma
+        scan.persian = 0 if _PERSIAN_URDU.search(scan.text) is None else 1
+    return scan.persian == 0
 
 
 def _line_break(scan: _Scan, start: int, end: int, wrapped: bool) -> None:
@@ -543,7 +563,7 @@ def _trim(text: str, spans: list[tuple[int, int]]) -> list[tuple[int, int]]:
     for start, end in spans:
         while start < end and text[start] in _SPACE:
             start += 1
-        while end > start and text[end - 1] in _SPACE:
+        while end > start and text[end - 1] in _TRAILING:
             end -= 1
         if end > start:
             trimmed.append((start, end))

@@ -63,19 +63,24 @@ def wait_until(driver: Any, condition: Any, timeout: float = 30) -> Any:
                          ignored_exceptions=(StaleElementReferenceException,)).until(condition)
 
 
+def shadow(driver: Any) -> Any:
+    """The shadow root of the viewer's <citeflow-answer> (find_element(s) by CSS only)."""
+    return driver.find_element("id", "citeflow-answer").shadow_root
+
+
 def open_viewer(driver: Any, site: Any, answer_id: str) -> None:
     driver.get(site.viewer_url(answer_id))
     wait_until(driver, lambda d: d.find_element("id", "viewer").get_attribute("data-state")
                in ("ready", "error"))
     assert driver.find_element("id", "viewer").get_attribute("data-state") == "ready", (
-        driver.find_element("id", "answer").text)
+        shadow(driver).find_element("css selector", ".answer").text)
 
 
 def click_and_wait(driver: Any, element: Any) -> None:
     """Click and wait for the panel to say it is ready (a fresh open, not the last one)."""
     driver.execute_script(
-        "document.getElementById('source-panel').dataset.state = 'clicked';")
+        "document.getElementById('citeflow-answer').shadowRoot.querySelector('.panel').dataset.state = 'clicked';")
     driver.execute_script("arguments[0].scrollIntoView({block: 'center'});", element)
     element.click()
-    wait_until(driver, lambda d: d.find_element("id", "source-panel")
+    wait_until(driver, lambda d: shadow(d).find_element("css selector", ".panel")
                .get_attribute("data-state") == "ready")

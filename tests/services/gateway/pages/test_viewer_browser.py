@@ -20,6 +20,7 @@ from services.text.normalize import normalize_quote
 from tests.conftest import CORPUS_DIR
 from tests.services.gateway.pages.site import (
     SCREENSHOTS,
+    shadow,
     click_and_wait,
     open_viewer,
     results_store,
@@ -50,14 +51,14 @@ def site(corpus, tmp_path_factory):
 
 def _marked_text(driver: Any) -> str:
     return driver.execute_script(
-        "return Array.from(document.querySelectorAll('#panel-body [data-citeflow-highlight]'))"
+        "return Array.from(document.getElementById('citeflow-answer').shadowRoot.querySelectorAll('.panel-body [data-citeflow-highlight]'))"
         ".map((m) => m.textContent).join(' ');")
 
 
 def _boxes(driver: Any) -> list[tuple[int, list[float]]]:
     """(page, [x0, y0, x1, y1] as fractions of the page) of every highlight box."""
     return driver.execute_script("""
-        return Array.from(document.querySelectorAll('#panel-body .pdf-highlight')).map((b) => [
+        return Array.from(document.getElementById('citeflow-answer').shadowRoot.querySelectorAll('.panel-body .pdf-highlight')).map((b) => [
           Number(b.closest('figure').dataset.page),
           [parseFloat(b.style.left) / 100, parseFloat(b.style.top) / 100,
            (parseFloat(b.style.left) + parseFloat(b.style.width)) / 100,
@@ -67,7 +68,7 @@ def _boxes(driver: Any) -> list[tuple[int, list[float]]]:
 def _check_pdf(driver: Any, documents: dict[str, Any], doc_id: str, locator: dict) -> str:
     """The words PyMuPDF reads inside the highlight boxes are the quote: nothing more (no
     whole lines, no neighbours), nothing less."""
-    note = driver.find_element("id", "panel-note").text
+    note = shadow(driver).find_element("css selector", ".panel-note").text
     if doc_id == "huck-scan":
         assert note == "page only, no text layer" and not _boxes(driver)
         return "scan"
@@ -123,7 +124,7 @@ def _check(driver: Any, documents: dict[str, Any], locator: dict, doc_id: str | 
     assert normalize_quote(marked) == normalize_quote(locator["selector"]["exact"]), (
         marked, locator)
     if kind == "web":
-        link = driver.find_element("css selector", "#panel-body a.open-site")
+        link = shadow(driver).find_element("css selector", ".panel-body a.open-site")
         _check_text_fragment(link.get_attribute("href"), locator["selector"])
     return "epub" if kind == "epub_text" else kind
 
@@ -134,11 +135,11 @@ def test_every_chip_and_unit_lands_on_its_highlight(site, driver, corpus):
     for result in corpus[1]:
         data = orjson.loads(result)
         open_viewer(driver, site, data["answer_id"])
-        chips = driver.find_elements("css selector", "#answer .citation[data-citation-id]")
+        chips = shadow(driver).find_elements("css selector", ".answer .citation[data-citation-id]")
         assert len(chips) == len(data["citations"])
         for chip, citation in zip(chips, data["citations"], strict=True):
             click_and_wait(driver, chip)
-            label = driver.find_element("id", "panel-label").get_attribute("textContent")
+            label = shadow(driver).find_element("css selector", ".panel-label").get_attribute("textContent")
             if not citation["valid"]:
                 assert label == "Invalid citation"
                 seen["invalid"] = seen.get("invalid", 0) + 1
@@ -149,11 +150,11 @@ def test_every_chip_and_unit_lands_on_its_highlight(site, driver, corpus):
             kind = _check(driver, documents, link["locator"], link["doc_id"])
             seen[kind] = seen.get(kind, 0) + 1
         units = [u for u in data["answer_units"]["units"] if u["kind"] == "verbatim"]
-        nodes = driver.find_elements("css selector", "#answer .unit-verbatim")
+        nodes = shadow(driver).find_elements("css selector", ".answer .unit-verbatim")
         assert len(nodes) == len(units)
         for node, unit in zip(nodes, units, strict=True):
             click_and_wait(driver, node)
-            assert driver.find_element("id", "panel-label").get_attribute("textContent") == "Quoted passage"
+            assert shadow(driver).find_element("css selector", ".panel-label").get_attribute("textContent") == "Quoted passage"
             span = unit["source_spans"][0]
             _check(driver, documents, span["locator"], span["doc_id"])
             seen["unit"] = seen.get("unit", 0) + 1
@@ -165,34 +166,35 @@ def test_every_chip_and_unit_lands_on_its_highlight(site, driver, corpus):
             driver.save_screenshot(str(SCREENSHOTS / shot[data["answer_id"]]))
         # Derived units are not clickable: a click opens nothing.
         driver.find_element("tag name", "body").send_keys("\ue00c")  # Esc
-        wait_until(driver, lambda d: not d.find_element("id", "source-panel").is_displayed())
-        for derived in driver.find_elements("css selector", "#answer .unit-derived"):
+        wait_until(driver, lambda d: not shadow(d).find_element("css selector", ".panel").is_displayed())
+        for derived in shadow(driver).find_elements("css selector", ".answer .unit-derived"):
             assert derived.get_attribute("role") is None
             driver.execute_script("arguments[0].click();", derived)
-            assert not driver.find_element("id", "source-panel").is_displayed()
+            assert not shadow(driver).find_element("css selector", ".panel").is_displayed()
         assert traps_fired(driver) == []
     assert {"epub", "pdf", "scan", "text", "web", "invalid", "unit"} <= set(seen), seen
 
 
 def test_keyboard_opens_and_escape_closes(site, driver):
     open_viewer(driver, site, "corpus-epub")
-    chip = driver.find_element("css selector", "#answer a.citation")
+    chip = shadow(driver).find_element("css selector", ".answer a.citation")
     assert "Citation [1]" in chip.get_attribute("aria-label")
     chip.send_keys("\ue007")  # Enter
-    panel = driver.find_element("id", "source-panel")
+    panel = shadow(driver).find_element("css selector", ".panel")
     wait_until(driver, lambda d: panel.get_attribute("data-state") == "ready")
     assert panel.is_displayed() and panel.get_attribute("role") == "dialog"
-    assert driver.find_element("id", "preview-card").get_attribute("role") == "tooltip"
-    driver.switch_to.active_element.send_keys("\ue00c")  # Esc
+    assert shadow(driver).find_element("css selector", ".card").get_attribute("role") == "tooltip"
+    focused = "return document.getElementById('citeflow-answer').shadowRoot.activeElement;"
+    driver.execute_script(focused).send_keys("\ue00c")  # Esc
     wait_until(driver, lambda d: not panel.is_displayed())
-    assert driver.switch_to.active_element == chip
+    assert driver.execute_script(focused) == chip
 
 
 def test_preview_card_on_focus(site, driver):
     open_viewer(driver, site, "corpus-text-web")
-    chip = driver.find_element("css selector", "#answer a.citation")
+    chip = shadow(driver).find_element("css selector", ".answer a.citation")
     driver.execute_script("arguments[0].focus()", chip)
-    card = driver.find_element("id", "preview-card")
+    card = shadow(driver).find_element("css selector", ".card")
     assert card.is_displayed()
     assert "Notes on citation quality" in card.text and "score" in card.text
 
@@ -201,19 +203,19 @@ def test_the_same_click_opens_the_same_highlight_after_a_reload(site, driver):
     seen = []
     for _ in range(2):
         open_viewer(driver, site, "corpus-pdf")
-        click_and_wait(driver, driver.find_elements("css selector", "#answer .unit-verbatim")[1])
-        seen.append((_boxes(driver), driver.find_element("id", "panel-note").text))
+        click_and_wait(driver, shadow(driver).find_elements("css selector", ".answer .unit-verbatim")[1])
+        seen.append((_boxes(driver), shadow(driver).find_element("css selector", ".panel-note").text))
     assert seen[0] == seen[1] and seen[0][0]
 
 
 def test_chapter_navigation_stays_in_the_panel(site, driver):
     open_viewer(driver, site, "corpus-epub")
-    click_and_wait(driver, driver.find_element("css selector", "#answer a.citation"))
-    first = driver.find_element("css selector", "#panel-body .chapter").get_attribute(
+    click_and_wait(driver, shadow(driver).find_element("css selector", ".answer a.citation"))
+    first = shadow(driver).find_element("css selector", ".panel-body .chapter").get_attribute(
         "data-href")
     start = driver.current_url
-    driver.find_element("xpath", "//nav[@class='chapter-nav']/button[last()]").click()
-    wait_until(driver, lambda d: d.find_element("css selector", "#panel-body .chapter")
+    shadow(driver).find_element("css selector", "nav.chapter-nav button:last-of-type").click()
+    wait_until(driver, lambda d: shadow(d).find_element("css selector", ".panel-body .chapter")
                .get_attribute("data-href") not in (None, first))
-    assert not driver.find_elements("css selector", "#panel-body [data-citeflow-highlight]")
+    assert not shadow(driver).find_elements("css selector", ".panel-body [data-citeflow-highlight]")
     assert driver.current_url == start and traps_fired(driver) == []

@@ -15,6 +15,7 @@ from services.ingest.documents.ingest import ingest_document
 from tests.services.ingest.documents.builders import Chapter, EpubSpec, build_epub
 from tests.services.gateway.pages.site import (
     SCREENSHOTS,
+    shadow,
     click_and_wait,
     open_viewer,
     results_store,
@@ -28,7 +29,7 @@ CHAPTER_TEXT = "The harmless sentence that the answer quotes from the hostile ch
 # Whatever the payloads did, the live DOM must have none of this.
 _DOM_PROBE = """
 const found = [];
-for (const el of document.querySelectorAll('#answer *, #panel-body *, #preview-card *')) {
+for (const el of document.getElementById('citeflow-answer').shadowRoot.querySelectorAll('.answer *, .panel-body *, .card *')) {
   for (const attr of Array.from(el.attributes)) {
     const name = attr.name.toLowerCase();
     if (name.startsWith('on')) found.push('handler ' + name + ' on ' + el.localName);
@@ -46,7 +47,7 @@ for (const el of document.querySelectorAll('#answer *, #panel-body *, #preview-c
 return found;
 """
 _EVENTS = """
-for (const el of document.querySelectorAll('#answer *, #panel-body *')) {
+for (const el of document.getElementById('citeflow-answer').shadowRoot.querySelectorAll('.answer *, .panel-body *')) {
   for (const type of ['mouseover', 'focus', 'error', 'load', 'animationstart', 'toggle']) {
     el.dispatchEvent(new Event(type));
   }
@@ -96,7 +97,7 @@ def test_no_payload_runs_anywhere_in_the_viewer(hostile, driver):
     site, answers = hostile
     for number in range(answers):
         open_viewer(driver, site, f"xss-{number}")
-        chips = driver.find_elements("css selector", "#answer .citation[data-citation-id]")
+        chips = shadow(driver).find_elements("css selector", ".answer .citation[data-citation-id]")
         for chip in chips:  # hover and focus every chip: preview cards with hostile titles
             driver.execute_script(
                 "arguments[0].dispatchEvent(new Event('mouseenter'));"
@@ -114,10 +115,10 @@ def test_no_payload_runs_anywhere_in_the_viewer(hostile, driver):
 def test_chapter_scripts_never_run_and_csp_blocks_inline_handlers(hostile, driver):
     site, _ = hostile
     open_viewer(driver, site, "xss-0")
-    click_and_wait(driver, driver.find_element("css selector", "#answer a.citation"))
-    assert driver.find_elements("css selector", "#panel-body .chapter")
+    click_and_wait(driver, shadow(driver).find_element("css selector", ".answer a.citation"))
+    assert shadow(driver).find_elements("css selector", ".panel-body .chapter")
     assert "<script" not in driver.execute_script(
-        "return document.getElementById('panel-body').innerHTML")
+        "return document.getElementById('citeflow-answer').shadowRoot.querySelector('.panel-body').innerHTML")
     # Force an inline handler past every sanitiser: the policy still refuses to run it.
     driver.execute_script(
         "document.body.insertAdjacentHTML('beforeend', "
