@@ -113,15 +113,19 @@ def _wait(driver: Any, element_id: str, states: tuple[str, ...]) -> None:
 
 def _click_everything(driver: Any) -> list[dict[str, Any]]:
     """Click every valid chip and verbatim unit of the open viewer; its new timings."""
+    from selenium.webdriver.support.ui import WebDriverWait
+
     driver.execute_script("window.citeflowTimings.length = 0;")
-    targets = driver.find_elements(
-        "css selector", "#answer a.citation[data-citation-id], #answer .unit-verbatim")
+    # The viewer is the <citeflow-answer> component: its chips are in its shadow root.
+    targets = driver.find_element("id", "citeflow-answer").shadow_root.find_elements(
+        "css selector", ".answer a.citation[data-citation-id], .answer .unit-verbatim")
     for target in targets:
         driver.execute_script(
-            "document.getElementById('source-panel').dataset.state = 'clicked';"
+            "document.getElementById('citeflow-answer').shadowRoot.querySelector('.panel').dataset.state = 'clicked';"
             "arguments[0].scrollIntoView({block: 'center'});", target)
         target.click()
-        _wait(driver, "source-panel", ("ready",))
+        WebDriverWait(driver, 60, poll_frequency=0.01).until(lambda d: d.execute_script(
+            "return document.getElementById('citeflow-answer').shadowRoot.querySelector('.panel').dataset.state;") == "ready")
     timings: list[dict[str, Any]] = driver.execute_script("return window.citeflowTimings;")
     return timings
 
@@ -165,7 +169,8 @@ def run(corpus: Path, rounds: int, store_url: str | None = None) -> list[str]:
                 renders.append(driver.execute_script("return performance.now();"))
                 html = orjson.loads(big)["renderings"]["html"]
                 bare.append(driver.execute_async_script(_BARE_RENDER, html))
-            chips = len(driver.find_elements("css selector", "#answer .citation"))
+            chips = len(driver.find_element("id", "citeflow-answer").shadow_root
+                        .find_elements("css selector", ".answer .citation"))
     floor_line = Figure("reference: click, fetch, paint", floor)
     lines = ["click-to-highlight, measured in the page (click -> highlight painted)",
              floor_line.line()]

@@ -1,7 +1,8 @@
 """`GET /answers/{answer_id}` and `GET /dashboard`: static HTML shells (no inline script or
 style, so the gateway's strict CSP holds) whose scripts fetch their data from `/v1/` with the
 key the URL fragment carries (`#key=...`: never sent to the server, kept in sessionStorage).
-Their assets are served from `/static/reader/`."""
+Their assets are served from `/static/reader/`; the viewer is the embeddable
+`<citeflow-answer>` component, served at `/static/component/v1/` for host pages too."""
 
 from __future__ import annotations
 
@@ -15,15 +16,20 @@ from starlette.staticfiles import StaticFiles
 
 from services.gateway.pages import pipeline
 
-ASSETS = Path(__file__).resolve().parents[1] / "static" / "reader"
+STATIC = Path(__file__).resolve().parents[1] / "static"
+ASSETS = STATIC / "reader"
+# The component's stable, versioned path: a breaking change is a new /v2/ beside it.
+COMPONENT = STATIC / "component"
 _HEAD = (
     '<!DOCTYPE html><html lang="en"><head><meta charset="utf-8">'
     '<meta name="viewport" content="width=device-width, initial-scale=1">'
     '<meta name="referrer" content="no-referrer">'
     '<title>{title}</title><link rel="stylesheet" href="/static/reader/reader.css">'
     '<script src="/static/reader/common.js" defer></script>'
-    '{vendor}<script src="/static/reader/{script}" defer></script></head>'
+    '{vendor}<script src="{script}" defer></script></head>'
 )
+VIEWER_SCRIPTS = ('<link rel="stylesheet" href="/static/app/viewer.css">'
+                  '<script src="/static/component/v1/citeflow.js" defer></script>')
 # The dashboard's charts: uPlot, pinned in static/package.json, vendored by `make vendor`.
 UPLOT = ('<link rel="stylesheet" href="/static/vendor/uplot/dist/uPlot.min.css">'
          '<script src="/static/vendor/uplot/dist/uPlot.iife.min.js" defer></script>')
@@ -40,18 +46,8 @@ def _page(title: str, script: str, body: str, vendor: str = "") -> HTMLResponse:
 
 async def viewer(request: Request) -> HTMLResponse:
     answer_id = request.path_params["answer_id"]
-    body = (
-        f'<main class="viewer" id="viewer" data-answer-id="{html.escape(answer_id)}">'
-        '<article id="answer" aria-live="polite"><p>Loading the answer…</p></article>'
-        '<section id="source-panel" role="dialog" aria-modal="false" tabindex="-1" hidden '
-        'aria-labelledby="panel-title">'
-        '<header><div><div id="panel-label"></div><h2 id="panel-title"></h2></div>'
-        '<button type="button" id="panel-close" aria-label="Close the source panel">'
-        'Close</button></header>'
-        '<p id="panel-note" role="status" hidden></p><div id="panel-body"></div></section>'
-        '</main><div id="preview-card" role="tooltip" hidden></div>'
-    )
-    return _page(f"citeflow answer {answer_id}", "viewer.js", body)
+    body = f'<main class="viewer-page" id="viewer" data-answer-id="{html.escape(answer_id)}"></main>'
+    return _page(f"citeflow answer {answer_id}", "/static/app/viewer.js", body, VIEWER_SCRIPTS)
 
 
 async def dashboard(request: Request) -> HTMLResponse:
@@ -73,7 +69,7 @@ async def dashboard(request: Request) -> HTMLResponse:
         '</section>'
         '</main>'
     )
-    return _page("citeflow dashboard", "dashboard.js", body, UPLOT)
+    return _page("citeflow dashboard", "/static/reader/dashboard.js", body, UPLOT)
 
 
 def routes() -> list[BaseRoute]:
@@ -82,4 +78,6 @@ def routes() -> list[BaseRoute]:
         Route("/answers/{answer_id}", viewer, methods=["GET"], name="answer_viewer"),
         Route("/dashboard", dashboard, methods=["GET"], name="dashboard"),
         Mount("/static/reader", app=StaticFiles(directory=ASSETS), name="reader_assets"),
+        Mount("/static/component", app=StaticFiles(directory=COMPONENT),
+              name="component_assets"),
     ]
