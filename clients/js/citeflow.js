@@ -1,0 +1,645 @@
+// <citeflow-answer>: citeflow's embeddable citation component (v1). Framework-free custom
+// element, no build step, no CDN. It renders an `answer.formatted` (fetched from a citeflow
+// gateway, or handed over as `.data`) with its citation chips and verdict badges, a preview
+// card on hover/focus, and a source panel with the highlighted passage (EPUB chapter, PDF
+// page image, text or web quote). Strict-CSP safe: no inline script or style, no eval; its
+// styles are a constructed stylesheet in its shadow root. Themeable with CSS custom
+// properties (--citeflow-*) and ::part(). The gateway's /answers/{id} viewer is this element.
+//
+//   <script src="https://GATEWAY/static/component/v1/citeflow.js" defer></script>
+//   <citeflow-answer answer-id="ans-1" gateway="https://GATEWAY" api-key="..."></citeflow-answer>
+//
+// Attributes: answer-id, gateway (default: the origin the script came from), api-key.
+// Properties: apiKey / token (a bearer credential), fetcher (fn(path, init) -> Response, for
+// a host that proxies the gateway), data (a formatted answer: rendered without fetching it).
+// Events (bubbling, composed): citeflow-ready, citeflow-error, citeflow-open.
+"use strict";
+
+(() => {
+  if (typeof customElements === "undefined" || customElements.get("citeflow-answer")) return;
+  const SCRIPT_ORIGIN = (() => {
+    try { return new URL(document.currentScript.src).origin; } catch (e) { return ""; }
+  })();
+
+  const CSS = `
+:host { --citeflow-ink: #1d2430; --citeflow-muted: #5b6575; --citeflow-line: #d9dee7;
+  --citeflow-accent: #2f5fd0; --citeflow-bad: #b3261e; --citeflow-warn: #9a6700;
+  --citeflow-good: #1a7f37; --citeflow-mark: #ffe866; --citeflow-surface: #fff;
+  --citeflow-chip: #e7eefc; --citeflow-radius: 6px; --citeflow-font: system-ui, sans-serif;
+  display: block; color: var(--citeflow-ink); font-family: var(--citeflow-font);
+  container-type: inline-size; }
+:host([hidden]) { display: none; }
+.layout { display: grid; grid-template-columns: minmax(0, 1fr); gap: 1rem; position: relative; }
+@container (min-width: 760px) {
+  .layout.open { grid-template-columns: minmax(0, 1fr) minmax(0, 1fr); } }
+.answer { background: var(--citeflow-surface); border: 1px solid var(--citeflow-line);
+  border-radius: var(--citeflow-radius); padding: 1rem; line-height: 1.6; }
+.citation-chip a.citation, .citation { display: inline-block; padding: 0 .3em;
+  margin: 0 .05em; border-radius: 4px; background: var(--citeflow-chip);
+  color: var(--citeflow-accent); text-decoration: none; font-weight: 600; cursor: pointer; }
+.citation:focus-visible, .unit-verbatim:focus-visible { outline: 3px solid var(--citeflow-accent);
+  outline-offset: 1px; }
+.citation.citation-invalid, .citation[data-valid="false"] { background: #fde7e6;
+  color: var(--citeflow-bad); text-decoration: line-through; }
+.badge { display: inline-block; width: .55em; height: .55em; border-radius: 50%;
+  margin-left: .15em; vertical-align: super; background: var(--citeflow-muted); }
+.badge-supported { background: var(--citeflow-good); }
+.badge-partial { background: var(--citeflow-warn); }
+.badge-unsupported { background: var(--citeflow-bad); }
+.unit-verbatim { cursor: pointer; border-bottom: 2px dotted var(--citeflow-accent); }
+.unit-derived { border-bottom: none; }
+.card { position: absolute; z-index: 10; max-width: 26rem; background: var(--citeflow-surface);
+  border: 1px solid var(--citeflow-line); border-radius: var(--citeflow-radius);
+  padding: .6rem .8rem; box-shadow: 0 4px 14px rgba(0, 0, 0, .12); font-size: .9rem;
+  pointer-events: none; }
+.card[hidden], .panel[hidden], .panel-note[hidden] { display: none; }
+.card .score, .card .verdict { margin-left: .5rem; color: var(--citeflow-muted); }
+.card .verdict-unsupported { color: var(--citeflow-bad); }
+.card .verdict-partial { color: var(--citeflow-warn); }
+.card .verdict-supported { color: var(--citeflow-good); }
+.panel { background: var(--citeflow-surface); border: 1px solid var(--citeflow-line);
+  border-radius: var(--citeflow-radius); padding: .8rem 1rem;
+  max-height: calc(100vh - 6rem); overflow: auto; position: sticky; top: 1rem; }
+.panel:focus { outline: 2px solid var(--citeflow-accent); }
+.panel header { display: flex; justify-content: space-between; align-items: center; gap: 1rem; }
+.panel h2 { font-size: 1.05rem; margin: .2rem 0; }
+.panel-label { color: var(--citeflow-muted); font-size: .85rem; text-transform: uppercase; }
+.panel-note { background: #fff5d6; border: 1px solid #f0d48a; padding: .4rem .6rem;
+  border-radius: 4px; }
+mark[data-citeflow-highlight] { background: var(--citeflow-mark); color: inherit; }
+.pdf-page { position: relative; margin: 0 0 1rem; }
+.pdf-page img { width: 100%; display: block; border: 1px solid var(--citeflow-line); }
+.pdf-highlight { position: absolute; background: rgba(255, 222, 0, .45);
+  mix-blend-mode: multiply; pointer-events: none; }
+.chapter img { max-width: 100%; }
+.chapter-nav { display: flex; justify-content: space-between; gap: 1rem; margin-top: 1rem; }
+.error { color: var(--citeflow-bad); }
+.sources { margin: .8rem 0 0; padding-left: 1.4rem; font-size: .9rem; color: var(--citeflow-muted); }
+`;
+  let sheet = null;
+  function styles() {
+    if (!sheet) {
+      sheet = new CSSStyleSheet();
+      sheet.replaceSync(CSS);
+    }
+    return sheet;
+  }
+
+  function element(tag, attributes, text) {
+    const node = document.createElement(tag);
+    for (const [name, value] of Object.entries(attributes || {})) node.setAttribute(name, value);
+    if (text !== undefined && text !== null) node.textContent = text;
+    return node;
+  }
+
+  // A first strong character decides: right-to-left scripts (Hebrew, Arabic, Syriac,
+  // Thaana, NKo ...) give "rtl". Used where the component builds markup of its own.
+  const RTL = /[\u0590-\u08FF\uFB1D-\uFDFF\uFE70-\uFEFF]/;
+  const LTR = /[A-Za-z\u00C0-\u024F\u0370-\u03FF\u0400-\u04FF\u0900-\u0DFF\u3040-\u9FFF]/;
+  function direction(text) {
+    for (const ch of text || "") {
+      if (RTL.test(ch)) return "rtl";
+      if (LTR.test(ch)) return "ltr";
+    }
+    return "auto";
+  }
+
+  // URL Text Fragment (#:~:text=[prefix-,]start[,end][,-suffix]), terms percent-encoded
+  // with '-', ',' and '&' escaped as the spec asks.
+  function encodeTerm(text) {
+    return encodeURIComponent(text).replace(/-/g, "%2D");
+  }
+
+  function words(text, count, fromEnd) {
+    const all = text.trim().split(/\s+/).filter(Boolean);
+    return (fromEnd ? all.slice(-count) : all.slice(0, count)).join(" ");
+  }
+
+  function textFragment(selector) {
+    const exact = selector.exact.trim().replace(/\s+/g, " ");
+    const parts = [];
+    if (selector.prefix && selector.prefix.trim()) {
+      parts.push(encodeTerm(words(selector.prefix, 3, true)) + "-");
+    }
+    if (exact.split(" ").length > 10) {
+      parts.push(encodeTerm(words(exact, 4, false)), encodeTerm(words(exact, 4, true)));
+    } else {
+      parts.push(encodeTerm(exact));
+    }
+    if (selector.suffix && selector.suffix.trim()) {
+      parts.push("-" + encodeTerm(words(selector.suffix, 3, false)));
+    }
+    return "#:~:text=" + parts.join(",");
+  }
+
+  const TEMPLATE = `<div class="layout" part="container">
+<article class="answer" part="answer" aria-live="polite"><p>Loading the answer…</p></article>
+<section class="panel" part="panel" role="dialog" aria-modal="false" tabindex="-1" hidden
+ aria-labelledby="panel-title"><header><div><div class="panel-label" part="panel-label"></div>
+<h2 class="panel-title" id="panel-title"></h2></div><button type="button" class="panel-close"
+ part="close-button" aria-label="Close the source panel">Close</button></header>
+<p class="panel-note" part="panel-note" role="status" hidden></p>
+<div class="panel-body" part="panel-body"></div></section>
+<div class="card" part="preview-card" id="preview-card" role="tooltip" hidden></div></div>`;
+
+  class CiteflowAnswer extends HTMLElement {
+    static get observedAttributes() { return ["answer-id", "gateway", "api-key"]; }
+
+    constructor() {
+      super();
+      const root = this.attachShadow({mode: "open"});
+      root.adoptedStyleSheets = [styles()];
+      // Parsed from a constant: no markup of the answer goes through here.
+      const template = document.createElement("template");
+      template.innerHTML = TEMPLATE;
+      root.append(template.content.cloneNode(true));
+      this.layout = root.querySelector(".layout");
+      this.answerBox = root.querySelector(".answer");
+      this.panel = root.querySelector(".panel");
+      this.panelTitle = root.querySelector(".panel-title");
+      this.panelLabel = root.querySelector(".panel-label");
+      this.panelNote = root.querySelector(".panel-note");
+      this.panelBody = root.querySelector(".panel-body");
+      this.card = root.querySelector(".card");
+      this.opened = new Set();
+      this.pageImages = new Map();
+      this.generation = 0;
+      this.returnFocus = null;
+      this._data = null;
+      this._loaded = null;
+      this.token = null;
+      this.fetcher = null;
+      this.timings = [];
+      root.querySelector(".panel-close").addEventListener("click", () => this.closePanel());
+      this.onKey = (event) => {
+        if (event.key !== "Escape") return;
+        const inside = event.composedPath().includes(this);
+        const nowhere = event.target === document.body || event.target === document;
+        if (!inside && !nowhere) return;
+        if (!this.card.hidden) this.hideCard();
+        else if (!this.panel.hidden) this.closePanel();
+      };
+    }
+
+    connectedCallback() {
+      document.addEventListener("keydown", this.onKey);
+      if (!this._data) this.load();
+    }
+
+    disconnectedCallback() {
+      document.removeEventListener("keydown", this.onKey);
+    }
+
+    attributeChangedCallback(name, before, after) {
+      if (name === "answer-id" && before !== null && before !== after && this.isConnected) {
+        this._data = null;
+        this.load();
+      }
+    }
+
+    get answerId() { return this.getAttribute("answer-id"); }
+    set answerId(value) { this.setAttribute("answer-id", value); }
+    get apiKey() { return this.token || this.getAttribute("api-key"); }
+    set apiKey(value) { this.token = value; }
+    get gateway() { return (this.getAttribute("gateway") || SCRIPT_ORIGIN).replace(/\/$/, ""); }
+    get data() { return this._data; }
+    set data(value) {
+      this._data = value;
+      this.render();
+    }
+    get state() { return this.dataset.state || "loading"; }
+
+    // ---- fetching -------------------------------------------------------------------
+    async get(path, kind) {
+      const headers = this.apiKey ? {Authorization: "Bearer " + this.apiKey} : {};
+      const response = this.fetcher ? await this.fetcher(path, {headers})
+        : await fetch(this.gateway + path, {headers, credentials: "omit"});
+      if (!response.ok) {
+        let detail = response.status + " " + response.statusText;
+        try { detail = (await response.json()).detail || detail; } catch (e) { /* not JSON */ }
+        throw new Error(detail);
+      }
+      return kind === "blob" ? response.blob() : response.json();
+    }
+
+    async load() {
+      const answerId = this.answerId;
+      if (!answerId) return;
+      const started = performance.now();
+      this.dataset.state = "loading";
+      let data;
+      try {
+        data = await this.get("/v1/answers/" + encodeURIComponent(answerId));
+      } catch (error) {
+        this.fail("The answer could not be loaded: " + error.message
+          + (this.apiKey || this.fetcher ? "" : " (no API key was given)"));
+        return;
+      }
+      if (answerId !== this.answerId) return;
+      if (!data.renderings) {
+        this.fail("This answer is " + data.status + (data.reason ? ": " + data.reason : ""));
+        return;
+      }
+      this._data = data;
+      this.render(started);
+    }
+
+    fail(message) {
+      this.answerBox.replaceChildren(element("p", {class: "error", part: "error"}, message));
+      this.dataset.state = "error";
+      this.dispatchEvent(new CustomEvent("citeflow-error", {bubbles: true, composed: true,
+        detail: {message}}));
+    }
+
+    render(started) {
+      const data = this._data;
+      if (!data || !data.renderings || data.renderings.html == null) {
+        this.fail("This answer has no HTML rendering");
+        return;
+      }
+      const begun = started || performance.now();
+      this.closePanel(false);
+      this.pageImages.clear();
+      this.layout.setAttribute("dir", direction(data.text));
+      // renderings.html is safe by construction (SPEC §4.5): its markup (and any dir
+      // attribute or bidi isolation in it) is kept as the server made it.
+      this.answerBox.innerHTML = data.renderings.html;
+      this.wire();
+      requestAnimationFrame(() => requestAnimationFrame(() => {
+        this.firstRender = performance.now() - begun;
+        this.dataset.state = "ready";
+        this.dispatchEvent(new CustomEvent("citeflow-ready", {bubbles: true, composed: true,
+          detail: {answerId: data.answer_id, firstRender: this.firstRender}}));
+      }));
+    }
+
+    // ---- lookups ----------------------------------------------------------------------
+    sourceOf(index) {
+      return this._data.sources.find((s) => s.index === index) || null;
+    }
+
+    // The i-th chip of the rendering is the i-th citation of the result (in text order).
+    citationOf(chip, position) {
+      const byOrder = this._data.citations[position];
+      const id = Number(chip.dataset.citationId);
+      if (byOrder && byOrder.id === id) return byOrder;
+      return this._data.citations.find((c) => c.id === id) || null;
+    }
+
+    linkOf(citation) {
+      return this._data.links.find((l) => l.citation_id === citation.id
+        && l.sentence_index === citation.sentence_index && l.locator) || null;
+    }
+
+    unitOf(id) {
+      return (this._data.answer_units.units || []).find((u) => u.id === id) || null;
+    }
+
+    verdictOf(citation) {
+      const verification = this._data.verification;
+      const found = (verification && verification.citations || []).find((v) =>
+        v.citation_id === citation.id && v.sentence_index === citation.sentence_index);
+      return found ? found.verdict : (citation.support && citation.support.verdict) || null;
+    }
+
+    // ---- preview card -----------------------------------------------------------------
+    showCard(chip, citation) {
+      const card = this.card;
+      card.replaceChildren();
+      const source = citation && this.sourceOf(citation.source_index);
+      if (!citation || !citation.valid) {
+        card.append(element("strong", {}, "Invalid citation"),
+          element("p", {}, (citation && citation.problem) || "it cites no supplied source"));
+      } else {
+        const link = this.linkOf(citation);
+        const title = (source && source.title) || "Untitled source";
+        card.append(element("strong", {dir: direction(title)}, title));
+        if (source && source.score !== null && source.score !== undefined) {
+          card.append(element("span", {class: "score"}, "score " + source.score.toFixed(2)));
+        }
+        const verdict = this.verdictOf(citation);
+        if (verdict) card.append(element("span", {class: "verdict verdict-" + verdict}, verdict));
+        const passage = link ? link.locator.selector.exact : (source && source.excerpt) || "";
+        card.append(element("p", {class: "passage", dir: direction(passage)},
+          passage.length > 280 ? passage.slice(0, 277) + "…" : passage));
+      }
+      const box = chip.getBoundingClientRect();
+      const frame = this.layout.getBoundingClientRect();
+      card.style.left = Math.max(0, box.left - frame.left) + "px";
+      card.style.top = (box.bottom - frame.top + 6) + "px";
+      card.hidden = false;
+      chip.setAttribute("aria-describedby", "preview-card");
+    }
+
+    hideCard() {
+      this.card.hidden = true;
+    }
+
+    // ---- the panel --------------------------------------------------------------------
+    openPanel(title, label) {
+      this.panelTitle.textContent = title;
+      this.panelTitle.setAttribute("dir", direction(title));
+      this.panelLabel.textContent = label;
+      this.note("");
+      this.panelBody.replaceChildren();
+      this.panel.hidden = false;
+      this.layout.classList.add("open");
+      this.panel.dataset.state = "loading";
+    }
+
+    note(text) {
+      this.panelNote.textContent = text;
+      this.panelNote.hidden = !text;
+    }
+
+    closePanel(refocus = true) {
+      this.panel.hidden = true;
+      this.layout.classList.remove("open");
+      this.generation += 1;
+      if (refocus && this.returnFocus) this.returnFocus.focus();
+    }
+
+    painted(started, kind, section, mine) {
+      const cold = !this.opened.has(section);
+      this.opened.add(section);
+      requestAnimationFrame(() => requestAnimationFrame(() => {
+        if (mine !== this.generation) return;
+        const first = this.panelBody.querySelector("[data-citeflow-highlight]");
+        if (first) first.scrollIntoView({block: "center"});
+        const timing = {kind, cold, ms: performance.now() - started, found: Boolean(first)};
+        this.timings.push(timing);
+        this.panel.dataset.state = "ready";
+        this.dispatchEvent(new CustomEvent("citeflow-open", {bubbles: true, composed: true,
+          detail: timing}));
+      }));
+    }
+
+    query(target) {
+      const params = new URLSearchParams({answer_id: this._data.answer_id});
+      if (target.unit) {
+        params.set("unit_id", target.unit.id);
+        params.set("span", String(target.span || 0));
+      } else {
+        params.set("citation_id", String(target.citation.id));
+        params.set("sentence_index", String(target.citation.sentence_index));
+      }
+      return params;
+    }
+
+    async loadImages(container) {
+      await Promise.all(Array.from(container.querySelectorAll("img[data-citeflow-src]"))
+        .map(async (img) => {
+          try {
+            img.src = URL.createObjectURL(await this.get(img.dataset.citeflowSrc, "blob"));
+          } catch (e) { img.alt = img.alt || "image unavailable"; }
+        }));
+    }
+
+    chapterPath(docId, href) {
+      return "/v1/documents/" + encodeURIComponent(docId) + "/chapters/"
+        + href.split("/").map(encodeURIComponent).join("/");
+    }
+
+    async showEpub(locator, docId, target, started, mine) {
+      let view = await this.get(this.chapterPath(docId, locator.href) + "?" + this.query(target));
+      let moved = null;
+      if (view.highlight && !view.highlight.found && view.highlight.found_in) {
+        // The chapter was only a hint: open the one that holds the quote.
+        moved = view.highlight.note;
+        view = await this.get(this.chapterPath(docId, view.highlight.found_in) + "?"
+          + this.query(target));
+      }
+      if (mine !== this.generation) return;
+      this.renderChapter(docId, view);
+      if (!view.highlight || !view.highlight.found) {
+        this.note((view.highlight && view.highlight.note) || "passage not located in this chapter");
+      } else if (moved) {
+        this.note(moved);
+      }
+      this.painted(started, "epub", docId + "#" + view.href, mine);
+    }
+
+    // A chapter in the panel, with previous/next buttons; in-book links open their chapter
+    // here (without a highlight) and never navigate the page.
+    renderChapter(docId, view) {
+      const chapter = element("div", {class: "chapter", part: "chapter", "data-href": view.href});
+      chapter.innerHTML = view.html;  // sanitised by the gateway; chapter scripts never run
+      const nav = element("nav", {class: "chapter-nav", "aria-label": "Chapters"});
+      for (const [href, label] of [[view.prev_href, "← previous chapter"],
+        [view.next_href, "next chapter →"]]) {
+        if (!href) continue;
+        const button = element("button", {type: "button"}, label);
+        button.addEventListener("click", () => this.openChapter(docId,
+          this.chapterPath(docId, href)));
+        nav.append(button);
+      }
+      chapter.addEventListener("click", (event) => {
+        const link = event.target.closest("a[href^='/v1/documents/']");
+        if (!link) return;
+        event.preventDefault();
+        this.openChapter(docId, link.getAttribute("href").split("#")[0]);
+      });
+      this.panelBody.replaceChildren(chapter, nav);
+      this.loadImages(chapter);
+    }
+
+    async openChapter(docId, path) {
+      this.generation += 1;
+      const mine = this.generation;
+      try {
+        const view = await this.get(path);
+        if (mine !== this.generation) return;
+        this.note("");
+        this.renderChapter(docId, view);
+        this.panelBody.scrollTop = 0;
+        this.panel.scrollTop = 0;
+      } catch (error) {
+        if (mine === this.generation) this.note("the chapter could not be opened: " + error.message);
+      }
+    }
+
+    // Page images fetched (with the key) and decoded once per page, then the same element
+    // is moved into each new figure of that page.
+    async loadPage(docId, number) {
+      const blob = await this.get("/v1/documents/" + encodeURIComponent(docId) + "/pages/"
+        + number + ".png?scale=1.5", "blob");
+      const img = element("img", {alt: "page " + number});
+      img.src = URL.createObjectURL(blob);
+      await img.decode().catch(() => null);
+      return img;
+    }
+
+    pageImage(docId, number) {
+      const key = docId + "#" + number;
+      if (!this.pageImages.has(key)) {
+        this.pageImages.set(key, this.loadPage(docId, number).catch((error) => {
+          this.pageImages.delete(key);
+          throw error;
+        }));
+      }
+      return this.pageImages.get(key);
+    }
+
+    async pageFigure(docId, number, rects, width, height) {
+      const figure = element("figure", {class: "pdf-page", part: "pdf-page",
+        "data-page": String(number)});
+      const img = await this.pageImage(docId, number);
+      figure.append(img);
+      for (const [x0, y0, x1, y1] of rects) {
+        const box = element("div", {"data-citeflow-highlight": "", class: "pdf-highlight",
+          part: "highlight"});
+        // CSSOM properties (not a style attribute): allowed under a strict style-src.
+        box.style.left = (100 * x0 / width) + "%";
+        box.style.top = (100 * y0 / height) + "%";
+        box.style.width = (100 * (x1 - x0) / width) + "%";
+        box.style.height = (100 * (y1 - y0) / height) + "%";
+        figure.append(box);
+      }
+      figure.append(element("figcaption", {}, "page " + number));
+      return figure;
+    }
+
+    async showPdf(locator, docId, target, started, mine) {
+      const base = "/v1/documents/" + encodeURIComponent(docId) + "/pages/" + locator.page;
+      const where = await this.get(base + "/highlights?" + this.query(target));
+      if (mine !== this.generation) return;
+      const pages = where.found ? Object.keys(where.pages).map(Number) : [where.page];
+      const figures = await Promise.all(pages.map((n) => this.pageFigure(docId, n,
+        where.found ? where.pages[String(n)] : [], where.width, where.height)));
+      if (mine !== this.generation) return;
+      this.panelBody.replaceChildren(...figures);
+      this.note(where.note || "");
+      this.painted(started, "pdf", docId + "#" + pages.join(","), mine);
+    }
+
+    // Text and web sources: the passage the result carries, marked (text nodes only).
+    showPassage(locator, source, started, mine) {
+      const selector = locator.selector;
+      const block = element("blockquote", {class: "passage-text", part: "passage",
+        dir: direction(selector.exact)});
+      block.append(document.createTextNode(selector.prefix ? "…" + selector.prefix : ""));
+      block.append(element("mark", {"data-citeflow-highlight": "", part: "highlight"},
+        selector.exact));
+      block.append(document.createTextNode(selector.suffix ? selector.suffix + "…" : ""));
+      this.panelBody.replaceChildren(block);
+      if (locator.type === "web" && source && source.safe_url) {
+        const link = element("a", {href: source.safe_url + textFragment(selector),
+          rel: "noopener noreferrer", target: "_blank", class: "open-site"}, "open on the site");
+        this.panelBody.append(element("p", {}), link);
+      }
+      this.painted(started, locator.type, "inline", mine);
+    }
+
+    async open(target, trigger, started) {
+      this.hideCard();
+      this.returnFocus = trigger;
+      this.generation += 1;
+      const mine = this.generation;
+      const {citation, unit} = target;
+      let locator, docId, label, source;
+      if (unit) {
+        const span = unit.source_spans[target.span || 0];
+        locator = span.locator;
+        docId = span.doc_id;
+        source = this.sourceOf(span.source_index);
+        label = "Quoted passage";
+      } else {
+        source = this.sourceOf(citation.source_index);
+        if (!citation.valid) {
+          this.openPanel("Invalid citation " + citation.marker, "Invalid citation");
+          this.note(citation.problem || "this citation cites no supplied source");
+          this.panel.dataset.state = "ready";
+          this.panel.focus();
+          return;
+        }
+        const link = this.linkOf(citation);
+        const verdict = this.verdictOf(citation);
+        label = "Supporting passage" + (verdict ? " (" + verdict + ")" : "");
+        if (!link) {
+          this.openPanel((source && source.title) || "Source", label);
+          this.note("no supporting passage was found in this source");
+          this.panel.dataset.state = "ready";
+          this.panel.focus();
+          return;
+        }
+        locator = link.locator;
+        docId = link.doc_id;
+      }
+      this.openPanel((source && source.title) || docId || "Source", label);
+      this.panel.focus();
+      try {
+        if (locator.type === "epub_text" && docId) {
+          await this.showEpub(locator, docId, target, started, mine);
+        } else if (locator.type === "pdf_text" && docId) {
+          await this.showPdf(locator, docId, target, started, mine);
+        } else {
+          this.showPassage(locator, source, started, mine);
+        }
+      } catch (error) {
+        if (mine !== this.generation) return;
+        this.note("the source could not be opened: " + error.message);
+        this.showPassage(locator, source, started, mine);
+      }
+    }
+
+    // ---- wiring -----------------------------------------------------------------------
+    wire() {
+      // Valid chips are links; invalid ones are plain <sup> elements, made focusable here.
+      const chips = Array.from(this.answerBox.querySelectorAll(".citation[data-citation-id]"));
+      chips.forEach((chip, position) => {
+        const citation = this.citationOf(chip, position);
+        const source = citation && this.sourceOf(citation.source_index);
+        const verdict = citation && citation.valid ? this.verdictOf(citation) : null;
+        chip.setAttribute("role", "button");
+        chip.setAttribute("aria-haspopup", "dialog");
+        chip.setAttribute("part", "chip" + (verdict ? " chip-" + verdict : ""));
+        chip.setAttribute("aria-label", citation && citation.valid
+          ? "Citation " + citation.marker + ": " + ((source && source.title) || "source")
+            + (verdict ? " (" + verdict + ")" : "") + ", open the supporting passage"
+          : "Invalid citation " + chip.textContent);
+        if (verdict) {
+          chip.append(element("span", {class: "badge badge-" + verdict,
+            part: "badge badge-" + verdict, "aria-hidden": "true"}));
+        }
+        if (!citation || !citation.valid) {
+          chip.classList.add("citation-invalid");
+          chip.setAttribute("part", "chip chip-invalid");
+          chip.setAttribute("tabindex", "0");
+          chip.addEventListener("keydown", (event) => {
+            if (event.key === "Enter") chip.click();
+          });
+        }
+        chip.addEventListener("mouseenter", () => this.showCard(chip, citation));
+        chip.addEventListener("focus", () => this.showCard(chip, citation));
+        chip.addEventListener("mouseleave", () => this.hideCard());
+        chip.addEventListener("blur", () => this.hideCard());
+        chip.addEventListener("click", (event) => {
+          event.preventDefault();
+          event.stopPropagation();
+          const started = performance.now();
+          if (citation) this.open({citation}, chip, started);
+        });
+      });
+      for (const node of this.answerBox.querySelectorAll(".unit-verbatim[data-unit-id]")) {
+        const unit = this.unitOf(node.dataset.unitId);
+        if (!unit || !unit.source_spans.length) continue;
+        node.setAttribute("aria-label", "Quoted claim: open the quoted passage in its source");
+        const go = (event) => {
+          event.preventDefault();
+          this.open({unit, span: 0}, node, performance.now());
+        };
+        node.addEventListener("click", go);
+        node.addEventListener("keydown", (event) => {
+          // Keys pressed on a chip inside the unit belong to the chip.
+          if (event.target === node && (event.key === "Enter" || event.key === " ")) go(event);
+        });
+      }
+      for (const node of this.answerBox.querySelectorAll(".unit-derived")) {
+        node.setAttribute("aria-label", "Derived claim (not a quotation)");
+      }
+    }
+  }
+
+  customElements.define("citeflow-answer", CiteflowAnswer);
+  window.CiteflowAnswer = CiteflowAnswer;
+})();
