@@ -4,11 +4,15 @@ the corpus answers and its cost."""
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 import orjson
 
 from services.cli import bench, main
+
+if TYPE_CHECKING:
+    from services.verification.judges import Judge
 
 
 def _answers_default() -> Path:
@@ -23,15 +27,24 @@ def eval_group() -> None:
 
 
 @eval_group.command("attribution")
-@click.option("--answers", type=click.Path(exists=True, file_okay=False, path_type=Path),
+@click.option("--answers", type=click.Path(file_okay=False, path_type=Path),
               default=_answers_default, show_default="$CITEFLOW_CORPUS/answers or tests/corpus/answers",
               help="Directory holding expertqa_cited_answers.json and alce_demos.json.")
 @click.option("--judge", "setting", default=None,
               help="Judge to evaluate: 'lexical' or 'nli:/path/to/model' (default: $CITEFLOW_JUDGE).")
-def eval_attribution(answers: Path, setting: str | None) -> None:
+@click.option("--lang", "languages", default=None, is_flag=False, flag_value="all",
+              metavar="[CODES]",
+              help="Evaluate on the multilingual set instead: every language (--lang alone) or "
+                   "those named, comma-separated (--lang zh,ja).")
+@click.option("--data", type=click.Path(exists=True, dir_okay=False, path_type=Path),
+              default=None, show_default="the shipped services/eval/data set",
+              help="The multilingual set to read (with --lang).")
+def eval_attribution(answers: Path, setting: str | None, languages: str | None,
+                     data: Path | None) -> None:
     """Wrong-citation detection and support grading on ExpertQA and ALCE answers: AUC and
     balanced accuracy of the judge beside a citation's mere presence and plain content-word
-    recall, and pairs judged per second."""
+    recall, and pairs judged per second. With --lang: wrong-citation detection per language
+    on the multilingual set (written by the team), and its cross-language pairs."""
     from rich.console import Console
     from rich.table import Table
 
@@ -39,6 +52,12 @@ def eval_attribution(answers: Path, setting: str | None) -> None:
     from services.verification.config import configured_judge, judge_from_setting
 
     judge = judge_from_setting(setting) if setting is not None else configured_judge()
+    if languages is not None:
+        _eval_languages(judge, languages, data)
+        return
+    if not answers.is_dir():  # (checked here: --lang needs no corpus)
+        raise click.BadParameter(f"Directory '{answers}' does not exist.",
+                                 param_hint="'--answers'")
     figures = evaluate(answers, judge)
     wrong, graded = figures["wrong_citation"], figures["support_grading"]
     table = Table(title=f"citeflow eval attribution (judge: {judge.name}; thresholds chosen "
@@ -93,4 +112,54 @@ def bench_verification_cmd(answers: Path, runs: int) -> None:
                           f"{f['pipeline_ms']:.3f} ms",
                           f"<= {figures['target_ms']} ms" if name == "expertqa" else "-")
     Console(stderr=True).print(table)
+    click.echo(orjson.dumps(figures).decode())
+
+
+def _eval_languages(judge: Judge, languages: str, data: Path | None) -> None:
+    """`--lang`: the multilingual set's per-language table and cross-language pairs."""
+    from rich.console import Console
+    from rich.table import Table
+
+    from services.eval import multilingual
+
+    chosen = None if languages == "all" else [c.strip() for c in languages.split(",") if c.strip()]
+    try:
+        figures = multilingual.evaluate(judge, chosen, data or multilingual.DATA)
+    except ValueError as error:
+        raise click.BadParameter(str(error), param_hint="'--lang'") from error
+    table = Table(title=f"citeflow eval attribution --lang (judge: {judge.name}): each claim "
+                        "cited to its passage (right) and to another of its language (wrong); "
+                        "recall thresholds chosen on these data: in-sample")
+    for column in ("lang", "claims", "right: sup/part/unsup/unver", "wrong flagged",
+                   "BA judge", "BA presence", "BA recall shipped", "BA recall words",
+                   "BA recall prefix5", "target"):
+        table.add_column(column)
+    for code, f in figures["languages"].items():
+        right = f["right_verdicts"]
+        table.add_row(
+            code, str(f["claims"]),
+            " / ".join(str(right[v]) for v in multilingual.VERDICTS),
+            f"{f['wrong_flagged']} of {f['claims']}", f"{f['judge_balanced_accuracy']:.3f}",
+            f"{f['presence_balanced_accuracy']:.3f}",
+            f"{f['recall_shipped_best_balanced_accuracy']:.3f}",
+            f"{f['recall_words_best_balanced_accuracy']:.3f}",
+            f"{f['recall_prefix5_best_balanced_accuracy']:.3f}",
+            f">={figures['target_balanced_accuracy']}")
+    console = Console(stderr=True, width=max(Console(stderr=True).width, 120))
+    console.print(table)
+    cross = figures["cross_language"]
+    if cross["rows"]:
+        pairs = Table(title=f"cross-language pairs: {cross['agree']} of {cross['pairs']} as an "
+                            f"honest judge says; unverifiable {cross['unverifiable_when_expected']}"
+                            f" of {cross['expected_unverifiable']} expected; decided by numbers "
+                            f"or names {cross['decided_as_expected']} of "
+                            f"{cross['expected_decided']}")
+        for column in ("claim → source", "claim", "right", "expected", "verdict"):
+            pairs.add_column(column)
+        for row in cross["rows"]:
+            expected = row["expected"] + (f" ({row['decided_by']})" if row["decided_by"] else "")
+            claim = row["claim"] if len(row["claim"]) <= 60 else row["claim"][:59] + "…"
+            pairs.add_row(f"{row['claim_language']} → {row['source_language']}", claim,
+                          "yes" if row["right"] else "no", expected, row["verdict"])
+        console.print(pairs)
     click.echo(orjson.dumps(figures).decode())
