@@ -155,9 +155,35 @@ def extract(
     sentences = [
         SentenceHit(i, start, end, text[start:end]) for i, (start, end) in enumerate(spans)
     ]
+    if supplied:
+        split = split_by_sentence(text, supplied, spans)
+        if split is not None:  # the sentences stay the same: zero-width points are no markers
+            return extract(text, sources, split, language)
     pages: dict[tuple[int, int], int] = {}
     _assign(citations, sentences, pages)
     return Extracted(text, citations, clusters, sentences, problems, pages)
+
+
+def split_by_sentence(
+    text: str, supplied: Sequence[CitationIn], spans: Sequence[tuple[int, int]]
+) -> list[CitationIn] | None:
+    """The span citations with each one over several sentences cut into one per sentence
+    (each cites its own sentence, with its chip after it); None when none spans two."""
+    out: list[CitationIn] = []
+    changed = False
+    for cited in supplied:
+        if cited.visible or cited.start >= cited.end:
+            out.append(cited)
+            continue
+        parts = [(max(cited.start, start), min(cited.end, end)) for start, end in spans
+                 if start < cited.end and cited.start < end]
+        parts = [(start, end) for start, end in parts if not text[start:end].isspace()]
+        if len(parts) < 2:
+            out.append(cited)
+            continue
+        changed = True
+        out += [cited.model_copy(update={"start": start, "end": end}) for start, end in parts]
+    return out if changed else None
 
 
 def _assign(
