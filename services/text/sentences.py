@@ -66,9 +66,13 @@ _INVISIBLE = (
 )
 _SPACE = " \t\r\n\f\v\u00a0\u2028\u2029" + _INVISIBLE
 _BLANKS = " \t" + _INVISIBLE  # between a sentence end and its markers (no line break)
-# What a sentence does not end with: blanks and invisibles, but for the closes of bidi
-# embeddings and isolates (`[1]\u2069` keeps its pair).
-_TRAILING = _SPACE.replace("\u202c", "").replace("\u2069", "")
+# A sentence keeps the bidi embeddings and isolates it opens and closes (`\u2067…\u2069`):
+# it does not start with blanks and invisibles but for their openers, nor end with them
+# but for their closes (a cut right before a close moves after it).
+_OPENS = "\u202a\u202b\u202d\u202e\u2066\u2067\u2068"
+_CLOSES = "\u202c\u2069"
+_LEADING = "".join(c for c in _SPACE if c not in _OPENS)
+_TRAILING = "".join(c for c in _SPACE if c not in _CLOSES)
 _NOT_STARTING = ",;:!?%)]}/&–—"
 _TOKEN_STRIP_ALL = _TOKEN_STRIP + _INVISIBLE
 _OPENING_QUOTES = "\"'“‘«„‚»‹「『《"
@@ -99,6 +103,7 @@ class _Scan:
         self.text = text
         self.language = language  # the hint's primary subtag, lower case ("" when none)
         self.persian = -1  # whether the text has Persian or Urdu letters (-1: not looked)
+        self.cluster_start: dict[int, int] = {}  # end -> start of each cluster, when asked
         self.n = len(text)
         self.cluster_end = dict(clusters)
         self.cluster_ends = set(self.cluster_end.values())
@@ -115,6 +120,12 @@ class _Scan:
 
     def cut(self, position: int, resume: int | None = None) -> None:
         """End the current sentence at `position`; the next starts at `resume`."""
+        text = self.text
+        if position < self.n and text[position] in _CLOSES:
+            while position < self.n and text[position] in _CLOSES:
+                position += 1
+            if resume is not None and resume < position:
+                resume = position
         if position > self.start:
             self.spans.append((self.start, position))
         self.start = position if resume is None else resume
@@ -404,6 +415,8 @@ def _cjk_run(scan: _Scan, rs: int, re_: int) -> None:
         return
     if re_ - rs > 1 and text[re_ - 1] in "」』”" and "\u3040" <= after <= "\u309f":
         return
+    if re_ - rs > 1 and text[re_ - 1] in "》〉":
+        return  # the end of a title, not of the sentence: `《你好，李焕英！》吧。`
     if scan.is_protected(rs, re_):
         return
     scan.cut(scan.skip_markers(re_)[0])
@@ -418,7 +431,7 @@ def _context_stop(scan: _Scan, rs: int) -> None:
     after = text[rs + 1 : rs + 2]
     if after and after not in _SPACE and rs + 1 not in scan.cluster_end:
         return  # `05:01`, `a:b`
-    letter = _letter_before(text, rs, scan.start)
+    letter = _letter_before(text, _before_markers(scan, rs), scan.start)
     if c == ":":
         if not ("\u0531" <= letter <= "\u058f" or _is_arabic_script(letter)):
             return
@@ -430,6 +443,24 @@ def _context_stop(scan: _Scan, rs: int) -> None:
     if scan.is_protected(rs, rs + 1):
         return
     scan.cut(scan.skip_markers(rs + 1)[0])
+
+
+def _before_markers(scan: _Scan, position: int) -> int:
+    """`position`, or the start of the citation markers (and blanks) right before it
+    (`Ձեզ【1†source】:`)."""
+    if not scan.cluster_end:
+        return position
+    if not scan.cluster_start:
+        scan.cluster_start = {end: start for start, end in scan.cluster_end.items()}
+    text = scan.text
+    while True:
+        k = position
+        while k > scan.start and text[k - 1] in _BLANKS:
+            k -= 1
+        start = scan.cluster_start.get(k)
+        if start is None:
+            return position
+        position = start
 
 
 def _is_arabic_script(c: str) -> bool:
@@ -561,7 +592,7 @@ def _trim(text: str, spans: list[tuple[int, int]]) -> list[tuple[int, int]]:
     """Spans without leading/trailing whitespace; empty ones dropped."""
     trimmed = []
     for start, end in spans:
-        while start < end and text[start] in _SPACE:
+        while start < end and text[start] in _LEADING:
             start += 1
         while end > start and text[end - 1] in _TRAILING:
             end -= 1
