@@ -234,6 +234,13 @@ def judge_language(language: Language, judge: Judge) -> dict[str, Any]:
         "judge_balanced_accuracy": balanced_accuracy([not f for f in flags], labels),
         "judge_auc_score": auc(scores, labels),
         "presence_balanced_accuracy": balanced_accuracy([True] * len(labels), labels),
+        # the judge's mistakes: right citations flagged, wrong ones kept
+        "mistakes": [
+            {"claim": text, "cited": ids[source], "right": right, "verdict": verdicts[k],
+             "better_source": None if outcomes[k].better_source is None
+             else ids[outcomes[k].better_source]}
+            for k, (text, source, right) in enumerate(cited) if flags[k] == right
+        ],
     }
     texts = [(text, language.passages[ids[source]]) for text, source, _ in cited]
     baselines = {
