@@ -6,8 +6,9 @@ live in the request: `document` blocks (plain text, custom content blocks, base6
 document order (`document_index`), `search_result` blocks (in user messages or tool results)
 in order (`search_result_index`); web search results come from the response's
 `web_search_tool_result` blocks, or from the citation's own URL. `cited_text` becomes a
-verbatim claim (checked against the source text; a web page's text is never sent, so such
-a claim stays derived).
+verbatim claim (checked against the source text), except for a web search result: its
+content is encrypted, so `cited_text` is the source's passage instead (shown and
+highlighted), never its own proof.
 """
 
 from __future__ import annotations
@@ -150,10 +151,18 @@ def normalize(draft: Draft, response: Any, request: Any) -> None:
             where = f"{path}.citations[{c}]"
             citation = obj(citation, where)
             index, problem = sources.located(citation, where)
+            cited_text = optional_str(citation.get("cited_text"))
+            if citation.get("type") == "web_search_result_location":
+                # The only text of a web search result the response carries (its content is
+                # encrypted): the source's passage to show and highlight. Not a verbatim
+                # claim: the source would hold nothing but the claim's own quote.
+                if index is not None and cited_text:
+                    draft.add_chunk(index, cited_text)
+                cited_text = None
             page = citation.get("start_page_number") if citation.get("type") == "page_location" else None
             draft.cite(
                 index, start, start + len(text),
-                quote=optional_str(citation.get("cited_text")),
+                quote=cited_text,
                 page=page if isinstance(page, int) and page >= 1 else None,
                 label=optional_str(citation.get("document_title") or citation.get("url")),
                 problem=problem,
