@@ -201,6 +201,10 @@ def _counts(verdicts: Iterable[str]) -> dict[str, int]:
     return {verdict: counted.get(verdict, 0) for verdict in VERDICTS}
 
 
+def _passage(ids: list[str], index: int | None) -> str | None:
+    return None if index is None else ids[index]
+
+
 def judge_language(language: Language, judge: Judge) -> dict[str, Any]:
     """Task (a) on one language: the judge's flags, verdicts and scores beside the baselines."""
     ids = list(language.passages)
@@ -237,8 +241,7 @@ def judge_language(language: Language, judge: Judge) -> dict[str, Any]:
         # the judge's mistakes: right citations flagged, wrong ones kept
         "mistakes": [
             {"claim": text, "cited": ids[source], "right": right, "verdict": verdicts[k],
-             "better_source": None if outcomes[k].better_source is None
-             else ids[outcomes[k].better_source]}
+             "better_source": _passage(ids, outcomes[k].better_source)}
             for k, (text, source, right) in enumerate(cited) if flags[k] == right
         ],
     }
