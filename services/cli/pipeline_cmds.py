@@ -126,6 +126,20 @@ def bench_process(runs: int) -> None:
                              "scoring": scoring, "formatting": formatting}).decode())
 
 
+@bench.command("sentences")
+@click.option("--runs", default=300, show_default=True, help="Timed runs per measurement.")
+@click.option("--corpus", type=click.Path(path_type=Path), default=None,
+              help="Corpus directory (default: $CITEFLOW_CORPUS or tests/corpus).")
+def bench_sentences(runs: int, corpus: Path | None) -> None:
+    """Sentences in every language (SPEC §12): pySBD's per-language golden rules (citeflow
+    not told the language, beside pySBD told it), a Chinese answer of SPEC §7's shape in
+    process beside pySBD told `zh`, and 1 and 4 MB of Thai without spaces."""
+    from services.bench.sentences import report
+    from services.cli.corpus import default_corpus
+
+    click.echo(report(runs, corpus or default_corpus()))
+
+
 @bench.command("adapters")
 @click.option("--runs", default=100, show_default=True, help="Timed runs per measurement.")
 def bench_adapters(runs: int) -> None:
