@@ -1,5 +1,11 @@
-"""Lexical similarity: a fast word tokenizer, content terms (stopwords dropped, a light plural
-stemmer) and Okapi BM25 over a handful of documents (one answer's sources or chunks).
+"""Lexical similarity: the one tokenizer every stage matches with, content terms (stopwords
+dropped, words stemmed, in the text's language) and Okapi BM25 over a handful of documents
+(one answer's sources or chunks).
+
+Every script is read (services.text.scripts: n-grams for scripts written without spaces,
+combining marks inside words, digits of every script as ASCII); terms are those of the
+text's language (services.text.languages: its stopwords and Snowball stemmer; English keeps
+its own stopword list and plural stemmer).
 
 Hot-path notes: ASCII text is tokenized with one `bytes.translate` (separators to spaces,
 capitals to lowercase) and `str.split` (several times faster than a regex here; other text uses
@@ -22,6 +28,8 @@ from itertools import filterfalse
 from operator import add
 from typing import cast
 
+from services.text import languages, scripts
+
 STOPWORDS: frozenset[str] = frozenset(
     """a about above after again against all also am an and any are as at be because been
     before being below between both but by can could did do does doing down during each either
@@ -34,10 +42,24 @@ STOPWORDS: frozenset[str] = frozenset(
     yourself yourselves""".split()
 )
 
+# Words that frame or connect a claim rather than state it (`moreover`, `according`,
+# `argues`, `important`): a source need not repeat them.
+DISCOURSE: frozenset[str] = frozenset(
+    """according additionally also although another argue argued argues certain conclusion
+    consider considered considering especially example finally furthermore generally hence
+    however important include included includes including indicate indicated indicates instance
+    key main many mention mentioned mentions moreover much note noted notes often one others
+    overall particularly possible potential report reported reports say said says see seen
+    several sometimes state stated states suggest suggested suggests therefore thing things
+    typically use used using usually various way ways well""".split()
+)
+
 BM25_K1 = 1.2
 BM25_B = 0.75
 
-_WORD = re.compile(r"[^\W_]+")
+# A word of any script: letters and digits with their combining marks (and the joiners some
+# scripts write inside words); services.text.scripts splits it into matching units.
+_WORD = re.compile(rf"(?:[^\W_]|[{scripts.MARKS}\u200c\u200d])+")
 # A bytes.translate table: every ASCII character that is not a letter or digit becomes a space,
 # and capitals become lowercase (as `str.lower`). Going through bytes costs two copies but is
 # far cheaper than `str.translate`, which looks each distinct character up in its table.
@@ -52,8 +74,10 @@ _COMMON_SEPARATORS = (
 # Each is cleared whole when full: simple, and memory stays bounded.
 _MAX_WORDS = 50_000
 _MAX_TEXTS = 1_024
-_TERM_OF: dict[str, str] = {}
+_TERM_OF: dict[str, str] = {}  # English (and undetermined) words
+_TERMS_IN: dict[str, dict[str, str]] = {"en": _TERM_OF, languages.UNDETERMINED: _TERM_OF}
 _TEXTS: dict[str, TextTerms] = {}
+_UNITS: dict[str, list[str]] = {}  # non-ASCII word -> its matching units
 
 
 def fold_punctuation(text: str) -> str:
@@ -74,12 +98,29 @@ def _ascii_words(text: str) -> str:
 
 
 def words(text: str) -> list[str]:
-    """Lowercase word tokens: maximal runs of letters and digits (underscore separates)."""
+    """Lowercase word tokens: maximal runs of letters and digits (underscore separates);
+    non-ASCII words as their matching units (services.text.scripts)."""
     if not text.isascii():
         text = fold_punctuation(text)
         if not text.isascii():
-            return _WORD.findall(text.lower())
+            return _units(_WORD.findall(text.lower()))
     return _ascii_words(text).split()
+
+
+def _units(tokens: list[str]) -> list[str]:
+    """The matching units of word tokens (ASCII words are their own unit)."""
+    found: list[str] = []
+    for token in tokens:
+        if token.isascii():
+            found.append(token)
+            continue
+        units = _UNITS.get(token)
+        if units is None:
+            if len(_UNITS) >= _MAX_WORDS:
+                _UNITS.clear()
+            units = _UNITS[token] = scripts.split_word(token)
+        found.extend(units)
+    return found
 
 
 def span_tokens(text: str, spans: Iterable[tuple[int, int]]) -> list[list[str]]:
@@ -98,40 +139,79 @@ def span_terms(text: str, spans: Iterable[tuple[int, int]]) -> list[set[str]]:
 
 
 def stem(word: str) -> str:
-    """Harman's S-stemmer: folds English plurals (`studies` -> `study`, `cases` -> `case`)."""
-    if len(word) > 3 and word.endswith("ies") and not word.endswith(("eies", "aies")):
-        return word[:-3] + "y"
-    if len(word) > 3 and word.endswith("es") and not word.endswith(("aes", "ees", "oes")):
-        return word[:-1]
-    if len(word) > 2 and word.endswith("s") and not word.endswith(("us", "ss")):
-        return word[:-1]
-    return word
+    """The English stem of a lowercase ASCII word: Snowball's English (Porter2) stemmer, with
+    the irregular forms it leaves apart (`goes` -> `go`)."""
+    return _IRREGULAR.get(word) or _ENGLISH.stemWord(word)
+
+
+_ENGLISH = languages.stemmer("en")
+_IRREGULAR = {
+    "goes": "go", "went": "go", "gone": "go", "ran": "run", "began": "begin",
+    "begun": "begin", "grew": "grow", "grown": "grow", "wrote": "write", "written": "write",
+    "took": "take", "taken": "take", "gave": "give", "given": "give", "made": "make",
+    "found": "find", "built": "build", "led": "lead", "fell": "fall", "fallen": "fall",
+    "rose": "rise", "risen": "rise", "children": "child", "people": "person", "men": "man",
+    "women": "woman", "mice": "mouse", "feet": "foot", "teeth": "tooth",
+}
 
 
 def _term(word: str) -> str:
-    """The content term of one surface word, or "" for a stopword or a 1-character word."""
-    return "" if len(word) < 2 or word in STOPWORDS else stem(word)
+    """The English content term of one surface word, or "" for a stopword or a 1-character
+    word."""
+    if len(word) < 2 or word in STOPWORDS or word in DISCOURSE:
+        return ""
+    if word.isascii():
+        return stem(word)
+    return languages.term(word, "en")
 
 
-def _learn(unique: AbstractSet[str]) -> None:
-    """Make sure every word of `unique` is in the term memo."""
-    missing = list(filterfalse(_TERM_OF.__contains__, unique))
+def _memo(language: str) -> dict[str, str]:
+    """The term memo of `language`."""
+    memo = _TERMS_IN.get(language)
+    if memo is None:
+        memo = _TERMS_IN[language] = {}
+    return memo
+
+
+def _learn(unique: AbstractSet[str], language: str = "en") -> dict[str, str]:
+    """Make sure every word of `unique` is in the term memo of `language`; returns it."""
+    memo = _memo(language)
+    missing = list(filterfalse(memo.__contains__, unique))
     if missing:
-        if len(_TERM_OF) + len(missing) > _MAX_WORDS:
-            _TERM_OF.clear()
+        if len(memo) + len(missing) > _MAX_WORDS:
+            memo.clear()
             missing = list(unique)
-        for word in missing:
-            _TERM_OF[word] = _term(word)
+        if memo is _TERM_OF:
+            for word in missing:
+                memo[word] = _term(word)
+        else:
+            for word in missing:
+                memo[word] = languages.term(word, language)
+    return memo
 
 
-def terms_of(surface: Collection[str]) -> set[str]:
-    """The content terms of some surface words: stopwords and 1-character words dropped,
-    plurals folded."""
-    seen = set(map(_TERM_OF.get, surface))
+def tokens_language(surface: Collection[str]) -> str:
+    """The language whose terms `surface` (word tokens of one text) reads as: English when
+    an English function word is among them (no detection), else detected
+    (services.text.languages) from the tokens."""
+    if not languages.ENGLISH_MARKS.isdisjoint(surface):
+        return "en"
+    if len(surface) < 3:
+        return languages.UNDETERMINED
+    return languages.language_of(" ".join(surface), surface)
+
+
+def terms_of(surface: Collection[str], language: str | None = None) -> set[str]:
+    """The content terms of some surface words in `language` (detected from the words when
+    None): stopwords and 1-character words dropped, words stemmed."""
+    if language is None:
+        language = tokens_language(surface)
+    memo = _TERMS_IN.get(language) or _learn(frozenset(), language)
+    seen = set(map(memo.get, surface))
     if None in seen:
         unique = set(surface)
-        _learn(unique)
-        found = set(map(_TERM_OF.__getitem__, unique))
+        memo = _learn(unique, language)
+        found = set(map(memo.__getitem__, unique))
     else:
         found = cast("set[str]", seen)  # every word was known: only terms
     found.discard("")
@@ -166,10 +246,12 @@ def analyse(text: str) -> TextTerms:
     if cached is not None:
         return cached
     tokens = words(text)
-    counts = _counts(map(_TERM_OF.get, tokens))
+    language = tokens_language(tokens)
+    memo = _TERMS_IN.get(language) or _learn(frozenset(), language)
+    counts = _counts(map(memo.get, tokens))
     if None in counts:  # words never seen before: learn them, count again
-        _learn(set(tokens))
-        counts = _counts(map(_TERM_OF.__getitem__, tokens))
+        memo = _learn(set(tokens), language)
+        counts = _counts(map(memo.__getitem__, tokens))
     counts.pop("", None)
     stats = TextTerms(len(tokens), counts, frozenset(counts))
     if len(_TEXTS) >= _MAX_TEXTS:
@@ -183,7 +265,9 @@ def clear_memo(*, vocabulary: bool = True) -> None:
     (benchmarks use it to measure cold runs)."""
     _TEXTS.clear()
     if vocabulary:
-        _TERM_OF.clear()
+        for memo in _TERMS_IN.values():
+            memo.clear()
+        _UNITS.clear()
 
 
 @dataclass(frozen=True, slots=True)

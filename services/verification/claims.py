@@ -16,7 +16,7 @@ import unicodedata
 from collections.abc import Collection
 from dataclasses import dataclass
 
-from services.text.lexical import stem, terms_of, words
+from services.text.lexical import terms_of, words
 from services.text.normalize import IGNORABLE
 
 # Words that negate what they govern; `t` is what `n't` leaves (`don't` -> `don`, `t`).
@@ -39,6 +39,7 @@ class Claim:
     items: frozenset[str]  # content terms and numbers: what a source must contain
     numbers: frozenset[str]
     negated: bool
+    language: str | None = None  # the language its terms were read in (None: detected)
     # Each item's first spelling in the claim, in claim order (made on first use).
     _spellings: dict[str, str] | None = None
 
@@ -49,10 +50,9 @@ class Claim:
             items = self.items
             for word in _SURFACE.findall(self.text):
                 lower = word.lower()
-                # only a word ending in "s" stems to another term (lexical.stem)
-                item = stem(lower) if lower not in items and lower[-1] == "s" else lower
-                if item in items and item not in found:
-                    found[item] = word
+                for item in (lower, *terms_of(words(lower), self.language)):
+                    if item in items and item not in found:
+                        found[item] = word
             self._spellings = found
         return self._spellings
 

@@ -11,8 +11,8 @@ share found in the evidence, halved for each kind of conflict:
 
 - `number`: a number of the claim is in none of the sources while the evidence holds other
   numbers (a changed figure or date);
-- `negation`: the claim is negated and the evidence's best sentence (a passage: the passage)
-  is not, or the reverse.
+- `negation`: the claim is negated and its evidence (the window or passage) is not, or the
+  reverse.
 
 This is lexical support (the claim's words are where the citation points), not entailment: a
 paraphrase with other words scores low, and a sentence built from the source's words but
@@ -237,9 +237,12 @@ def assess(
         in_evidence |= covered
         core = window.core
         assert core is not None  # a window always has its best sentence
-        if core.negated is None:
-            core.negated = negates(words(view.texts[core.piece][core.start : core.end]))
-        negated = negated or core.negated
+        if window.start == core.start and window.end == core.end:
+            if core.negated is None:
+                core.negated = negates(words(view.texts[core.piece][core.start : core.end]))
+            negated = negated or core.negated
+        else:  # widened: the whole window, as a passage is read
+            negated = negated or negates(words(window.text))
         if numbers:  # single digits are no terms: read the numbers themselves
             found |= numbers & view.numbers
             text = window.text

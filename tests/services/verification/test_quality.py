@@ -45,8 +45,8 @@ def test_recall_precision_and_uncited_share() -> None:
 def test_citations_needed_together_are_all_precise() -> None:
     """Neither source supports the sentence alone, together they do: both count."""
     quality = _quality(
-        [SentenceClaim(0, "Gustave Eiffel, a civil engineer born in Dijon, designed the "
-                          "330 metres tall tower.", (1, 3))]
+        [SentenceClaim(0, "Gustave Eiffel, a French civil engineer born in Dijon, designed the "
+                          "330 metres tower.", (1, 3))]
     )
     assert quality.sentences_supported == 1
     assert (quality.citations, quality.citations_precise) == (2, 2)

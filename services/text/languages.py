@@ -1,0 +1,271 @@
+"""Which language a text is in, and what its words mean to matching: stopwords, stems.
+
+Detection is by script first (Han with kana is Japanese, Hangul Korean, Thai Thai; Cyrillic,
+Arabic and Devanagari texts are told apart by the letters only some of their languages use),
+and for Latin-script text by the marks of English (its commonest function words), else by
+py3langid (a small offline model, loaded on first use) over the Latin-script languages.
+Texts with too few words, or Latin-script words that show no language's function words, say
+`und` (undetermined: read with English terms, and matched against any language).
+
+A word's term in a language: dropped when it is one of that language's stopwords (the
+`stop-words` package's lists, ours for English), otherwise its Snowball stem (PyStemmer, the C
+build of the Snowball stemmers) with case, diacritics and the Turkish dotless i folded; Korean
+words lose their particles; Ukrainian and Bulgarian, which Snowball lacks, lose their commonest
+endings.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from collections.abc import Collection
+from typing import Any
+
+import Stemmer  # type: ignore[import-untyped]
+
+from services.text import scripts
+
+UNDETERMINED = "und"
+# Function words only English has among the Latin-script languages: one of them in a text
+# of plain ASCII words is enough to call it English without a model.
+ENGLISH_MARKS = frozenset(
+    """the of and that this with which from have has been were are its their they these
+    those would could should there was is""".split()
+)
+_WORD = re.compile(r"[^\W_]+")
+_MIN_TOKENS = 3  # fewer words than this say too little to detect a language
+
+_LATIN_LANGUAGES = [
+    "en", "de", "fr", "es", "it", "pt", "nl", "pl", "tr", "cs", "sk", "sv", "da", "no", "fi",
+    "hu", "ro", "id", "ms", "vi", "ca", "hr", "sl", "lt", "lv", "et", "eu", "ga",
+]
+_SNOWBALL = {
+    "en": "english", "de": "german", "fr": "french", "es": "spanish", "it": "italian",
+    "pt": "portuguese", "nl": "dutch", "sv": "swedish", "da": "danish", "no": "norwegian",
+    "nb": "norwegian", "nn": "norwegian", "fi": "finnish", "hu": "hungarian",
+    "ro": "romanian", "tr": "turkish", "ru": "russian", "pl": "polish", "cs": "czech",
+    "el": "greek", "ar": "arabic", "fa": "persian", "hi": "hindi", "ne": "nepali",
+    "hy": "armenian", "id": "indonesian", "ms": "indonesian", "ca": "catalan",
+    "lt": "lithuanian", "sr": "serbian", "hr": "serbian", "ta": "tamil", "et": "estonian",
+    "ga": "irish", "eu": "basque", "yi": "yiddish",
+}
+_STOPWORD_LISTS = {
+    "ar": "arabic", "bg": "bulgarian", "ca": "catalan", "cs": "czech", "da": "danish",
+    "nl": "dutch", "fi": "finnish", "fr": "french", "de": "german", "hi": "hindi",
+    "hu": "hungarian", "id": "indonesian", "it": "italian", "no": "norwegian", "pl": "polish",
+    "pt": "portuguese", "ro": "romanian", "ru": "russian", "sk": "slovak", "es": "spanish",
+    "sv": "swedish", "tr": "turkish", "uk": "ukrainian", "fa": "persian", "el": "greek",
+    "he": "hebrew", "ko": "korean", "vi": "vietnamese",
+}
+# Words that negate, beyond English's (services.verification.claims): also never terms.
+NEGATIONS = frozenset(
+    """не нет ни ні немає nicht kein keine keinen keinem keiner keines nie niemals ne pas
+    jamais aucun aucune nunca ningún ninguna ninguno jamás non mai não nem nie değil yok
+    niet geen inte ej ikke aldrig δεν μην όχι नहीं न मत नही لا لم لن ليس ليست غير לא אין
+    אינו אינה نه نیست نمی نبود không tidak bukan 안 못 않 없 아니""".split()
+)
+# Korean particles and copulas, longest first: stripped from the end of a Hangul word.
+_KOREAN_PARTICLES = sorted(
+    """은 는 이 가 을 를 의 에 에서 에게 께 께서 한테 로 으로 와 과 도 만 까지 부터 보다
+    처럼 이나 나 이며 며 이다 입니다 이고 고 에는 에서는 으로는 로는 와는 과는 에도 이라 라
+    이라는 라는 인 였다 이었다""".split(),
+    key=len,
+    reverse=True,
+)
+_UKRAINIAN_ENDINGS = sorted(
+    """а я у ю і и ї е є о ом ем ою ею ів їв ам ям ами ями ах ях ого його ому йому ий ій
+    ої ей ими іми ові еві ові ться ть ла ло ли в""".split(),
+    key=len,
+    reverse=True,
+)
+# Latin-script letters NFD does not decompose, and the Turkish dotless i.
+_LATIN_FOLD = str.maketrans({"ı": "i", "ł": "l", "ø": "o", "đ": "d", "ß": "ss", "æ": "ae",
+                             "œ": "oe", "ð": "d", "þ": "th"})
+
+_SOFT_ENDS = frozenset("аеиоуыэюяйьіїє")
+
+_STEMMERS: dict[str, Any] = {}
+_STOPWORDS: dict[str, frozenset[str]] = {}
+_DETECTOR: list[Any] = []
+_MAX_DETECTED = 2_048
+_DETECTED: dict[str, str] = {}
+
+
+def stemmer(language: str) -> Any:
+    """The Snowball stemmer of `language`, or None where Snowball has none."""
+    found = _STEMMERS.get(language)
+    if found is None and language not in _STEMMERS:
+        algorithm = _SNOWBALL.get(language)
+        found = _STEMMERS[language] = Stemmer.Stemmer(algorithm) if algorithm else None
+    return found
+
+
+def stopwords(language: str) -> frozenset[str]:
+    """The stopwords of `language` (lowercase; empty where none are known)."""
+    found = _STOPWORDS.get(language)
+    if found is None:
+        words: set[str] = set(NEGATIONS)
+        name = _STOPWORD_LISTS.get(language)
+        if name is not None:
+            from stop_words import get_stop_words
+
+            for entry in get_stop_words(name):
+                entry = entry.strip().strip("\"',").lower()
+                if entry and " " not in entry and not any(map(str.isdigit, entry)):
+                    words.add(entry)
+        found = _STOPWORDS[language] = frozenset(words)
+    return found
+
+
+def fold(word: str) -> str:
+    """`word` without diacritics where its script allows it (Latin, Greek, Cyrillic) and
+    without the Turkish dotless i; vowel signs of other scripts stay."""
+    if word.isascii():
+        return word
+    word = word.translate(_LATIN_FOLD)
+    first = next((ch for ch in word if ch.isalpha()), "")
+    if not first or scripts.char_class(first) not in _FOLDED:
+        return word
+    decomposed = unicodedata.normalize("NFD", word)
+    return unicodedata.normalize(
+        "NFC", "".join(ch for ch in decomposed if unicodedata.category(ch) != "Mn")
+    )
+
+
+_FOLDED = (scripts.LATIN, scripts.GREEK, scripts.CYRILLIC)
+
+
+def strip_particle(word: str) -> str:
+    """A Korean word without its particle (`한라산은` -> `한라산`), keeping a stem of at least
+    one syllable."""
+    for particle in _KOREAN_PARTICLES:
+        if len(word) > len(particle) and word.endswith(particle):
+            return word[: -len(particle)]
+    return word
+
+
+def _strip_ending(word: str, endings: list[str], keep: int = 3) -> str:
+    for ending in endings:
+        if len(word) - len(ending) >= keep and word.endswith(ending):
+            return word[: -len(ending)]
+    return word
+
+
+def term(word: str, language: str) -> str:
+    """The content term of one lowercase surface word in `language`, or "" when it is no
+    content word (see the module docstring). English and undetermined text use `english`."""
+    if len(word) < 2:
+        return ""
+    first = scripts.char_class(word[0])
+    if first in scripts.NGRAM:
+        return word  # a character n-gram: a unit as it is
+    if first == scripts.HANGUL:
+        word = strip_particle(word)
+        return "" if word in stopwords("ko") or word in NEGATIONS else word
+    if word in stopwords(language):
+        return ""
+    if language in ("uk", "bg", "be"):
+        word = _strip_ending(word, _UKRAINIAN_ENDINGS)
+    else:
+        found = stemmer(language)
+        if found is not None and not word.isdigit():
+            stemmed = found.stemWord(word)
+            word = stemmed if len(stemmed) > 1 else word
+    if first == scripts.CYRILLIC and len(word) > 3 and word[-1] in _SOFT_ENDS:
+        word = word[:-1]  # `енисе(я)` and `енис(ей)`: Snowball stems of one noun
+    return fold(word)
+
+
+def language_of(text: str, tokens: Collection[str] | None = None) -> str:
+    """The language of `text` (a BCP 47 primary subtag, or `und`); `tokens`, its word
+    tokens when the caller has them (services.text.lexical.words), spare a second
+    tokenization. Memoised by text (bounded)."""
+    found = _DETECTED.get(text)
+    if found is None:
+        found = _detect(text, tokens)
+        if len(_DETECTED) >= _MAX_DETECTED:
+            _DETECTED.clear()
+        _DETECTED[text] = found
+    return found
+
+
+def _detect(text: str, tokens: Collection[str] | None) -> str:
+    script = scripts.text_script(text)
+    if script == scripts.LATIN:
+        if tokens is None:
+            tokens = _WORD.findall(text.lower())
+        if not ENGLISH_MARKS.isdisjoint(tokens):
+            return "en"
+        if len(tokens) < _MIN_TOKENS:
+            return UNDETERMINED
+        language = _latin(text)
+        # The model alone calls short English lists of names and nouns anything: another
+        # language must show its own function words too.
+        hits = len(stopwords(language).intersection(tokens))
+        if language != "en" and (hits < 2 or 5 * hits < len(tokens)):
+            return UNDETERMINED
+        return language
+    if script == scripts.OTHER:
+        return UNDETERMINED
+    if script == scripts.CYRILLIC:
+        return _cyrillic(text)
+    if script == scripts.ARABIC:
+        return _arabic(text)
+    if script == scripts.INDIC:
+        return "hi" if any("\u0900" <= ch <= "\u097f" for ch in text[:400]) else UNDETERMINED
+    return _BY_SCRIPT.get(script, UNDETERMINED)
+
+
+_BY_SCRIPT = {
+    scripts.HAN: "zh", scripts.HIRAGANA: "ja", scripts.KATAKANA: "ja", scripts.HANGUL: "ko",
+    scripts.THAI: "th", scripts.LAO: "lo", scripts.KHMER: "km", scripts.MYANMAR: "my",
+    scripts.GREEK: "el", scripts.HEBREW: "he", scripts.ARMENIAN: "hy",
+    scripts.GEORGIAN: "ka", scripts.ETHIOPIC: "am",
+}
+
+
+def _cyrillic(text: str) -> str:
+    sample = text[:4_000].lower()
+    if any(ch in sample for ch in "іїєґ"):
+        return "uk"
+    if any(ch in sample for ch in "ђћџљњ"):
+        return "sr"
+    if "ў" in sample:
+        return "be"
+    if "ъ" in sample and not any(ch in sample for ch in "ыэё"):
+        return "bg"
+    return "ru"
+
+
+def _arabic(text: str) -> str:
+    sample = text[:4_000]
+    if any(ch in sample for ch in "ےںٹڈڑھ"):
+        return "ur"
+    if any(ch in sample for ch in "پچژگ") or ("ی" in sample and "ي" not in sample):
+        return "fa"
+    return "ar"
+
+
+def _latin(text: str) -> str:
+    """py3langid's choice among the Latin-script languages (loaded on first use)."""
+    if not _DETECTOR:
+        import py3langid.langid as langid
+
+        langid.set_languages(_LATIN_LANGUAGES)
+        _DETECTOR.append(langid.classify)
+    language, _ = _DETECTOR[0](text)
+    return str(language)
+
+
+def same_language(first: str, second: str) -> bool:
+    """Whether texts in these two languages can be matched word for word (undetermined
+    matches anything; close neighbours that share most words count as one)."""
+    if first == second or UNDETERMINED in (first, second):
+        return True
+    return _FAMILY.get(first, first) == _FAMILY.get(second, second)
+
+
+_FAMILY = {
+    "nb": "no", "nn": "no", "da": "no", "sv": "no", "sk": "cs", "ms": "id", "hr": "sr",
+    "bs": "sr", "gl": "pt", "ca": "es",
+}
