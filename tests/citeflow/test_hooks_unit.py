@@ -1,0 +1,80 @@
+"""The framework hooks' mapping, without a gateway (scripted HTTP): loader metadata become
+source hints (1-based pages, hrefs, offsets, web URLs), a chain whose model gives native
+citation annotations goes through the gateway's LangChain provider route, submit errors are
+kept rather than breaking the user's chain."""
+
+from __future__ import annotations
+
+import httpx
+import orjson
+
+from citeflow.client import Client
+from citeflow.integrations.sources import sources_of
+
+ACCEPTED = {"answer_id": "x", "event_id": "e", "status": "submitted", "location": "/v1/x"}
+
+
+def _client(seen: list[httpx.Request], status: int = 202) -> Client:
+    def handle(request: httpx.Request) -> httpx.Response:
+        seen.append(request)
+        if status != 202:
+            return httpx.Response(status, json={"status": status, "code": "invalid_answer",
+                                                "detail": "no"})
+        return httpx.Response(202, json=ACCEPTED)
+
+    return Client("http://gw", "k", transport=httpx.MockTransport(handle))
+
+
+def test_loader_metadata_become_source_hints() -> None:
+    sources = sources_of([
+        ("a", {"source": "/x/book.pdf", "page": 0, "start_index": 12}, 0.5),
+        ("b", {"file_name": "paper.pdf", "page_label": "7"}, None),
+        ("c", {"source": "https://example.org/a?b", "title": "A page"}, None),
+        ("d", {"source": "/x/moby.epub", "doc_id": "moby", "href": "OPS/c1.xhtml"}, None),
+        ("a", {"source": "/x/book.pdf", "page": 0, "start_index": 12}, 0.5),
+    ])
+    assert [s["index"] for s in sources] == [1, 2, 3, 4]  # the repeated passage once
+    assert sources[0]["chunks"] == [{"text": "a", "page": 1, "start_char": 12}]
+    assert sources[0]["format"] == "pdf" and sources[0]["title"] == "book.pdf"
+    assert sources[0]["score"] == 0.5
+    assert sources[1]["chunks"][0]["page"] == 7
+    assert sources[2]["kind"] == "web" and sources[2]["url"] == "https://example.org/a?b"
+    assert sources[3]["doc_id"] == "moby" and sources[3]["format"] == "epub"
+    assert sources[3]["chunks"][0]["href"] == "OPS/c1.xhtml"
+
+
+def test_native_citations_go_through_the_langchain_provider_route() -> None:
+    from langchain_core.language_models.fake_chat_models import GenericFakeChatModel
+    from langchain_core.messages import AIMessage
+
+    from citeflow.integrations.langchain import CiteflowCallbackHandler
+
+    message = AIMessage(content=[{
+        "type": "text", "text": "Whales are mammals.",
+        "annotations": [{"type": "citation", "url": "https://example.org/whales",
+                         "title": "Whales", "start_index": 0, "end_index": 18,
+                         "cited_text": "Whales are mammals"}]}])
+    model = GenericFakeChatModel(messages=iter([message]))
+    seen: list[httpx.Request] = []
+    handler = CiteflowCallbackHandler(_client(seen), answer_id="native-1")
+    (model | (lambda m: m)).invoke("whales?", config={"callbacks": [handler]})
+    assert [r.url.path for r in seen] == ["/v1/providers/langchain/answers"]
+    body = orjson.loads(seen[0].content)
+    assert body["answer_id"] == "native-1" and body["query"] == "whales?"
+    annotations = [a for b in body["response"]["content"] for a in b.get("annotations", [])]
+    assert annotations[0]["url"] == "https://example.org/whales"
+    assert handler.answer_id == "native-1"
+
+
+def test_a_refused_submit_is_kept_not_raised() -> None:
+    from langchain_core.language_models.fake_chat_models import FakeListChatModel
+    from langchain_core.output_parsers import StrOutputParser
+
+    from citeflow.integrations.langchain import CiteflowCallbackHandler
+
+    seen: list[httpx.Request] = []
+    handler = CiteflowCallbackHandler(_client(seen, status=422))
+    chain = FakeListChatModel(responses=["An answer [1]."]) | StrOutputParser()
+    assert chain.invoke("q", config={"callbacks": [handler]}) == "An answer [1]."
+    assert len(handler.errors) == 1 and handler.errors[0].status == 422
+    assert handler.answer_id is None
