@@ -1,10 +1,11 @@
-"""The plain-text rendering: markers removed, the whitespace they leave behind tidied,
-and an optional numbered reference list."""
+"""The plain-text rendering: markers and markdown footnote definitions removed, the
+whitespace they leave behind tidied, and an optional numbered reference list."""
 
 from __future__ import annotations
 
-from services.formatting.layout import AnswerLayout
+from services.formatting.layout import AnswerLayout, cut
 from services.formatting.sources import reference_link
+from services.text.footnotes import footnote_definitions
 
 _SPACES = " \t"
 # What a space before it looks wrong: closing punctuation and the end of a line.
@@ -16,7 +17,11 @@ def render_plain(layout: AnswerLayout, *, references: bool = True) -> str:
     """The answer without citation markers; where a marker was, no space is left before
     punctuation or a line end, no double space, and no bracket pair it alone filled.
     With `references`, the cited sources follow as `[N] reference url` lines."""
-    out = _without_markers(layout.pieces)
+    definitions = footnote_definitions(layout.text)
+    pieces = _without_definitions(layout, definitions) if definitions else layout.pieces
+    out = _without_markers(pieces)
+    if definitions and not (references and layout.cited):
+        out = ["".join(out).rstrip() + ("\n" if layout.text.endswith("\n") else "")]
     if references and layout.cited:
         out = ["".join(out).rstrip(), "\n\nReferences\n"]
         for index in layout.cited:
@@ -24,6 +29,22 @@ def render_plain(layout: AnswerLayout, *, references: bool = True) -> str:
             line = " ".join((before + (link or "") + after).split())
             out.append(f"[{index:d}] {line}\n")
     return "".join(out)
+
+
+def _without_definitions(
+    layout: AnswerLayout, definitions: list[tuple[int, int, str]]
+) -> list[str]:
+    """The text pieces around the markers and the footnote definitions (each with its line
+    break): definitions are references, not answer text, and hold no marker."""
+    text = layout.text
+    cuts = list(zip(layout.markers.starts, layout.markers.ends, strict=True))
+    for start, end, _label in definitions:
+        end += text[end : end + 1] == "\n"
+        # a paragraph of its own: the blank line after it goes too
+        end += text[start - 2 : start] == "\n\n" and text[end : end + 1] == "\n"
+        cuts.append((start, end))
+    cuts.sort()
+    return cut(text, [start for start, _ in cuts], [end for _, end in cuts])
 
 
 def _without_markers(pieces: list[str]) -> list[str]:
