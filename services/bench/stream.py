@@ -396,7 +396,7 @@ def measure(bench: Bench, key: str, server: str, scenario: Scenario, seconds: fl
         cpu_before, started = cpu_seconds(pid), time.perf_counter()
         published, peak = asyncio.run(_publish_sampling(bench, scenario.rate, seconds, pid))
         cpu = (cpu_seconds(pid) - cpu_before) / (time.perf_counter() - started)
-        cut_off = _overflows(port) if server == "citeflow gateway" else None
+        cut_off = _overflows(port, key) if server == "citeflow gateway" else None
         delays, totals = group.finish()
     delays.sort()
     ms = [d / 1e6 for d in delays]
@@ -406,11 +406,13 @@ def measure(bench: Bench, key: str, server: str, scenario: Scenario, seconds: fl
                cut_off, totals["refused"])
 
 
-def _overflows(port: int) -> int:
-    """The gateway's count of clients cut off (its /metrics)."""
+def _overflows(port: int, key: str) -> int:
+    """The gateway's count of clients cut off (its /metrics: the key has scope ops)."""
     import urllib.request
 
-    with urllib.request.urlopen(f"http://127.0.0.1:{port}/metrics", timeout=10) as response:
+    request = urllib.request.Request(f"http://127.0.0.1:{port}/metrics",
+                                     headers={"Authorization": f"Bearer {key}"})
+    with urllib.request.urlopen(request, timeout=10) as response:
         for line in response.read().decode().splitlines():
             if line.startswith("citeflow_stream_overflows_total "):
                 return int(float(line.split()[1]))
@@ -477,7 +479,7 @@ async def _stream_key(bench: Bench) -> str:
     store = SqlStore(bench.store_url)
     try:
         await store.migrate()
-        _, secret = await store.create_key(TENANT, frozenset({"stream"}), name="bench-stream",
+        _, secret = await store.create_key(TENANT, frozenset({"stream", "ops"}), name="bench-stream",
                                            rate_per_s=1e9)
     finally:
         await store.close()

@@ -20,7 +20,7 @@ from services.runtime.supervisor import Child
 
 err = Console(stderr=True)
 DEMO_TENANT = "demo"
-DEMO_SCOPES = frozenset({"submit", "read", "stream"})
+DEMO_SCOPES = frozenset({"submit", "read", "stream", "ops"})  # ops: the dashboard's pipeline panel
 READY_TIMEOUT_S = 60.0
 
 

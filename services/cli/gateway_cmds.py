@@ -31,6 +31,7 @@ def serve(host: str | None, port: int | None, workers: int, store_url: str | Non
     """
     import uvicorn
 
+    from services.gateway.http_guard import uvicorn_options
     from services.gateway.settings import GatewaySettings
 
     config = _config(**flags)
@@ -46,7 +47,9 @@ def serve(host: str | None, port: int | None, workers: int, store_url: str | Non
               f"({workers} worker{'s' * (workers > 1)}, broker {config.bootstrap_servers})")
     uvicorn.run("services.gateway.app:app_from_env", factory=True, host=settings.host,
                 port=settings.port, workers=workers, log_config=None, access_log=False,
-                lifespan="on", server_header=False, timeout_graceful_shutdown=10)
+                lifespan="on", timeout_graceful_shutdown=10,
+                # Bounded, timed request heads; see services/gateway/http_guard.py.
+                **uvicorn_options())
 
 
 @bench.command("gateway")

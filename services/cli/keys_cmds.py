@@ -46,7 +46,7 @@ def keys() -> None:
 @keys.command("create")
 @click.option("--tenant", required=True, help="The tenant the key acts for")
 @click.option("--scopes", required=True, metavar="LIST",
-              help="Comma-separated: submit, read, stream, admin")
+              help="Comma-separated: submit, read, stream, ops (/metrics, /v1/pipeline), admin")
 @click.option("--name", help="A label shown in `keys list`")
 @click.option("--rate", type=float, help="Requests per second allowed [default: the gateway's]")
 def keys_create(tenant: str, scopes: str, name: str | None, rate: float | None) -> None:

@@ -13,10 +13,11 @@ from starlette.exceptions import HTTPException
 from starlette.routing import BaseRoute
 
 from services.gateway import docs, health, reads, submit
-from services.gateway.auth import KeyVerifier, TokenBuckets
+from services.gateway.auth import AddressLimiter, KeyVerifier, TokenBuckets
 from services.gateway.context import Gateway, StreamHub
 from services.gateway.documents.reader import Reader
 from services.gateway.observability import ObservabilityMiddleware
+from services.gateway.pages.cors import add_cors
 from services.gateway.problems import (
     ProblemError,
     http_exception_handler,
@@ -90,7 +91,9 @@ def create_app(
         gateway = Gateway(
             settings=settings, store=the_store, producer=the_producer, hub=the_hub,
             verifier=KeyVerifier(the_store, settings.key_cache_seconds,
-                                 settings.retry_after_s),
+                                 settings.retry_after_s,
+                                 AddressLimiter(settings.unauthenticated_rate_per_s,
+                                                settings.unauthenticated_burst)),
             buckets=TokenBuckets(settings.rate_per_s, settings.burst_seconds),
             started_at=datetime.now(UTC),
         )
@@ -116,4 +119,5 @@ def create_app(
                             HTTPException: http_exception_handler},
     )
     app.add_middleware(ObservabilityMiddleware, router=app.router)
+    add_cors(app)  # outermost: preflights are answered before anything else
     return app

@@ -4,6 +4,7 @@ process, with scopes and a per-key token bucket (SPEC §9, issue 13 item 6)."""
 from __future__ import annotations
 
 import hashlib
+import math
 import time
 from dataclasses import dataclass
 
@@ -13,8 +14,13 @@ from starlette.requests import Request
 from services.gateway.problems import ProblemError, unavailable
 from services.store.api import ApiKey, ResultsStore, StoreUnavailable
 
-SCOPES = frozenset({"submit", "read", "stream", "admin"})
+SCOPES = frozenset({"submit", "read", "stream", "ops", "admin"})
 _CACHE_ENTRIES = 10_000
+# Requests without a valid key, per client address: a second's worth of a script's typos,
+# not a brute force (each unknown key is a store lookup).
+UNAUTHENTICATED_RATE_PER_S = 5.0
+UNAUTHENTICATED_BURST = 20.0
+MAX_SECRET_CHARS = 200  # longer is never a key: refused without hashing or a lookup
 
 
 @dataclass(frozen=True)
@@ -60,43 +66,91 @@ class TokenBuckets:
         return 0.0
 
 
-_UNKNOWN = object()  # a secret not in the cache (None there means "known invalid")
+class AddressLimiter:
+    """A token bucket per client address for requests without a valid key (issue 22:
+    878 random keys a second, each a store lookup). Bounded: at most `entries` addresses,
+    the least recently seen forgotten first."""
+
+    def __init__(self, rate_per_s: float, burst: float, entries: int = 10_000) -> None:
+        self._rate = rate_per_s
+        self._burst = burst
+        self._buckets: TTLCache[str, tuple[float, float]] = TTLCache(
+            entries, max(burst / rate_per_s, 1.0) * 2)
+
+    def take(self, address: str, spend: bool = True) -> float:
+        """0 when `address` has a token (spent unless `spend` is False), else the seconds
+        until one refills."""
+        now = time.monotonic()
+        tokens, stamp = self._buckets.get(address, (self._burst, now))
+        tokens = min(self._burst, tokens + (now - stamp) * self._rate)
+        if tokens < 1:
+            self._buckets[address] = (tokens, now)
+            return (1 - tokens) / self._rate
+        self._buckets[address] = (tokens - spend, now)
+        return 0.0
 
 
 class KeyVerifier:
-    """Verifies bearer keys through the store, caching the answer (valid or not) for
-    `ttl_s` seconds per secret: a revoked key stops working within that time."""
+    """Verifies bearer keys through the store, caching the answer for `ttl_s` seconds per
+    secret: a revoked key stops working within that time. Valid and invalid answers live
+    in separate caches, so a flood of random keys evicts only other invalid ones; requests
+    without a valid key are limited per client address before any store lookup."""
 
-    def __init__(self, store: ResultsStore, ttl_s: float, retry_after_s: int) -> None:
+    def __init__(self, store: ResultsStore, ttl_s: float, retry_after_s: int,
+                 unauthenticated: AddressLimiter | None = None) -> None:
         self._store = store
-        self._cache: TTLCache[bytes, Principal | None] = TTLCache(_CACHE_ENTRIES, ttl_s)
+        self._valid: TTLCache[bytes, Principal] = TTLCache(_CACHE_ENTRIES, ttl_s)
+        self._invalid: TTLCache[bytes, bool] = TTLCache(_CACHE_ENTRIES, ttl_s)
         self._retry_after_s = retry_after_s
+        self.unauthenticated = unauthenticated or AddressLimiter(
+            UNAUTHENTICATED_RATE_PER_S, UNAUTHENTICATED_BURST)
+
+    def _refuse(self, request: Request, detail: str, spend: bool = True) -> ProblemError:
+        """401 (a token of the client's address spent), or 429 when the address is out of
+        tokens for requests without a valid key."""
+        wait_s = self.unauthenticated.take(_address(request), spend)
+        if wait_s:
+            return ProblemError(429, "rate_limited",
+                                "too many requests without a valid API key from this address",
+                                headers={"Retry-After": str(max(1, math.ceil(wait_s)))})
+        return _unauthorized(detail)
 
     async def principal(self, request: Request) -> Principal:
-        """The caller's Principal; 401 without a live key, 503 when the store cannot say."""
+        """The caller's Principal; 401 without a live key (429 past the per-address rate of
+        such requests), 503 when the store cannot say."""
         header = request.headers.get("authorization", "")
         scheme, _, secret = header.partition(" ")
         secret = secret.strip()
         if scheme.lower() != "bearer" or not secret:
-            raise _unauthorized("an API key is required: Authorization: Bearer <key>")
-        if not secret.isascii() or not secret.isprintable():
-            raise _unauthorized("the API key is unknown or revoked")  # never looked up
+            raise self._refuse(request, "an API key is required: Authorization: Bearer <key>")
+        if not secret.isascii() or not secret.isprintable() or len(secret) > MAX_SECRET_CHARS:
+            raise self._refuse(request, "the API key is unknown or revoked")  # never looked up
         digest = hashlib.sha256(secret.encode("utf-8", "surrogateescape")).digest()
-        # One lookup (`in` then `[]` would race the TTL: an entry expiring between the two
-        # raised KeyError, a 500 schemathesis found).
-        cached = self._cache.get(digest, _UNKNOWN)
-        if cached is None or isinstance(cached, Principal):
-            found = cached
-        else:
-            try:
-                key = await self._store.verify_key(secret)
-            except StoreUnavailable:
-                raise unavailable("store", self._retry_after_s) from None
-            found = None if key is None else _principal_of(key)
-            self._cache[digest] = found
-        if found is None:
-            raise _unauthorized("the API key is unknown or revoked")
+        # One lookup each (`in` then `[]` would race the TTL: an entry expiring between the
+        # two raised KeyError, a 500 schemathesis found).
+        found = self._valid.get(digest)
+        if found is not None:
+            return found
+        if self._invalid.get(digest) is not None:
+            raise self._refuse(request, "the API key is unknown or revoked")
+        # An unknown secret costs a store lookup: none for an address out of tokens (a
+        # valid key is never charged; from such an address it waits like the rest until
+        # the bucket refills, unless this process has it cached).
+        if self.unauthenticated.take(_address(request), spend=False):
+            raise self._refuse(request, "the API key is unknown or revoked", spend=False)
+        try:
+            key = await self._store.verify_key(secret)
+        except StoreUnavailable:
+            raise unavailable("store", self._retry_after_s) from None
+        if key is None:
+            self._invalid[digest] = True
+            raise self._refuse(request, "the API key is unknown or revoked")
+        found = self._valid[digest] = _principal_of(key)
         return found
+
+
+def _address(request: Request) -> str:
+    return request.client.host if request.client else "unknown"
 
 
 def _principal_of(key: ApiKey) -> Principal:

@@ -10,8 +10,10 @@ from services.gateway.problems import ProblemError
 
 
 def _too_large(limit: int, what: str) -> ProblemError:
+    # `Connection: close` makes uvicorn close the connection after the response; without
+    # it, it kept reading (and discarding) the rest of a chunked body: 300 MB (issue 22).
     return ProblemError(413, "too_large", f"{what} over the limit of {limit} bytes",
-                        extra={"limit_bytes": limit})
+                        extra={"limit_bytes": limit}, headers={"Connection": "close"})
 
 
 async def read_limited(request: Request, limit: int) -> bytes:

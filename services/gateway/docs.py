@@ -18,6 +18,15 @@ from services.gateway.problems import ProblemError
 STATIC_DIR = Path(__file__).resolve().parent / "static"
 APP_DIR = STATIC_DIR / "app"
 VENDOR_DIR = STATIC_DIR / "node_modules"
+# What /static/vendor/ serves: these files of the vendored packages and nothing else of
+# node_modules (issue 22: it served all of it, `.package-lock.json` included). A page that
+# needs another vendored file adds it here.
+VENDOR_FILES: dict[str, str] = {
+    "swagger-ui-dist/swagger-ui-bundle.js": "text/javascript; charset=utf-8",
+    "swagger-ui-dist/swagger-ui.css": "text/css; charset=utf-8",
+    "uplot/dist/uPlot.iife.min.js": "text/javascript; charset=utf-8",
+    "uplot/dist/uPlot.min.css": "text/css; charset=utf-8",
+}
 
 
 async def openapi_json(request: Request) -> Response:
@@ -32,11 +41,22 @@ async def docs(request: Request) -> Response:
     return FileResponse(APP_DIR / "docs.html", media_type="text/html; charset=utf-8")
 
 
+async def vendored(request: Request) -> Response:
+    """One allow-listed file of the vendored packages; anything else is a 404."""
+    name = request.path_params["path"]
+    media_type = VENDOR_FILES.get(name)
+    if media_type is None or not (VENDOR_DIR / name).is_file():
+        raise ProblemError(404, "not_found", "no such static file")
+    return FileResponse(VENDOR_DIR / name, media_type=media_type,
+                        headers={"Cache-Control": "public, max-age=86400",
+                                 "X-Content-Type-Options": "nosniff"})
+
+
 def routes() -> list[BaseRoute]:
     return [
         Route("/openapi.json", openapi_json, methods=["GET"], name="openapi"),
         Route("/docs", docs, methods=["GET"], name="docs"),
         Mount("/static/app", StaticFiles(directory=APP_DIR), name="static_app"),
-        Mount("/static/vendor", StaticFiles(directory=VENDOR_DIR, check_dir=False),
+        Route("/static/vendor/{path:path}", vendored, methods=["GET", "HEAD"],
               name="static_vendor"),
     ]

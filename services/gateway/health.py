@@ -1,5 +1,5 @@
 """`/healthz` (the process serves), `/readyz` (broker and store reachable, stream hub
-running) and Prometheus `/metrics`."""
+running) and Prometheus `/metrics` (scope `ops`)."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import Route
 
-from services.gateway.context import gateway_of
+from services.gateway.context import authorize, gateway_of
 from services.store.api import StoreUnavailable
 
 _PROBE_TIMEOUT_S = 2.0
@@ -41,7 +41,11 @@ async def readyz(request: Request) -> Response:
 
 
 async def metrics(request: Request) -> Response:
-    return Response(generate_latest(), media_type=CONTENT_TYPE_LATEST)
+    """Prometheus metrics: process-wide figures, for keys with the `ops` scope only (a
+    scraper sends its key as a bearer token)."""
+    await authorize(request, "ops", cost=0)
+    return Response(generate_latest(), media_type=CONTENT_TYPE_LATEST,
+                    headers={"Cache-Control": "no-store"})
 
 
 def routes() -> list[Route]:

@@ -74,6 +74,9 @@ async def _store_call(request: Request, call: Awaitable[T]) -> T:
         raise unavailable("store", gateway_of(request).settings.retry_after_s) from None
 
 
+NO_STORE = {"Cache-Control": "no-store"}  # a tenant's lists and figures: kept nowhere
+
+
 def _json(doc: Any, headers: dict[str, str] | None = None) -> Response:
     return Response(dump(doc), 200, headers, media_type="application/json")
 
@@ -119,7 +122,9 @@ async def get_answer(request: Request) -> Response:
         raise ProblemError(404, "not_found", f"no answer {answer_id!r}")
     body = answer_body(record)
     tag = etag(body)
-    headers = {"ETag": tag, STATUS_HEADER: record.status, "Cache-Control": "no-cache"}
+    # private: a shared cache must never keep a tenant's answer; no-cache: a browser asks
+    # again (with the key) before each use, so nothing outlives a revoked key.
+    headers = {"ETag": tag, STATUS_HEADER: record.status, "Cache-Control": "private, no-cache"}
     if _if_none_match(request, tag):
         return Response(None, 304, headers)
     return Response(body, 200, headers, media_type="application/json")
@@ -143,7 +148,7 @@ async def list_answers(request: Request) -> Response:
         raise ProblemError(400, "invalid_parameter", str(exc), path="?cursor") from None
     doc: AnswerPage = {"items": [status_document(r) for r in page.items],
                        "next_cursor": page.next_cursor, "next": None}
-    headers = {}
+    headers = dict(NO_STORE)
     if page.next_cursor is not None:
         following = {**request.query_params, "cursor": page.next_cursor}
         doc["next"] = f"{request.url.path}?{urlencode(following)}"
@@ -162,7 +167,7 @@ async def get_stats(request: Request) -> Response:
     groups = await _store_call(request, gateway.store.stats(query))
     doc: StatsDocument = {"since": since, "until": until, "group_by": params.group_by,
                           "bucket_seconds": bucket, "groups": groups}
-    return _json(doc)
+    return _json(doc, headers=NO_STORE)
 
 
 def routes() -> list[Route]:

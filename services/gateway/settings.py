@@ -47,6 +47,10 @@ class GatewaySettings:
     # Verified keys are cached this long in each process: a revoked key keeps working
     # for at most this many seconds.
     key_cache_seconds: float = 5.0
+    # Requests without a valid key, per client address (each unknown key is a store
+    # lookup): this many a second, in bursts of up to unauthenticated_burst.
+    unauthenticated_rate_per_s: float = 5.0
+    unauthenticated_burst: float = 20.0
     # `?wait=` is bounded by this.
     max_wait_s: float = 30.0
     # How long a submit waits for the broker's acknowledgement before answering 503.
@@ -66,6 +70,8 @@ class GatewaySettings:
             "key_cache_seconds": _number(env, "CITEFLOW_KEY_CACHE_SECONDS",
                                          cls.key_cache_seconds),
             "max_wait_s": _number(env, "CITEFLOW_MAX_WAIT_SECONDS", cls.max_wait_s),
+            "unauthenticated_rate_per_s": _number(env, "CITEFLOW_UNAUTHENTICATED_RATE",
+                                                  cls.unauthenticated_rate_per_s),
         }
         settings = cls(**values)
         given = {k: v for k, v in overrides.items() if v is not None}

@@ -13,7 +13,7 @@ import hmac
 import re
 import secrets
 
-SCOPES: frozenset[str] = frozenset({"submit", "read", "stream", "admin"})
+SCOPES: frozenset[str] = frozenset({"submit", "read", "stream", "ops", "admin"})
 _SECRET = re.compile(r"^cf_([0-9a-f]{16})_([A-Za-z0-9_-]{43})$")
 # Compared against when the key id is unknown, so that case costs the same as a wrong token.
 _DUMMY_HASH = hashlib.sha256(b"no such key").hexdigest()

@@ -106,7 +106,8 @@ class _Receiver:
         if self.size > self.limit:
             raise ProblemError(413, "too_large",
                                f"the document is over the limit of {self.limit} bytes",
-                               extra={"limit_bytes": self.limit})
+                               extra={"limit_bytes": self.limit},
+                               headers={"Connection": "close"})  # stop reading the rest
         if len(self.head) < 1024:
             self.head += piece[: 1024 - len(self.head)]
         self.digest.update(piece)
@@ -138,7 +139,7 @@ async def receive_upload(request: Request, directory: Path, limit: int) -> Uploa
     if declared is not None and declared.isdigit() and int(declared) > limit + FRAMING_BYTES:
         raise ProblemError(413, "too_large",
                            f"the body is {declared} bytes, over the limit of {limit} bytes",
-                           extra={"limit_bytes": limit})
+                           extra={"limit_bytes": limit}, headers={"Connection": "close"})
     directory.mkdir(parents=True, exist_ok=True)
     receiver = _Receiver(directory, limit)
     parser = MultipartParser(boundary, receiver.callbacks())

@@ -86,7 +86,7 @@ class PipelineProbe:
 
 
 async def pipeline(request: Request) -> Response:
-    await authorize(request, "read")
+    await authorize(request, "ops")  # global lag and dead letters: not a tenant's to read
     gateway = gateway_of(request)
     probe = getattr(request.app.state, "pipeline_probe", None)
     if probe is None:

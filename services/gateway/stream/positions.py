@@ -5,16 +5,27 @@ reads, the offset of the last record it has passed (-1: none yet). A client that
 reconnects with it as `Last-Event-ID` missed exactly the records after it, partition by
 partition, whichever gateway replica it reaches (offsets are the broker's, not ours).
 
-Wire form: `1.` + base64url (no padding) of unsigned LEB128 varints, three per entry:
-topic index in `STREAM_TOPICS`, partition, offset + 1. Entries are sorted. About five
-bytes an entry: 28 partitions of 7 topics make an id of ~190 characters.
+The vector is the hub's, over every tenant's records, so ids are sealed (issue 22: a
+tenant could count everyone's results from them): wire form `2.` + base64url (no padding)
+of a 16-byte synthetic IV and the encrypted varints (unsigned LEB128, three per entry:
+topic index in `STREAM_TOPICS`, partition, offset + 1; entries sorted). The cipher is
+deterministic SIV from HMAC-SHA256 (IV = HMAC(k1, plaintext), keystream = HMAC(k2, IV,
+counter)): the same vector gives the same id, and an id not sealed with this key fails
+its IV check. Replicas on several hosts share the key through `CITEFLOW_STREAM_ID_KEY` (a
+long random string); without it the key is made once in the data directory (processes of
+one host share it, and it survives restarts). An id sealed with another key resumes "from
+now". Unsealed `1.` ids (before this) are still read.
 """
 
 from __future__ import annotations
 
 import base64
 import binascii
+import hashlib
+import hmac
+import os
 from collections.abc import Mapping
+from pathlib import Path
 
 from schemas import topics
 
@@ -29,17 +40,77 @@ STREAM_TOPICS: tuple[str, ...] = (
     )),
 )
 _INDEX = {name: i for i, name in enumerate(STREAM_TOPICS)}
-_VERSION = "1."
+_VERSION = "2."
+_PLAIN_VERSION = "1."
+_IV_BYTES = 16
+KEY_ENV = "CITEFLOW_STREAM_ID_KEY"
+
+
+def _keys(secret: bytes) -> tuple[bytes, bytes]:
+    return (hmac.digest(secret, b"citeflow stream id: iv", "sha256"),
+            hmac.digest(secret, b"citeflow stream id: stream", "sha256"))
+
+
+def _secret() -> bytes:
+    """`CITEFLOW_STREAM_ID_KEY`, else a random key kept in the data directory (made once,
+    mode 0600), so ids survive a restart; else (no writable data directory) a random one."""
+    named = os.environ.get(KEY_ENV, "").encode()
+    if named:
+        return named
+    path = Path(os.environ.get("CITEFLOW_DATA_DIR") or ".citeflow") / "stream-id.key"
+    try:
+        return path.read_bytes()
+    except FileNotFoundError:
+        pass
+    except OSError:
+        return os.urandom(32)
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        descriptor = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+        with os.fdopen(descriptor, "wb") as handle:
+            handle.write(os.urandom(32))
+    except FileExistsError:
+        pass  # another worker made it first
+    except OSError:
+        return os.urandom(32)
+    return path.read_bytes()
+
+
+_IV_KEY, _STREAM_KEY = _keys(_secret())
+
+
+def _keystream(iv: bytes, length: int) -> bytes:
+    blocks = [hmac.digest(_STREAM_KEY, iv + i.to_bytes(4, "big"), "sha256")
+              for i in range(-(-length // 32))]
+    return b"".join(blocks)[:length]
+
+
+def _xor(data: bytes, pad: bytes) -> bytes:
+    return (int.from_bytes(data, "big") ^ int.from_bytes(pad, "big")).to_bytes(len(data), "big")
+
+
+def _seal(plain: bytes) -> bytes:
+    iv = hmac.digest(_IV_KEY, plain, "sha256")[:_IV_BYTES]
+    return iv + _xor(plain, _keystream(iv, len(plain)))
+
+
+def _open(sealed: bytes) -> bytes:
+    iv, body = sealed[:_IV_BYTES], sealed[_IV_BYTES:]
+    plain = _xor(body, _keystream(iv, len(body)))
+    if len(iv) != _IV_BYTES or not hmac.compare_digest(
+            hmac.digest(_IV_KEY, plain, "sha256")[:_IV_BYTES], iv):
+        raise BadPosition("not a stream position of this service")
+    return plain
 # Bounds on what a client may send: longer ids or more entries are refused unread.
 MAX_ID_CHARS = 8192
 MAX_PARTITION = 1 << 16
 
-TopicPartition = tuple[str, int]
-Vector = dict[TopicPartition, int]
-
-
 class BadPosition(ValueError):
     """A Last-Event-ID that is not a position this service gave out."""
+
+
+TopicPartition = tuple[str, int]
+Vector = dict[TopicPartition, int]
 
 
 def encode_position(vector: Mapping[TopicPartition, int]) -> str:
@@ -54,18 +125,21 @@ def encode_position(vector: Mapping[TopicPartition, int]) -> str:
         _varint(out, index)
         _varint(out, partition)
         _varint(out, offset + 1)
-    return _VERSION + base64.urlsafe_b64encode(bytes(out)).rstrip(b"=").decode("ascii")
+    sealed = _seal(bytes(out))
+    return _VERSION + base64.urlsafe_b64encode(sealed).rstrip(b"=").decode("ascii")
 
 
 def decode_position(text: str) -> Vector:
     """The vector of an id; BadPosition for anything this module did not write."""
-    if len(text) > MAX_ID_CHARS or not text.startswith(_VERSION):
+    if len(text) > MAX_ID_CHARS or not text.startswith((_VERSION, _PLAIN_VERSION)):
         raise BadPosition("not a stream position")
     body = text[len(_VERSION):]
     try:
         raw = base64.b64decode(body + "=" * (-len(body) % 4), altchars=b"-_", validate=True)
     except (binascii.Error, ValueError):
         raise BadPosition("not a stream position (bad encoding)") from None
+    if text.startswith(_VERSION):
+        raw = _open(raw)
     numbers = _read_varints(raw)
     if not numbers or len(numbers) % 3:  # every id given out names at least one partition
         raise BadPosition("not a stream position (truncated)")

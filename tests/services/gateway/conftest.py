@@ -47,7 +47,8 @@ def body(obj: Any) -> bytes:
 
 
 SETTINGS = GatewaySettings(store_url="memory://", max_answer_bytes=64 * 1024,
-                           rate_per_s=1000.0, key_cache_seconds=0.05, max_wait_s=5.0)
+                           rate_per_s=1000.0, key_cache_seconds=0.05, max_wait_s=5.0,
+                           unauthenticated_rate_per_s=1000.0, unauthenticated_burst=1000.0)
 
 
 @pytest.fixture

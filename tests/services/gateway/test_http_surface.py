@@ -76,7 +76,10 @@ async def test_health_and_readiness(gw: Gw) -> None:
 
 async def test_metrics_count_requests_by_route_template_and_status(gw: Gw) -> None:
     await gw.client.get("/v1/answers/some-id", headers=gw.auth())
-    text = (await gw.client.get("/metrics")).text
+    assert (await gw.client.get("/metrics")).status_code == 401
+    assert (await gw.client.get("/metrics", headers=gw.auth())).status_code == 403
+    ops = await gw.key_for("acme", "ops")
+    text = (await gw.client.get("/metrics", headers=gw.auth(ops))).text
     assert re.search(r'citeflow_http_requests_total\{method="GET",route="/v1/answers/'
                      r'\{answer_id\}",status="404"\} [1-9]', text)
     assert "some-id" not in text

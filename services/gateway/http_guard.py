@@ -1,0 +1,117 @@
+"""Limits on what a client may send before the application sees a request (issue 22 item 5).
+
+uvicorn's httptools protocol puts no bound on a request head (a 32 MB header was answered
+200; 20 connections each holding an unfinished 8 MB header held 170 MB) and no deadline on
+it (a half-sent head kept a connection open for minutes; the keep-alive timeout starts only
+after a first response). `GuardedHttpToolsProtocol` adds both:
+
+- a request head (request line and headers) of at most `MAX_HEAD_BYTES`: past it the
+  connection gets 431 and is closed;
+- a deadline: a connection must deliver a complete head within `HEAD_TIMEOUT_S` of opening
+  (or of its first byte after a response), else it gets 408 and is closed; trickling bytes
+  does not extend it;
+- a body that stalls for `BODY_IDLE_TIMEOUT_S` (no byte received while the application
+  waits for more) is cut off.
+
+`citeflow serve` runs uvicorn with `http=GuardedHttpToolsProtocol`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+from typing import Any
+
+from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
+
+def _seconds(name: str, default: float) -> float:
+    raw = os.environ.get(name, "").strip()
+    return float(raw) if raw else default
+
+
+MAX_HEAD_BYTES = 32 * 1024
+# Read at import, so every uvicorn worker process has them from the environment.
+HEAD_TIMEOUT_S = _seconds("CITEFLOW_HEAD_TIMEOUT_SECONDS", 10.0)
+BODY_IDLE_TIMEOUT_S = _seconds("CITEFLOW_BODY_IDLE_TIMEOUT_SECONDS", 30.0)
+
+_TOO_LARGE = (b"HTTP/1.1 431 Request Header Fields Too Large\r\ncontent-length: 0\r\n"
+              b"connection: close\r\n\r\n")
+_TIMEOUT = b"HTTP/1.1 408 Request Timeout\r\ncontent-length: 0\r\nconnection: close\r\n\r\n"
+
+
+class GuardedHttpToolsProtocol(HttpToolsProtocol):
+    """uvicorn's httptools protocol with a bounded, timed request head and body."""
+
+    max_head_bytes = MAX_HEAD_BYTES
+    head_timeout_s = HEAD_TIMEOUT_S
+    body_idle_timeout_s = BODY_IDLE_TIMEOUT_S
+
+    def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
+        super().connection_made(transport)
+        self._reading_head = True
+        self._in_body = False
+        self._head_bytes = 0
+        self._guard: asyncio.TimerHandle | None = self.loop.call_later(
+            self.head_timeout_s, self._head_timed_out)
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        self._cancel_guard()
+        super().connection_lost(exc)
+
+    def _cancel_guard(self) -> None:
+        if self._guard is not None:
+            self._guard.cancel()
+            self._guard = None
+
+    def _refuse(self, response: bytes) -> None:
+        self._cancel_guard()
+        if not self.transport.is_closing():
+            self.transport.write(response)
+            self.transport.close()
+
+    def _head_timed_out(self) -> None:
+        self._guard = None
+        if self._reading_head:
+            self._refuse(_TIMEOUT)
+
+    def _body_stalled(self) -> None:
+        self._guard = None
+        if self._in_body and not self.transport.is_closing():
+            self.transport.close()  # the application sees a disconnect
+
+    def data_received(self, data: bytes) -> None:
+        if self._reading_head:
+            self._head_bytes += len(data)
+            if self._guard is None:
+                self._guard = self.loop.call_later(self.head_timeout_s, self._head_timed_out)
+        elif self._in_body:
+            self._cancel_guard()
+            self._guard = self.loop.call_later(self.body_idle_timeout_s, self._body_stalled)
+        super().data_received(data)
+        # Still no complete head after this data (a head completing within it reset the
+        # count): over the limit, the connection is refused before buffering more.
+        if self._reading_head and self._head_bytes > self.max_head_bytes:
+            self._refuse(_TOO_LARGE)
+
+    def on_headers_complete(self) -> None:
+        self._reading_head = False
+        self._in_body = True
+        self._head_bytes = 0
+        self._cancel_guard()
+        super().on_headers_complete()
+
+    def on_message_complete(self) -> None:
+        self._in_body = False
+        self._cancel_guard()  # the whole body is in: no more body deadline
+        super().on_message_complete()
+
+    def on_response_complete(self) -> None:
+        self._reading_head = True
+        self._head_bytes = 0
+        super().on_response_complete()  # the keep-alive timeout runs until the next byte
+
+
+def uvicorn_options() -> dict[str, Any]:
+    """The uvicorn settings of a gateway process (`citeflow serve`, tests, benches)."""
+    return {"http": GuardedHttpToolsProtocol, "timeout_keep_alive": 5,
+            "server_header": False}

@@ -1,0 +1,103 @@
+"""The hostile-client suite's gateway: a real `citeflow serve` process on loopback (the
+embedded broker, an SQLite store, the guarded HTTP protocol), keys of two tenants, short
+head deadlines so the suite stays quick. Every attack here is bounded in count and time."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+import uuid
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import httpx
+import pytest
+
+from services.broker import free_port
+from services.store.sql import SqlStore
+from tests.integration.conftest import FAST_ENV, REPO_ROOT, bootstrap  # noqa: F401
+
+HEAD_TIMEOUT_S = 1.0
+
+
+@dataclass
+class Hostile:
+    url: str
+    port: int
+    a: str  # submit, read, stream: tenant "ta"
+    b: str  # submit, read, stream: tenant "tb"
+    ops: str  # ops: tenant "ta"
+    process: subprocess.Popen[bytes]
+    documents: Path
+
+    def auth(self, key: str) -> dict[str, str]:
+        return {"Authorization": f"Bearer {key}"}
+
+    def connect(self) -> socket.socket:
+        sock = socket.create_connection(("127.0.0.1", self.port), timeout=10)
+        return sock
+
+
+async def _keys(url: str) -> tuple[str, str, str]:
+    store = SqlStore(url)
+    try:
+        await store.migrate()
+        rw = frozenset({"submit", "read", "stream"})
+        _, a = await store.create_key("ta", rw, rate_per_s=1e6)
+        _, b = await store.create_key("tb", rw, rate_per_s=1e6)
+        _, ops = await store.create_key("ta", frozenset({"ops"}), rate_per_s=1e6)
+        return a, b, ops
+    finally:
+        await store.close()
+
+
+def _wait_healthy(url: str, process: subprocess.Popen[bytes]) -> None:
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        if process.poll() is not None:
+            raise AssertionError(f"gateway exited with {process.returncode}")
+        try:
+            if httpx.get(url + "/healthz", timeout=2).status_code == 200:
+                return
+        except httpx.HTTPError:
+            pass
+        time.sleep(0.1)
+    raise AssertionError("the gateway did not come up")
+
+
+@pytest.fixture(scope="module")
+def hostile(bootstrap: str, tmp_path_factory: pytest.TempPathFactory  # noqa: F811
+            ) -> Iterator[Hostile]:
+    tmp = tmp_path_factory.mktemp("hostile")
+    store_url = f"sqlite+aiosqlite:///{tmp / 'store.db'}"
+    a, b, ops = asyncio.run(_keys(store_url))
+    port = free_port()
+    log = open(tmp / "gateway.log", "ab")  # noqa: SIM115
+    process = subprocess.Popen(
+        [sys.executable, "-m", "services.cli", "serve", "--port", str(port),
+         "--bootstrap", bootstrap, "--prefix", f"hostile-{uuid.uuid4().hex[:8]}."],
+        env={**os.environ, **FAST_ENV, "PYTHONPATH": str(REPO_ROOT),
+             "CITEFLOW_STORE_URL": store_url,
+             "CITEFLOW_DOCUMENT_STORE": str(tmp / "documents"),
+             "CITEFLOW_READER_CACHE": str(tmp / "cache"),
+             "CITEFLOW_HEAD_TIMEOUT_SECONDS": str(HEAD_TIMEOUT_S),
+             "CITEFLOW_BODY_IDLE_TIMEOUT_SECONDS": str(HEAD_TIMEOUT_S)},
+        stdout=subprocess.DEVNULL, stderr=log, cwd=REPO_ROOT, start_new_session=True)
+    log.close()
+    url = f"http://127.0.0.1:{port}"
+    try:
+        _wait_healthy(url, process)
+        yield Hostile(url, port, a, b, ops, process, tmp / "documents")
+    finally:
+        os.killpg(process.pid, signal.SIGTERM)
+        try:
+            process.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            os.killpg(process.pid, signal.SIGKILL)
+            process.wait(timeout=10)

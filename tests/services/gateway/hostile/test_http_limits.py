@@ -1,0 +1,112 @@
+"""What a client can do to the gateway before any key is checked: heads too large or too
+slow, bodies too large or stalled (issue 22 item 5, and the 413 that did not close)."""
+
+from __future__ import annotations
+
+import socket
+import time
+
+import pytest
+
+from tests.services.gateway.hostile.conftest import HEAD_TIMEOUT_S, Hostile
+
+pytestmark = pytest.mark.integration
+
+CHUNK = 64 * 1024
+
+
+def _read_all(sock: socket.socket) -> bytes:
+    """Everything until the server closes; the socket's timeout bounds each wait, and
+    running into it fails the test (the server was to close the connection)."""
+    out = b""
+    while True:
+        try:
+            data = sock.recv(65536)
+        except ConnectionResetError:
+            return out
+        except TimeoutError:
+            raise AssertionError(f"the server kept the connection open: {out[:80]!r}") from None
+        if not data:
+            return out
+        out += data
+
+
+def _send_until_refused(sock: socket.socket, chunks: int, chunk: bytes) -> int:
+    """Send up to `chunks` chunks; how many went before the server refused more."""
+    for sent in range(chunks):
+        try:
+            sock.sendall(chunk)
+        except (BrokenPipeError, ConnectionResetError):
+            return sent
+    return chunks
+
+
+def test_an_oversized_head_gets_431_and_is_closed(hostile: Hostile) -> None:
+    """A 32 MB header was answered 200."""
+    with hostile.connect() as sock:
+        sock.sendall(b"GET /healthz HTTP/1.1\r\nHost: x\r\nX-Big: ")
+        sent = _send_until_refused(sock, 512, b"a" * CHUNK)  # at most 32 MB
+        if sent == 512:
+            sock.sendall(b"\r\n\r\n")
+        response = _read_all(sock)
+    assert response.startswith(b"HTTP/1.1 431"), response[:80]
+    assert sent < 512
+
+
+def test_a_half_sent_head_is_closed_at_its_deadline(hostile: Hostile) -> None:
+    """A half-sent head kept a connection open for 100 s and more."""
+    with hostile.connect() as sock:
+        sock.settimeout(HEAD_TIMEOUT_S * 10)
+        sock.sendall(b"GET /healthz HTTP/1.1\r\nHost: x\r\n")
+        assert _read_all(sock).startswith(b"HTTP/1.1 408")
+
+
+def test_a_silent_connection_is_closed_at_the_head_deadline(hostile: Hostile) -> None:
+    with hostile.connect() as sock:
+        sock.settimeout(HEAD_TIMEOUT_S * 10)
+        assert _read_all(sock).startswith(b"HTTP/1.1 408")
+
+
+def test_trickling_a_head_does_not_extend_its_deadline(hostile: Hostile) -> None:
+    """One header line every few seconds kept a connection for 90 s and more."""
+    lines = 0
+    with hostile.connect() as sock:
+        sock.sendall(b"GET /healthz HTTP/1.1\r\nHost: x\r\n")
+        for lines in range(1, 40):  # 40 lines over 40 deadlines' time at most
+            time.sleep(HEAD_TIMEOUT_S / 4)
+            try:
+                sock.sendall(f"X-Line-{lines}: y\r\n".encode())
+            except (BrokenPipeError, ConnectionResetError):
+                break
+            sock.setblocking(False)
+            try:
+                if sock.recv(1, socket.MSG_PEEK) is not None:
+                    break
+            except BlockingIOError:
+                pass
+            finally:
+                sock.setblocking(True)
+    assert lines < 39
+
+
+def test_an_oversize_chunked_body_gets_413_and_the_connection_closes(hostile: Hostile) -> None:
+    """The 413 said the connection was closed; the server kept reading (300 MB)."""
+    with hostile.connect() as sock:
+        sock.sendall(b"POST /v1/answers HTTP/1.1\r\nHost: x\r\nContent-Type: application/json"
+                     b"\r\nTransfer-Encoding: chunked\r\nAuthorization: Bearer "
+                     + hostile.a.encode() + b"\r\n\r\n")
+        frame = f"{CHUNK:x}\r\n".encode() + b" " * CHUNK + b"\r\n"
+        sent = _send_until_refused(sock, 1024, frame)  # at most 64 MB
+        response = _read_all(sock)
+    assert b" 413 " in response.split(b"\r\n", 1)[0], response[:200]
+    assert sent < 1024
+
+
+def test_a_stalled_body_is_cut_off(hostile: Hostile) -> None:
+    with hostile.connect() as sock:
+        sock.settimeout(HEAD_TIMEOUT_S * 10)
+        sock.sendall(b"POST /v1/answers HTTP/1.1\r\nHost: x\r\nContent-Type: application/json"
+                     b"\r\nContent-Length: 5000\r\nAuthorization: Bearer "
+                     + hostile.a.encode() + b"\r\n\r\n{\"answer")
+        response = _read_all(sock)  # closed by the server, not by our timeout
+    assert not response.startswith(b"HTTP/1.1 2")
