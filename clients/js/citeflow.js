@@ -9,7 +9,9 @@
 //   <script src="https://GATEWAY/static/component/v1/citeflow.js" defer></script>
 //   <citeflow-answer answer-id="ans-1" gateway="https://GATEWAY" api-key="..."></citeflow-answer>
 //
-// Attributes: answer-id, gateway (default: the origin the script came from), api-key.
+// Attributes: answer-id, gateway (default: the origin the script came from), api-key,
+// fragment-key (take the key from the page URL's #key=..., as the gateway's viewer does: it
+// is kept in sessionStorage and removed from the address bar; never sent in a URL).
 // Properties: apiKey / token (a bearer credential), fetcher (fn(path, init) -> Response, for
 // a host that proxies the gateway), data (a formatted answer: rendered without fetching it).
 // Events (bubbling, composed): citeflow-ready, citeflow-error, citeflow-open.
@@ -76,6 +78,21 @@ mark[data-citeflow-highlight] { background: var(--citeflow-mark); color: inherit
 .error { color: var(--citeflow-bad); }
 .sources { margin: .8rem 0 0; padding-left: 1.4rem; font-size: .9rem; color: var(--citeflow-muted); }
 `;
+  const KEY_STORAGE = "citeflow-key";
+
+  function keyFromFragment() {
+    const match = /(?:^#|&)key=([^&]+)/.exec(location.hash);
+    try {
+      if (match) {
+        sessionStorage.setItem(KEY_STORAGE, decodeURIComponent(match[1]));
+        history.replaceState(null, "", location.pathname + location.search);
+      }
+      return sessionStorage.getItem(KEY_STORAGE);
+    } catch (e) {  // storage refused (sandboxed frame): the fragment alone
+      return match ? decodeURIComponent(match[1]) : null;
+    }
+  }
+
   let sheet = null;
   function styles() {
     if (!sheet) {
@@ -199,7 +216,11 @@ mark[data-citeflow-highlight] { background: var(--citeflow-mark); color: inherit
 
     get answerId() { return this.getAttribute("answer-id"); }
     set answerId(value) { this.setAttribute("answer-id", value); }
-    get apiKey() { return this.token || this.getAttribute("api-key"); }
+    get apiKey() {
+      if (this.token || this.hasAttribute("api-key")) return this.token || this.getAttribute("api-key");
+      if (this.hasAttribute("fragment-key")) this.token = keyFromFragment();
+      return this.token;
+    }
     set apiKey(value) { this.token = value; }
     get gateway() { return (this.getAttribute("gateway") || SCRIPT_ORIGIN).replace(/\/$/, ""); }
     get data() { return this._data; }

@@ -9,7 +9,9 @@
 //   <script src="https://GATEWAY/static/component/v1/citeflow.js" defer></script>
 //   <citeflow-answer answer-id="ans-1" gateway="https://GATEWAY" api-key="..."></citeflow-answer>
 //
-// Attributes: answer-id, gateway (default: the origin the script came from), api-key.
+// Attributes: answer-id, gateway (default: the origin the script came from), api-key,
+// fragment-key (take the key from the page URL's #key=..., as the gateway's viewer does: it
+// is kept in sessionStorage and removed from the address bar; never sent in a URL).
 // Properties: apiKey / token (a bearer credential), fetcher (fn(path, init) -> Response, for
 // a host that proxies the gateway), data (a formatted answer: rendered without fetching it).
 // Events (bubbling, composed): citeflow-ready, citeflow-error, citeflow-open.
@@ -67,8 +69,11 @@
 .panel-note { background: #fff5d6; border: 1px solid #f0d48a; padding: .4rem .6rem;
   border-radius: 4px; }
 mark[data-citeflow-highlight] { background: var(--citeflow-mark); color: inherit; }
-.pdf-page { position: relative; margin: 0 0 1rem; }
-.pdf-page img { width: 100%; display: block; border: 1px solid var(--citeflow-line); }
+/* Highlight boxes are placed in percentages of the figure: the border is the figure's and the
+   caption out of flow, so the figure's padding box is exactly the page image. */
+.pdf-page { position: relative; margin: 0 0 1.8rem; border: 1px solid var(--citeflow-line); }
+.pdf-page img { width: 100%; display: block; }
+.pdf-page figcaption { position: absolute; top: 100%; left: 0; }
 .pdf-highlight { position: absolute; background: rgba(255, 222, 0, .45);
   mix-blend-mode: multiply; pointer-events: none; }
 .chapter img { max-width: 100%; }
@@ -76,6 +81,21 @@ mark[data-citeflow-highlight] { background: var(--citeflow-mark); color: inherit
 .error { color: var(--citeflow-bad); }
 .sources { margin: .8rem 0 0; padding-left: 1.4rem; font-size: .9rem; color: var(--citeflow-muted); }
 `;
+  const KEY_STORAGE = "citeflow-key";
+
+  function keyFromFragment() {
+    const match = /(?:^#|&)key=([^&]+)/.exec(location.hash);
+    try {
+      if (match) {
+        sessionStorage.setItem(KEY_STORAGE, decodeURIComponent(match[1]));
+        history.replaceState(null, "", location.pathname + location.search);
+      }
+      return sessionStorage.getItem(KEY_STORAGE);
+    } catch (e) {  // storage refused (sandboxed frame): the fragment alone
+      return match ? decodeURIComponent(match[1]) : null;
+    }
+  }
+
   let sheet = null;
   function styles() {
     if (!sheet) {
@@ -199,7 +219,11 @@ mark[data-citeflow-highlight] { background: var(--citeflow-mark); color: inherit
 
     get answerId() { return this.getAttribute("answer-id"); }
     set answerId(value) { this.setAttribute("answer-id", value); }
-    get apiKey() { return this.token || this.getAttribute("api-key"); }
+    get apiKey() {
+      if (this.token || this.hasAttribute("api-key")) return this.token || this.getAttribute("api-key");
+      if (this.hasAttribute("fragment-key")) this.token = keyFromFragment();
+      return this.token;
+    }
     set apiKey(value) { this.token = value; }
     get gateway() { return (this.getAttribute("gateway") || SCRIPT_ORIGIN).replace(/\/$/, ""); }
     get data() { return this._data; }
