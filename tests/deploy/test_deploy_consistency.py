@@ -31,7 +31,7 @@ def test_compose_runs_every_stage_as_its_own_service() -> None:
 def test_compose_runs_the_gateway_and_the_store_on_postgres() -> None:
     services = _compose()["services"]
     gateway, store = services["gateway"], services["store"]
-    assert gateway["command"][0] == "serve" and "8000:8000" in gateway["ports"]
+    assert gateway["command"][0] == "serve" and "127.0.0.1:8000:8000" in gateway["ports"]
     for service in (gateway, store, services["migrate"]):
         assert service["environment"]["CITEFLOW_STORE_URL"].startswith("postgresql+asyncpg://")
     assert services["migrate"]["command"] == ["store", "migrate"]
