@@ -102,8 +102,11 @@ class Support(Model):
     cited source as a span, only where no passage is the evidence (a source without
     passages; a verbatim sentence: its span);
     `missing` the claim's words and numbers the source lacks; `conflicts` what disagrees
-    (`number`, `negation`); `better_source` another supplied source that supports the claim
-    clearly better; `judge` what gave the verdict (`lexical`, `verbatim`, `nli:<model>`).
+    (`number`, `negation`, `name`); `better_source` another supplied source that supports the
+    claim clearly better; `judge` what gave the verdict (`lexical`, `verbatim`, `nli:<model>`);
+    `reason` why a verdict is `unverifiable` (`cross_language`: claim and source are in
+    different languages; `no_source_text`; `nothing_to_check`), or why a cross-language
+    claim is `unsupported` (`cross_language`: its numbers or names are not in the source).
     """
 
     verdict: Verdict
@@ -114,6 +117,7 @@ class Support(Model):
     conflicts: list[str] = Field(default_factory=list)
     better_source: int | None = None
     judge: str
+    reason: str | None = None
 
 
 class AnswerQuality(Model):

@@ -22,7 +22,7 @@ source (its `rival`, services.citations.rivals) (`DecidedSingles`); only the res
 from __future__ import annotations
 
 from bisect import bisect_right
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 
 from schemas.citations import CitationExtraction, Sentence, SupportingPassage
 from schemas.construct import maker
@@ -32,7 +32,9 @@ from services.spans.resolve import source_span
 from services.spans.sections import Piece
 from services.spans.units import UnitContext
 from services.text.extraction import blank
+from services.text.languages import UNDETERMINED, language_of
 from services.verification.claims import surface_words
+from services.verification.crosslang import crosses, source_language
 from services.verification.judges import LEXICAL, Judge, verdict_of
 from services.verification.quality import SentenceClaim, with_single_citations
 from services.verification.sources import SourceView, source_view
@@ -75,6 +77,11 @@ class SourcePieces:
             pieces = self._pieces.get(index)
             self._views[index] = source_view([p.text for p in pieces]) if pieces else None
         return self._views[index]
+
+    def language(self, index: int) -> str:
+        """The language of source `index` (read from its pieces, without a view)."""
+        pieces = self._pieces.get(index)
+        return source_language([p.text for p in pieces]) if pieces else UNDETERMINED
 
     def pieces(self, index: int) -> list[Piece]:
         """The pieces of source `index`, in view order."""
@@ -138,8 +145,8 @@ class DecidedSingles:
     (tests/services/verification/test_counted.py holds the two equal)."""
 
     __slots__ = (
-        "_by_pair", "_passages", "_verbatim", "better", "sentences", "support", "supported",
-        "verdicts",
+        "_by_pair", "_languages", "_passages", "_verbatim", "better", "sentences", "support",
+        "supported", "verdicts",
     )
 
     def __init__(
@@ -148,7 +155,9 @@ class DecidedSingles:
         by_pair: dict[tuple[int, int], int],
         verbatim: dict[tuple[int, int], SourceSpan],
         support: list[Support | None],
+        languages: Callable[[int], str],
     ) -> None:
+        self._languages = languages  # a source's language
         self._passages = passages
         self._by_pair = by_pair
         self._verbatim = verbatim
@@ -169,8 +178,8 @@ class DecidedSingles:
                 self.supported += 1
             return True
         number = self._by_pair.get((sentence, source))
-        if number is None:
-            return False
+        if number is None or crosses(language_of(text), self._languages(source)):
+            return False  # (across languages: `verify` says what can be said)
         # (fields of a model built without validation: defaults may be unset)
         fields = self._passages[number].__dict__
         size = fields.get("terms")
@@ -234,10 +243,12 @@ def support_entry(
     conflicts: Sequence[str],
     better_source: int | None,
     judge: str,
+    reason: str | None = None,
 ) -> Support:
     """The support of one citation (built without validation: every value is made here)."""
     return _support(
         {
+            "reason": reason,
             "verdict": verdict,
             "score": score,
             "link": link,
@@ -404,13 +415,13 @@ def citation_support(
         verbatim[sentence_index] = verbatim.get(sentence_index, frozenset()) | {source}
     by_pair = passage_pairs(extraction)
     support: list[Support | None] = [None] * len(extraction.citations)
+    by_source = SourcePieces(pieces)
     decided = (
-        DecidedSingles(extraction.passages, by_pair, verbatim_spans, support)
+        DecidedSingles(extraction.passages, by_pair, verbatim_spans, support, by_source.language)
         if judge is LEXICAL
         else None
     )
     claims, sentences, uncited = _claims(extraction, text, bounds, decided)
-    by_source = SourcePieces(pieces)
     result = verify(
         claims,
         sentences,
@@ -432,7 +443,7 @@ def citation_support(
                 link = outcome.evidence.passage.link
         support[claim.position] = support_entry(
             outcome.verdict, outcome.score, link, evidence, outcome.missing,
-            outcome.conflicts, outcome.better_source, outcome.judge,
+            outcome.conflicts, outcome.better_source, outcome.judge, outcome.reason,
         )
     return support, _quality(result, decided)
 

@@ -21,7 +21,7 @@ import unicodedata
 from collections.abc import Collection
 from typing import Any
 
-import Stemmer  # type: ignore[import-untyped]
+import Stemmer
 
 from services.text import scripts
 
@@ -62,7 +62,8 @@ NEGATIONS = frozenset(
     """не нет ни ні немає nicht kein keine keinen keinem keiner keines nie niemals ne pas
     jamais aucun aucune nunca ningún ninguna ninguno jamás non mai não nem nie değil yok
     niet geen inte ej ikke aldrig δεν μην όχι नहीं न मत नही لا لم لن ليس ليست غير לא אין
-    אינו אינה نه نیست نمی نبود không tidak bukan 안 못 않 없 아니""".split()
+    אינו אינה نه نیست نمی نبود không tidak bukan 안 못 않 없 아니 아니다 아닙니다 아니라 아닌
+    않는다 않았다 않다 않는 않은 않고 없다 없는 없었다 없이""".split()
 )
 # Korean particles and copulas, longest first: stripped from the end of a Hangul word.
 _KOREAN_PARTICLES = sorted(

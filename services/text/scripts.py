@@ -15,6 +15,7 @@ unit is added for the negation check.
 
 from __future__ import annotations
 
+import re
 import unicodedata
 from bisect import bisect_right
 
@@ -81,6 +82,7 @@ _HAN_BREAKS = frozenset("的了是在和与及也都而并或被把对这那个�
 _OPTIONAL = frozenset(
     [chr(c) for c in range(0x064B, 0x0660)] + ["\u0670", "\u0640", "\u200c", "\u200d"]
     + [chr(c) for c in range(0x06D6, 0x06EE)] + [chr(c) for c in range(0x0591, 0x05C8)]
+    + [chr(c) for c in range(0xFE00, 0xFE10)]  # variation selectors
 )
 # Negations inside unspaced runs (with words that merely contain them).
 _RUN_NEGATIONS = ("不", "没", "沒", "未曾", "从未", "從未", "并非", "並非", "无法", "無法",
@@ -190,11 +192,12 @@ def text_script(text: str, limit: int = 4_000) -> int:
     """The script class most letters of `text` are written in (its first `limit`
     characters; Hiragana and Katakana count as Han's companions: a text with kana is
     Japanese); OTHER when it has no letter."""
-    counts: dict[int, int] = {}
     sample = text[:limit]
+    latin = len(_ASCII_LETTERS.findall(sample))
     if sample.isascii():
-        return LATIN if any(ch.isalpha() for ch in sample) else OTHER
-    for ch in sample:
+        return LATIN if latin else OTHER
+    counts: dict[int, int] = {LATIN: latin} if latin else {}
+    for ch in _NON_ASCII.findall(sample):  # (only the non-ASCII characters are looked at)
         if ch.isalpha():
             cls = char_class(ch)
             counts[cls] = counts.get(cls, 0) + 1
@@ -205,3 +208,7 @@ def text_script(text: str, limit: int = 4_000) -> int:
         counts[HIRAGANA] = kana + counts.pop(HAN, 0)  # Japanese
     best = max(counts.values())
     return min(cls for cls, count in counts.items() if count == best)
+
+
+_ASCII_LETTERS = re.compile(r"[A-Za-z]")
+_NON_ASCII = re.compile(r"[^\x00-\x7f]")

@@ -16,6 +16,8 @@ import unicodedata
 from collections.abc import Collection
 from dataclasses import dataclass
 
+from services.text.languages import ENGLISH_MARKS
+from services.text.languages import NEGATIONS as OTHER_NEGATIONS
 from services.text.lexical import terms_of, words
 from services.text.normalize import IGNORABLE
 
@@ -95,8 +97,11 @@ def has_digit(text: str) -> bool:
 
 
 def negates(tokens: list[str]) -> bool:
-    """Whether the tokens hold a negation."""
-    return not NEGATIONS.isdisjoint(tokens)
+    """Whether the tokens hold a negation (another language's negations only where no
+    English function word says the tokens are English: `non-verbal` negates nothing)."""
+    if not NEGATIONS.isdisjoint(tokens):
+        return True
+    return ENGLISH_MARKS.isdisjoint(tokens) and not OTHER_NEGATIONS.isdisjoint(tokens)
 
 
 def surface_words(text: str, items: Collection[str]) -> list[str]:

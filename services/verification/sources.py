@@ -20,6 +20,7 @@ from services.citations.passages import chunk_sentences
 from services.text.lexical import fold_punctuation, span_terms, words
 from services.text.normalize import IGNORABLE, Normalized, has_break_hyphen, normalize
 from services.verification.claims import has_digit, numbers_of
+from services.verification.crosslang import source_language
 
 _MEMO_LIMIT = 1_024
 _VIEWS: dict[tuple[str, ...], SourceView] = {}
@@ -49,6 +50,14 @@ class SourceView:
     window_items: tuple[set[str], ...]  # each window's items, in order (mapped over)
     vocabulary: frozenset[str]
     _numbers: frozenset[str] | None = None
+    _language: str | None = None
+
+    @property
+    def language(self) -> str:
+        """The source's language (services.verification.crosslang; read on first use)."""
+        if self._language is None:
+            self._language = source_language(self.texts)
+        return self._language
 
     @property
     def numbers(self) -> frozenset[str]:

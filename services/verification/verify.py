@@ -17,7 +17,9 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
+from services.text.languages import language_of
 from services.verification.claims import surface_words
+from services.verification.crosslang import CROSS_LANGUAGE, crosses, decided_across
 from services.verification.judges import Judge
 from services.verification.memo import Judgements, Key
 from services.verification.quality import (
@@ -60,6 +62,7 @@ class Outcome:
     conflicts: tuple[str, ...]
     better_source: int | None
     judge: str
+    reason: str | None = None  # why `unverifiable` (or a cross-language `unsupported`)
 
 
 @dataclass(slots=True)
@@ -98,11 +101,20 @@ def verify(
             outcomes[claim.position] = Outcome(
                 "supported", 1.0, None, [], (), None, VERBATIM_JUDGE
             )
-        elif (
-            (text, source) not in given and views(source) is None
-        ) or not judgements.checkable(text, source):
+        elif (text, source) not in given and views(source) is None:
             outcomes[claim.position] = Outcome(
-                "unverifiable", 0.0, None, [], (), None, judge.name
+                "unverifiable", 0.0, None, [], (), None, judge.name, "no_source_text"
+            )
+        elif not judgements.checkable(text, source):
+            outcomes[claim.position] = Outcome(
+                "unverifiable", 0.0, None, [], (), None, judge.name, "nothing_to_check"
+            )
+        elif _across(text, views(source)):
+            view = views(source)
+            assert view is not None  # (`_across` is False without a view)
+            decided, lacking = decided_across(text, view.texts)
+            outcomes[claim.position] = Outcome(
+                decided, 0.0, None, lacking, (), None, judge.name, CROSS_LANGUAGE
             )
         else:
             judged.append((claim, (text, (source,))))
@@ -130,8 +142,20 @@ def verify(
             better.get(claim.position) if better else None,
             name,
         )
-    quality = citation_quality(sentences, judgements, verbatim, uncited)
+    # A sentence that no cited source can be read against (other languages) is left out of
+    # ALCE's recall and precision rather than counted as unsupported.
+    readable = [
+        sentence for sentence in sentences
+        if not all(_across(sentence.text, views(index)) for index in sentence.cited)
+    ]
+    quality = citation_quality(readable, judgements, verbatim, uncited)
     return Verification(outcomes, quality, judge.name)
+
+
+def _across(text: str, view: SourceView | None) -> bool:
+    """Whether claim `text` and the source of `view` are in languages that cannot be
+    matched word for word (services.verification.crosslang)."""
+    return view is not None and crosses(language_of(text), view.language)
 
 
 def searches_better(verdict: str, score: float) -> bool:
