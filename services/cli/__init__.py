@@ -2,10 +2,30 @@
 
 from __future__ import annotations
 
+import re
+from typing import Any
+
 import click
 
+# A setting's error names its variable first: `CITEFLOW_PARTITIONS='abc' is not a number`.
+_SETTING_ERROR = re.compile(r"^(?:CITEFLOW_[A-Z0-9_]+|KAFKA_[A-Z_]+)\b")
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100})
+
+class _Commands(click.Group):
+    """The command group: an unusable setting ends a command with its one-line message (exit
+    status 1), never a traceback."""
+
+    def invoke(self, ctx: click.Context) -> Any:
+        try:
+            return super().invoke(ctx)
+        except ValueError as error:
+            if _SETTING_ERROR.match(str(error)):
+                raise click.ClickException(str(error)) from None
+            raise
+
+
+@click.group(cls=_Commands,
+             context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100})
 @click.version_option(package_name="citeflow")
 def main() -> None:
     """citeflow: verified, clickable attribution for LLM answers, as a Kafka pipeline."""

@@ -30,26 +30,45 @@ def store_url(environ: dict[str, str] | None = None) -> str:
     env = os.environ if environ is None else environ
     url = env.get(STORE_URL_ENV, "").strip()
     if url:
-        return url
+        return async_url(url)
     data_dir = Path(env.get(DATA_DIR_ENV, "") or DEFAULT_DATA_DIR)
     return f"sqlite+aiosqlite:///{data_dir / 'citeflow.db'}"
 
 
+# The URL forms people write, to the async drivers the store runs on.
+_ASYNC_DRIVERS = {"sqlite": "sqlite+aiosqlite", "postgresql": "postgresql+asyncpg",
+                  "postgres": "postgresql+asyncpg", "postgresql+psycopg2": "postgresql+asyncpg",
+                  "postgresql+psycopg": "postgresql+asyncpg"}
+_SUPPORTED = "sqlite:///PATH or postgresql://USER:PASSWORD@HOST/DB"
+
+
+def async_url(url: str) -> str:
+    """`url` with its scheme mapped to the async driver (`sqlite:///…` to aiosqlite,
+    `postgresql://…` and `postgres://…` to asyncpg); a ValueError naming CITEFLOW_STORE_URL
+    for anything else."""
+    scheme, sep, rest = url.strip().partition("://")
+    if not sep or scheme.lower() not in (*_ASYNC_DRIVERS, *_ASYNC_DRIVERS.values()):
+        shown = scheme if sep else url[:40]
+        raise ValueError(f"{STORE_URL_ENV}: unsupported database {shown!r} (use {_SUPPORTED})")
+    return f"{_ASYNC_DRIVERS.get(scheme.lower(), scheme.lower())}://{rest}"
+
+
 def make_engine(url: str, **options: Any) -> AsyncEngine:
-    """An async engine for `url` (sqlite+aiosqlite or postgresql+asyncpg)."""
-    parsed = sa.make_url(url)
+    """An async engine for `url` (any form `async_url` maps)."""
+    try:
+        parsed = sa.make_url(async_url(url))
+    except exc.ArgumentError as error:
+        raise ValueError(f"{STORE_URL_ENV}: not a database URL ({error})") from None
     if parsed.get_backend_name() == "sqlite":
         return _sqlite_engine(parsed, **options)
     if parsed.get_backend_name() == "postgresql":
-        if parsed.drivername == "postgresql":
-            parsed = parsed.set(drivername="postgresql+asyncpg")
         # pre-ping: after a server restart, pooled connections are found dead and replaced
         # instead of failing the next statement.
         connect_args = {"timeout": 10, "command_timeout": 60}
         return create_async_engine(parsed, pool_pre_ping=True, connect_args=connect_args,
                                    **options)
     raise ValueError(f"{STORE_URL_ENV}: unsupported database {parsed.drivername!r} "
-                     "(use sqlite+aiosqlite:///PATH or postgresql+asyncpg://...)")
+                     f"(use {_SUPPORTED})")
 
 
 def _sqlite_engine(url: sa.URL, **options: Any) -> AsyncEngine:
