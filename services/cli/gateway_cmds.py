@@ -78,3 +78,17 @@ def bench_gateway(parts: tuple[str, ...], seconds: float, repeat: int, concurren
     run_benchmark(parts or PARTS, seconds=seconds, concurrency=concurrency, repeat=repeat,
                   bootstrap=bootstrap, partitions=partitions, progress=err.print,
                   out=click.echo, store_url=store_url)
+
+@bench.command("client")
+@click.option("--seconds", type=float, default=5.0, show_default=True,
+              help="Length of each measured window")
+@click.option("--repeat", type=click.IntRange(min=1), default=3, show_default=True,
+              help="Rounds over both sides, alternating; the medians are the result")
+@click.option("--concurrency", type=click.IntRange(min=1), default=32, show_default=True,
+              help="Concurrent callers of the async side")
+def bench_client(seconds: float, repeat: int, concurrency: int) -> None:
+    """Submit throughput and latency through the Python client beside raw httpx posting the
+    same answers, sync and async (a real gateway, embedded broker, SQLite)."""
+    from services.bench.client import run_benchmark
+
+    run_benchmark(seconds, concurrency, repeat, progress=err.print, out=click.echo)

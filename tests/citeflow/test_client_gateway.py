@@ -158,3 +158,36 @@ def test_a_lost_response_is_retried_without_a_duplicate(harness: Harness,
     records = [r for r in harness.read("answers.submitted")
                if r.key == answer["answer_id"].encode()]
     assert len(records) == 1
+
+
+def test_batch_provider_and_document_routes(harness: Harness, pipeline: str) -> None:  # noqa: F811
+    from tests.services.ingest.documents.builders import Chapter, EpubSpec, build_epub
+    from tests.services.providers import fixtures
+
+    gateway = Gateway(harness, pipeline)
+    gateway.start()
+    key = asyncio.run(_key(pipeline))
+    with Client(gateway.url, key) as client:
+        good = _answers(2, "batch")
+        batch = client.submit_many([good[0], {"answer_id": "bad-1", "text": "x"}, good[1]])
+        assert (batch.accepted, batch.refused) == (2, 1)
+        assert [line.status for line in batch.results] == [202, 422, 202]
+        assert batch.results[1].problem and batch.results[1].problem["code"]
+
+        line = fixtures.anthropic()
+        accepted = client.submit_provider("anthropic", line["response"],
+                                          request=line["request"], answer_id="prov-1",
+                                          metadata={"model": "claude"})
+        assert isinstance(accepted, Accepted) and accepted.answer_id == "prov-1"
+        result = client.wait("prov-1", WAIT_S)
+        assert isinstance(result, AnswerFormatted) and result.citations
+        for answer in good:
+            assert isinstance(client.wait(answer["answer_id"], WAIT_S), AnswerFormatted)
+
+        book = build_epub(EpubSpec([Chapter("c1.xhtml", "<html><body><p>Call me Ishmael."
+                                            "</p></body></html>")], opf_dir="OPS"))
+        document = client.upload_document(book, doc_id="tiny-book", title="Tiny",
+                                          filename="tiny.epub")
+        assert document.doc_id == "tiny-book" and document.status == "submitted"
+        again = client.upload_document(book, doc_id="tiny-book", filename="tiny.epub")
+        assert again.doc_id == "tiny-book"
