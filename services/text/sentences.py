@@ -304,7 +304,8 @@ def _ordinal_ends(scan: _Scan, k: int) -> bool | None:
     language = scan.language
     if language:
         return False if language in lexicon_langs.ORDINAL_LANGUAGES else None
-    if _ORDINAL_LETTERS.search(scan.text, max(scan.start, k - _ORDINAL_REACH), k):
+    low = max(scan.start, k - _ORDINAL_REACH)
+    if not scan.text[low:k].isascii() and _ORDINAL_LETTERS.search(scan.text, low, k):
         return False
     return None
 
