@@ -30,11 +30,13 @@ class AsyncClient:
 
     def __init__(self, url: str | None = None, api_key: str | None = None, *,
                  timeout: float = 60.0, retry: RetryPolicy | None = None,
-                 transport: httpx.AsyncBaseTransport | None = None) -> None:
+                 transport: httpx.AsyncBaseTransport | None = None,
+                 limits: httpx.Limits = core.LIMITS) -> None:
         self.url, self.api_key = core.settings(url, api_key)
         self.retry = retry or RetryPolicy()
         self._http = httpx.AsyncClient(base_url=self.url, headers=core.headers(self.api_key),
-                                       timeout=timeout, transport=transport)
+                                       timeout=timeout, transport=transport,
+                                       limits=limits)
 
     async def __aenter__(self) -> AsyncClient:
         return self

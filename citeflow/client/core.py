@@ -21,6 +21,9 @@ from citeflow.client.retry import retry_after
 
 DEFAULT_URL = "http://localhost:8000"
 USER_AGENT = "citeflow-python"
+# Keep-alive for as many connections as are open: httpx keeps only 20 by default, so more
+# concurrent calls than that would open a new connection per request.
+LIMITS = httpx.Limits(max_connections=100, max_keepalive_connections=100)
 Answer = BaseModel | Mapping[str, Any]
 
 

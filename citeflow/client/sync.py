@@ -30,11 +30,13 @@ class Client:
 
     def __init__(self, url: str | None = None, api_key: str | None = None, *,
                  timeout: float = 60.0, retry: RetryPolicy | None = None,
-                 transport: httpx.BaseTransport | None = None) -> None:
+                 transport: httpx.BaseTransport | None = None,
+                 limits: httpx.Limits = core.LIMITS) -> None:
         self.url, self.api_key = core.settings(url, api_key)
         self.retry = retry or RetryPolicy()
         self._http = httpx.Client(base_url=self.url, headers=core.headers(self.api_key),
-                                  timeout=timeout, transport=transport)
+                                  timeout=timeout, transport=transport,
+                                  limits=limits)
 
     def __enter__(self) -> Client:
         return self

@@ -127,7 +127,7 @@ def measure(url: str, key: str, seconds: float, concurrency: int, repeat: int,
 async def _async_round(url: str, key: str, seconds: float, concurrency: int,
                        round_number: int, progress: Out) -> list[tuple[str, Window]]:
     limits = httpx.Limits(max_connections=concurrency, max_keepalive_connections=concurrency)
-    async with AsyncClient(url, key) as client, \
+    async with AsyncClient(url, key, limits=limits) as client, \
             httpx.AsyncClient(base_url=url, timeout=60, limits=limits) as raw:
 
         async def post(answer: dict[str, Any]) -> Any:
