@@ -79,6 +79,7 @@ def bench_gateway(parts: tuple[str, ...], seconds: float, repeat: int, concurren
                   bootstrap=bootstrap, partitions=partitions, progress=err.print,
                   out=click.echo, store_url=store_url)
 
+
 @bench.command("client")
 @click.option("--seconds", type=float, default=5.0, show_default=True,
               help="Length of each measured window")
@@ -92,3 +93,16 @@ def bench_client(seconds: float, repeat: int, concurrency: int) -> None:
     from services.bench.client import run_benchmark
 
     run_benchmark(seconds, concurrency, repeat, progress=err.print, out=click.echo)
+
+
+@bench.command("hostile")
+@click.option("--seconds", type=float, default=60.0, show_default=True,
+              help="Length of each window: reads alone, then reads beside the attacks")
+def bench_hostile(seconds: float) -> None:
+    """The gateway's p99 for ordinary reads while hostile clients send the worst request of
+    each kind (huge page renders, zip bombs, cache fillers, oversized and slow heads,
+    oversize bodies, random keys) beside p99 without them (target: within 2x), /healthz
+    p99 (under 100 ms) and the gateway's peak memory (under 512 MB). Issue 22."""
+    from services.bench.hostile import run
+
+    run(seconds, progress=err.print, out=click.echo)

@@ -20,6 +20,7 @@ _CACHE_ENTRIES = 10_000
 # not a brute force (each unknown key is a store lookup).
 UNAUTHENTICATED_RATE_PER_S = 5.0
 UNAUTHENTICATED_BURST = 20.0
+KNOWN_VALID_S = 3600.0
 MAX_SECRET_CHARS = 200  # longer is never a key: refused without hashing or a lookup
 
 
@@ -101,6 +102,9 @@ class KeyVerifier:
         self._store = store
         self._valid: TTLCache[bytes, Principal] = TTLCache(_CACHE_ENTRIES, ttl_s)
         self._invalid: TTLCache[bytes, bool] = TTLCache(_CACHE_ENTRIES, ttl_s)
+        # Keys found valid in the last hour: looked up again when their verdict expires
+        # (revocation still holds within ttl_s), but never refused for their address.
+        self._known: TTLCache[bytes, bool] = TTLCache(_CACHE_ENTRIES, KNOWN_VALID_S)
         self._retry_after_s = retry_after_s
         self.unauthenticated = unauthenticated or AddressLimiter(
             UNAUTHENTICATED_RATE_PER_S, UNAUTHENTICATED_BURST)
@@ -136,7 +140,8 @@ class KeyVerifier:
         # An unknown secret costs a store lookup: none for an address out of tokens (a
         # valid key is never charged; from such an address it waits like the rest until
         # the bucket refills, unless this process has it cached).
-        if self.unauthenticated.take(_address(request), spend=False):
+        if (self._known.get(digest) is None
+                and self.unauthenticated.take(_address(request), spend=False)):
             raise self._refuse(request, "the API key is unknown or revoked", spend=False)
         try:
             key = await self._store.verify_key(secret)
@@ -146,6 +151,7 @@ class KeyVerifier:
             self._invalid[digest] = True
             raise self._refuse(request, "the API key is unknown or revoked")
         found = self._valid[digest] = _principal_of(key)
+        self._known[digest] = True
         return found
 
 

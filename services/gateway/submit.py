@@ -53,6 +53,7 @@ from services.gateway.representation import (
     location,
 )
 from services.ingest.answers import admit_data, admit_provider
+from services.ingest.input_forms import InputFormError, split_records
 from services.store.api import AnswerRecord, Claim, StoreUnavailable, Submission
 from services.store.decode import model_of
 
@@ -310,7 +311,8 @@ async def submit_one(request: Request, ingest: Ingest) -> Response:
     principal = await gateway.authorize(request, "submit")
     settings = gateway.settings
     wait = _wait_seconds(request, settings.max_wait_s)
-    raw = await read_limited(request, settings.max_answer_bytes)
+    raw = await read_limited(request, settings.max_answer_bytes,
+                             lambda tokens: gateway.charge(principal, tokens))
 
     async def handle() -> Response:
         answer = admit(raw, principal, settings.max_answer_bytes, ingest)
@@ -331,8 +333,8 @@ async def submit_one(request: Request, ingest: Ingest) -> Response:
 
 
 async def submit_batch(request: Request) -> Response:
-    """`POST /v1/answers:batch`: JSON Lines, one answer per line; 200 with one result per
-    non-blank line (its own status: 202, or the problem of that line)."""
+    """`POST /v1/answers:batch`: many answers (a JSON array, JSON Lines, or one object); 200
+    with one result per answer (its own status: 202, or the problem of that answer)."""
     return await submit_lines(request, ingest_answer)
 
 
@@ -342,13 +344,17 @@ async def submit_provider_batch(request: Request) -> Response:
 
 
 async def submit_lines(request: Request, ingest: Ingest) -> Response:
-    """JSON Lines, each line admitted by `ingest`; 200 with one result per non-blank line
-    (its own status: 202, or the problem of that line)."""
+    """Answers in any form `split_records` reads, each admitted by `ingest`; 200 with one
+    result per answer (its own status: 202, or the problem of that answer)."""
     gateway = gateway_of(request)
     settings = gateway.settings
     principal = await gateway.authorize(request, "submit")
-    raw = await read_limited(request, settings.max_batch_bytes)
-    lines = [(n, line) for n, line in enumerate(raw.split(b"\n"), 1) if line.strip()]
+    raw = await read_limited(request, settings.max_batch_bytes,
+                             lambda tokens: gateway.charge(principal, tokens))
+    try:  # one object, a JSON array or JSON Lines; `line` is an array item's position
+        lines = [(record.number, record.raw) for record in split_records(raw)]
+    except InputFormError as exc:
+        raise ProblemError(400, "invalid_batch", str(exc)) from None
     if len(lines) > settings.max_batch_lines:
         raise ProblemError(413, "too_many_lines", f"a batch holds at most "
                            f"{settings.max_batch_lines} answers, not {len(lines)}")

@@ -1,13 +1,16 @@
-"""PDF pages rendered off the event loop, within a budget (issue 22 item 1).
+"""The reader processes: PDF pages rendered, and all other reader work done, off the
+gateway's process, within a budget (issue 22 item 1).
 
 MuPDF holds the GIL while it renders, so a render in a gateway thread stops the event loop,
-and one absurd page (4500x4500 pt at scale 4: 324 megapixels) took 6.6 s and 2 GB. Here:
+and one absurd page (4500x4500 pt at scale 4: 324 megapixels) took 6.6 s and 2 GB; lxml and
+bleach on a large chapter did the same. Here:
 
 - a pixel budget per render: the scale is lowered (to a quarter step) until the page fits
   `max_page_pixels`; the response says which scale it got (`X-Render-Scale`);
-- renders run in a renderer process pool, never in the gateway process, each with a
-  deadline: past it the pool is killed and restarted and the request gets a 503;
-- at most `max_pending` renders wait or run per gateway process: more get 503 at once
+- renders and the reader's other work (reader_work.py) run in a pool of reader processes,
+  never in the gateway process, each job with a deadline: past it the pool is killed and
+  restarted and the request gets a 503;
+- at most `max_pending` jobs wait or run per gateway process: more get 503 at once
   (nothing queues without bound);
 - rendered PNGs are cached on disk within `cache_bytes` (oldest out first).
 """
@@ -21,7 +24,8 @@ import os
 import threading
 from collections import OrderedDict
 from concurrent.futures import ProcessPoolExecutor
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from typing import Any, Callable
 from pathlib import Path
 
 from services.ingest.documents.limits import MiB
@@ -33,9 +37,12 @@ class RenderBudget:
 
     max_page_pixels: int = 12_000_000  # the pixmap of one render (RGB: 36 MB)
     deadline_s: float = 10.0
-    workers: int = 1
+    workers: int = field(default_factory=lambda: int(os.environ.get(WORKERS_ENV) or 1))
     max_pending: int = 8
     cache_bytes: int = 256 * MiB
+
+
+WORKERS_ENV = "CITEFLOW_READER_PROCESSES"
 
 
 class RenderBusy(Exception):
@@ -175,27 +182,31 @@ class PageRenderer:
             process.kill()
         pool.shutdown(wait=False, cancel_futures=True)
 
+    async def work(self, job: Callable[..., Any], *args: Any) -> Any:
+        """`job(*args)` in a reader process, within the deadline and the pending bound;
+        RenderBusy when over budget (its own exceptions are raised here)."""
+        if self._pending >= self.budget.max_pending:
+            raise RenderBusy("too many reader jobs are pending; try again shortly")
+        self._pending += 1
+        try:
+            future = asyncio.wrap_future(self._executor().submit(job, *args))
+            try:
+                return await asyncio.wait_for(future, self.budget.deadline_s)
+            except TimeoutError:
+                self._kill()
+                raise RenderBusy(
+                    f"the reader took longer than {self.budget.deadline_s:g} s") from None
+        finally:
+            self._pending -= 1
+
     async def render(self, path: str, key: str, number: int, scale: float) -> tuple[bytes, float]:
         """The page as PNG and the scale used; RenderBusy when over budget."""
         cache_key = f"{key}-{number}@{scale:g}"
         cached = await asyncio.to_thread(self.cache.get, cache_key)
         if cached is not None:
             return cached, float(await asyncio.to_thread(self._scale_of, cache_key, scale))
-        if self._pending >= self.budget.max_pending:
-            raise RenderBusy("too many page renders are pending; try again shortly")
-        self._pending += 1
-        try:
-            future = asyncio.wrap_future(self._executor().submit(
-                render_page, path, number, scale, self.budget.max_page_pixels))
-            try:
-                data, used = await asyncio.wait_for(future, self.budget.deadline_s)
-            except TimeoutError:
-                self._kill()
-                raise RenderBusy(
-                    f"rendering page {number} took longer than {self.budget.deadline_s:g} s"
-                ) from None
-        finally:
-            self._pending -= 1
+        data, used = await self.work(render_page, path, number, scale,
+                                     self.budget.max_page_pixels)
         await asyncio.to_thread(self._store, cache_key, data, used)
         return data, used
 

@@ -3,7 +3,8 @@
 `POST /v1/documents` (scope `submit`) stores the upload content-addressed, records it as
 `submitted` and produces `documents.submitted`; the ingest stage does the rest and the store
 sink records the outcome. Reads (scope `read`) see only the key's tenant's documents: another
-tenant's document is a 404. Chapter and page work is CPU-bound and runs in a worker thread.
+tenant's document is a 404. Chapter and page work is CPU-bound and runs in the reader
+processes (renderer.py, reader_work.py), never in the gateway's.
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from starlette.routing import Route
 
 from schemas.documents import DocumentSubmitted
 from services.gateway.context import authorize, gateway_of
+from services.gateway.documents import reader_work
 from services.gateway.documents.reader import reader_of
 from services.gateway.documents.renderer import RenderBusy
 from services.gateway.documents.responses import (
@@ -30,9 +32,7 @@ from services.gateway.documents.responses import (
 from services.gateway.documents.selectors import Quote, from_query, from_result
 from services.gateway.documents.upload import receive_upload
 from services.gateway.problems import ProblemError, unavailable
-from services.ingest.documents.chapter_marks import chapter_of_quote, prepare_chapter
 from services.ingest.documents.pdf import is_pdf
-from services.ingest.documents.pdf_locate import locate
 from services.ingest.documents.rejection import DocumentRejection
 from services.store.api import DocumentRecord, StoreUnavailable
 
@@ -151,44 +151,39 @@ def _refused(exc: DocumentRejection) -> ProblemError:
     return ProblemError(status_code, exc.code, exc.message)
 
 
+async def _reader_work(request: Request, job: Any, *args: Any) -> Any:
+    """`job` in a reader process; its refusals as problems."""
+    try:
+        return await reader_of(request).renderer.work(job, *args)
+    except DocumentRejection as exc:
+        raise _refused(exc) from None
+    except RenderBusy as exc:
+        raise ProblemError(503, "renderer_busy", str(exc),
+                           headers={"Retry-After": "2"}) from None
+
+
+def _quote_args(quote: Quote) -> tuple[str, str, str]:
+    return (quote.exact, quote.prefix, quote.suffix)
+
+
 async def chapter(request: Request) -> Response:
     record = await _document(request, "epub")
     href = request.path_params["href"]
     quote = await _quote(request, record.doc_id)
-    library = reader_of(request).library
-
-    def work() -> ChapterView:
-        view = library.chapter(record.path, record.sha256, record.doc_id, href)
-        if quote is None:
-            html, highlight = prepare_chapter(view["html"])
-        else:
-            html, highlight = prepare_chapter(view["html"], quote.exact, quote.prefix,
-                                              quote.suffix)
-            if highlight is not None and not highlight["found"]:
-                # The chapter was only a hint: say where the quote really is, if anywhere.
-                elsewhere = chapter_of_quote(
-                    library.chapter_texts(record.path, record.sha256), quote.exact,
-                    quote.prefix, quote.suffix, skip=href)
-                highlight["found_in"] = elsewhere
-                if elsewhere:
-                    highlight["note"] = f"passage found in {elsewhere}, not in this chapter"
-        return cast(ChapterView, {**view, "doc_id": record.doc_id, "html": html,
-                                  "highlight": highlight})
-
-    try:
-        return _json(await run_in_threadpool(work), headers=PRIVATE_CACHE)
-    except DocumentRejection as exc:
-        raise _refused(exc) from None
+    reader = reader_of(request)
+    view = await _reader_work(request, reader_work.chapter_job, str(reader.store.root),
+                              record.path, record.sha256, record.doc_id, href,
+                              None if quote is None else _quote_args(quote))
+    return _json(cast(ChapterView, view), headers=PRIVATE_CACHE)
 
 
 async def resource(request: Request) -> Response:
     record = await _document(request, "epub")
     name = request.path_params["path"]
-    try:
-        found = await run_in_threadpool(
-            reader_of(request).library.resource, record.path, record.sha256, name)
-    except DocumentRejection as exc:  # stored as an EPUB, but not one (not yet ingested)
-        raise _refused(exc) from None
+    # A DocumentRejection: stored as an EPUB, but not one.
+    found = await _reader_work(request, reader_work.resource_job,
+                               str(reader_of(request).store.root), record.path,
+                               record.sha256, name)
     if found is None:
         raise ProblemError(404, "not_found", f"no image {name!r} in this document")
     data, media_type = found
@@ -237,18 +232,10 @@ async def highlights(request: Request) -> Response:
         raise ProblemError(400, "invalid_parameter",
                            "give exact (with prefix/suffix) or answer_id with citation_id "
                            "or unit_id", path="exact")
-    library = reader_of(request).library
-
-    def work() -> PageHighlights:
-        index = library.pdf(record.path, record.sha256)
-        with library.lock(record.sha256):
-            return cast(PageHighlights,
-                        locate(index, number, quote.exact, quote.prefix, quote.suffix))
-
-    try:
-        return _json(await run_in_threadpool(work), headers=PRIVATE_CACHE)
-    except DocumentRejection as exc:
-        raise _refused(exc) from None
+    found = await _reader_work(request, reader_work.highlights_job,
+                               str(reader_of(request).store.root), record.path,
+                               record.sha256, number, _quote_args(quote))
+    return _json(cast(PageHighlights, found), headers=PRIVATE_CACHE)
 
 
 def routes() -> list[Route]:

@@ -83,6 +83,10 @@ async def test_random_keys_are_limited_per_address_and_never_evict_valid_ones() 
     # The valid key, cached before the flood, is still served from the cache ...
     assert (await verifier.principal(_from(SECRET))).tenant == "acme"
     assert keys.calls == 21
+    # ... and once its verdict expires it is looked up again, not refused for its address.
+    verifier._valid.clear()
+    assert (await verifier.principal(_from(SECRET))).tenant == "acme"
+    assert keys.calls == 22
     # ... and another address is not limited by this one's flood.
     with pytest.raises(ProblemError) as other:
         await verifier.principal(_from("random-x", host="10.0.0.2"))
