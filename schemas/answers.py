@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from typing import Any, Literal, get_args
 
-from pydantic import Field, field_validator
+from pydantic import Field, field_validator, model_validator
+from pydantic_core import PydanticCustomError
 
 from schemas.base import Model
 
@@ -34,8 +35,29 @@ class Chunk(Model):
     start_char: int | None = Field(default=None, ge=0)
 
 
+SOURCE_KINDS = ("web", "document")
+
+
+def infer_kind(source: dict[str, Any]) -> str:
+    """The kind of a source given without one, where only one fits: a `url` and no `doc_id`
+    (and not a PDF or EPUB) is a web page; a `doc_id` and no `url`, or neither (plain
+    passages), a document. Anything else is a `source_kind` error naming the choices."""
+    url, doc_id = source.get("url"), source.get("doc_id")
+    if url and not doc_id and source.get("format") not in ("pdf", "epub"):
+        return "web"
+    if not url:
+        return "document"
+    raise PydanticCustomError(
+        "source_kind",
+        "the source has both a url and a doc_id (or a url to a PDF or EPUB), so its kind "
+        "cannot be told: give \"kind\": \"web\" (links and highlights go to the page at url) "
+        "or \"kind\": \"document\" (an uploaded EPUB or PDF named by doc_id)",
+    )
+
+
 class Source(Model):
-    """One source the model saw; the answer cites it as `[index]`."""
+    """One source the model saw; the answer cites it as `[index]`. `kind`, when left out, is
+    inferred where only one fits (`infer_kind`), never guessed."""
 
     index: int = Field(ge=1)
     kind: Literal["document", "web"] = "document"
@@ -51,6 +73,13 @@ class Source(Model):
     doi: str | None = None
     pmid: str | None = None
     chunks: list[Chunk] = Field(default_factory=list)
+
+    @model_validator(mode="before")
+    @classmethod
+    def _kind_when_left_out(cls, data: Any) -> Any:
+        if isinstance(data, dict) and data.get("kind") is None:
+            return {**data, "kind": infer_kind(data)}
+        return data
 
 
 class AnswerUnitIn(Model):

@@ -26,36 +26,42 @@ def _emit_error(stream: IO[str], payload: dict[str, object]) -> None:
 def process(source: IO[bytes], provider: str | None) -> None:
     """Run the whole pipeline in-process, no broker.
 
-    SOURCE holds `answer.submitted` data objects, one JSON object per line (default: stdin);
-    with `--from PROVIDER`, one provider response per line (SPEC §10). Each formatted answer
-    is printed to stdout as one JSON line; each rejection or failure is printed to stderr as
-    JSON naming the answer_id, and the exit code is 1 if any line was not processed. Good
-    lines are printed either way.
+    SOURCE (default: stdin) holds `answer.submitted` data objects: one object (it may span
+    lines), a JSON array of them, or JSON Lines; with `--from PROVIDER`, provider responses in
+    the same forms. Each formatted answer is printed to stdout as one JSON line; each
+    rejection or failure is printed to stderr as JSON naming the answer_id and where it was
+    read, and the exit code is 1 if any answer was not processed. Good answers are printed
+    either way.
     """
     from schemas.answers import AnswerRejected
     from schemas.envelope import payload_json
+    from services.ingest.input_forms import InputFormError, split_records
     from services.pipeline import StageFailure, process_answer
     from services.runtime.gc_tuning import tune_gc
 
     tune_gc()
     failed = 0
     out = sys.stdout
-    for number, line in enumerate(source, start=1):
-        if not line.strip():
-            continue
-        result = process_answer(line.rstrip(b"\r\n"), event_id=f"process:{number}",
-                                position=f"line {number}", provider=provider)
+    try:
+        records = split_records(source.read())
+    except InputFormError as exc:
+        raise click.ClickException(str(exc)) from None
+    for record in records:
+        number = record.number
+        result = process_answer(record.raw, event_id=f"process:{record.position}",
+                                position=record.position, provider=provider)
+        where = {record.unit: number}
         if isinstance(result, AnswerRejected):
             failed += 1
             _emit_error(sys.stderr, {
-                "line": number, "answer_id": result.answer_id, "code": result.code,
+                **where, "answer_id": result.answer_id, "code": result.code,
                 "message": result.message, "path": result.path,
                 "errors": [e.model_dump() for e in result.errors],
             })
         elif isinstance(result, StageFailure):
             failed += 1
             _emit_error(sys.stderr, {
-                "line": number, "answer_id": result.answer_id, "code": "stage_failed",
+                **where, "answer_id": result.answer_id, "code": "stage_failed",
                 "stage": result.stage, "message": result.error,
             })
         else:

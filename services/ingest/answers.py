@@ -1,6 +1,7 @@
-"""Answer admission (SPEC §4.1): a valid v1 `answer.submitted` (after upcasting) is accepted,
-anything else becomes an `AnswerRejected` with a stable code, a message, the JSON path of the
-problem, the answer_id when it could be read and the original bytes. Never raises on input.
+"""Answer admission: a valid v1 `answer.submitted` (after upcasting) is accepted, anything
+else becomes an `AnswerRejected` with a stable code, a message (what was wrong, what was
+expected, an example), the JSON path of the problem, the answer_id when it could be read and
+the original bytes. Never raises on input.
 
 A provider's own response (`answer.provider` on the topic, `admit_provider` for a line of
 `citeflow process --from PROVIDER`) is normalised by `services.providers` first; one that
@@ -41,6 +42,7 @@ from schemas.envelope import (
 from schemas.registry import event_type_of
 from schemas.topics import ANSWERS_ACCEPTED, ANSWERS_REJECTED
 from schemas.upcasters import UpcastError, upcast
+from services.ingest.hints import hint
 from services.providers import ProviderError, normalize_data
 from services.runtime.stage import Message, Output
 
@@ -92,7 +94,7 @@ def readable_answer_id(data: object) -> str | None:
 def _error_code(error: ErrorDetails) -> str:
     """The stable code of one pydantic error."""
     kind: str = error["type"]
-    if kind == "missing":
+    if kind in ("missing", "source_kind"):
         return "missing_field"
     if kind == "value_error" and "duplicate source index" in error["msg"]:
         return "duplicate_source_index"
@@ -107,8 +109,14 @@ def _error_code(error: ErrorDetails) -> str:
 
 def _error_message(error: ErrorDetails) -> str:
     if _error_code(error) == "invalid_answer_id":
-        return "answer_id must be 1..200 characters of A-Z a-z 0-9 . _ : -"
-    return str(error["msg"]).removeprefix("Value error, ")
+        return "answer_id must be 1..200 characters of A-Z a-z 0-9 . _ : -, e.g. \"answer-42\""
+    message = str(error["msg"]).removeprefix("Value error, ")
+    return message if error["type"] == "source_kind" else message + hint(error["loc"])
+
+
+def _location(error: ErrorDetails) -> tuple[int | str, ...]:
+    """Where the error is: a source whose kind cannot be inferred is an error of its `kind`."""
+    return (*error["loc"], "kind") if error["type"] == "source_kind" else error["loc"]
 
 
 def _from_validation(exc: ValidationError, prefix: str, answer_id: str | None) -> Rejection:
@@ -117,7 +125,7 @@ def _from_validation(exc: ValidationError, prefix: str, answer_id: str | None) -
         {
             "code": _error_code(err),
             "message": _error_message(err),
-            "path": json_path(err["loc"], prefix),
+            "path": json_path(_location(err), prefix),
         }
         for err in all_errors[:MAX_REPORTED_ERRORS]
     ]
@@ -186,7 +194,9 @@ def _load(raw: bytes) -> Any:
     try:
         return orjson.loads(text)
     except orjson.JSONDecodeError as exc:
-        raise Rejection("invalid_json", f"input is not valid JSON: {exc}") from None
+        raise Rejection("invalid_json", f"input is not valid JSON: {exc}; an answer is one JSON "
+                        'object, e.g. {"answer_id": "answer-42", "text": "…", "sources": […]}'
+                        ) from None
 
 
 def _validate(data: object, prefix: str) -> AnswerSubmitted:
@@ -195,7 +205,8 @@ def _validate(data: object, prefix: str) -> AnswerSubmitted:
     if not isinstance(data, dict):
         raise Rejection(
             "not_an_object", f"{prefix}: an answer must be a JSON object, "
-            f"not {type(data).__name__ if data is not None else 'null'}", prefix,
+            f"not {type(data).__name__ if data is not None else 'null'}; e.g. "
+            '{"answer_id": "answer-42", "text": "The sky is blue [1].", "sources": [...]}', prefix,
         )
     try:
         answer = AnswerSubmitted.model_validate(data)

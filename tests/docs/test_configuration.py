@@ -67,6 +67,7 @@ def test_other_defaults_are_the_code_s() -> None:
         "CITEFLOW_RATE_LIMIT": gateway.rate_per_s,
         "CITEFLOW_KEY_CACHE_SECONDS": gateway.key_cache_seconds,
         "CITEFLOW_MAX_WAIT_SECONDS": gateway.max_wait_s,
+        "CITEFLOW_UNAUTHENTICATED_RATE": gateway.unauthenticated_rate_per_s,
         "CITEFLOW_MAX_ANSWER_BYTES": DEFAULT_MAX_BYTES,
         "CITEFLOW_DATA_DIR": DEFAULT_DATA_DIR,
     }
