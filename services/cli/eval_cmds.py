@@ -78,6 +78,14 @@ def eval_attribution(answers: Path, setting: str | None, languages: str | None,
                   "published 0.55-0.61")
     table.add_row("", "AUC", f"{graded['judge_auc']:.3f}", f"{graded['presence_auc']:.3f}",
                   f"{graded['recall_auc']:.3f}", "-")
+    for label, counts in figures["calibration"].items():
+        total = sum(counts.values()) or 1
+        shares = ", ".join(f"{verdict} {counts.get(verdict, 0) / total:.0%}"
+                           for verdict in ("supported", "partial", "unsupported", "unverifiable"))
+        target = ("supported >= 50%, unsupported <= 5%" if label == "complete"
+                  else "supported below the complete claims'")
+        table.add_row(f"(c) calibration: {label.replace('_or_', ' or ')} ({total} claims)", "verdicts",
+                      shares, "-", "-", target)
     table.add_row("pace", "pairs/s", f"{wrong['pairs_per_second']:,.0f}", "-", "-", "-")
     Console(stderr=True).print(table)
     click.echo(orjson.dumps(figures).decode())

@@ -2,7 +2,7 @@
 
 Data (`corpus/answers`): ExpertQA's 28 GPT-4 answers, whose claims carry expert `support`
 labels and the passages they cite (`evidence_numbers`), and ALCE's 12 demos, whose claims are
-the texts their citation clusters close. Two tasks:
+the texts their citation clusters close. Three tasks:
 
 (a) Wrong-citation detection. Every citation of a claim is a right citation; pointing it at a
     passage of the same question that the claim does not cite (and whose text differs from
@@ -11,6 +11,8 @@ the texts their citation clusters close. Two tasks:
     passages supplied).
 (b) Support grading: ExpertQA claims labelled Complete against Partial/Incomplete, judged
     against all their cited passages together; predicted Complete when `supported`.
+(c) Calibration: the verdicts on single-citation claims by expert label (how many
+    human-Complete claims the judge calls `supported`, and `unsupported`).
 
 Baselines in the same run: a citation's mere presence (every citation right, every claim
 complete) and plain content-word recall (share of the claim's content terms in the cited
@@ -201,11 +203,35 @@ def support_grading(questions: list[Question], judge: Judge) -> dict[str, Any]:
     }
 
 
+def calibration(questions: list[Question], judge: Judge) -> dict[str, dict[str, int]]:
+    """(c) The verdicts on ExpertQA's single-citation claims by their expert label
+    (`complete`, `partial_or_incomplete`), each claim judged against its one cited passage
+    with the question's other passages supplied: how often the judge's `supported` and
+    `unsupported` agree with the experts."""
+    found: dict[str, dict[str, int]] = {"complete": {}, "partial_or_incomplete": {}}
+    for question in questions:
+        graded = [
+            (text, cited[0], _GRADED[label])
+            for text, cited, label in question.claims
+            if len(cited) == 1 and label in _GRADED
+        ]
+        if not graded:
+            continue
+        claims = [CitedClaim(k, source, k, text, (source,)) for k, (text, source, _) in enumerate(graded)]
+        outcomes = verify(claims, [], list(question.passages), _views(question).get, {}, judge).outcomes
+        for k, (_, _, complete) in enumerate(graded):
+            counts = found["complete" if complete else "partial_or_incomplete"]
+            verdict = outcomes[k].verdict
+            counts[verdict] = counts.get(verdict, 0) + 1
+    return found
+
+
 def evaluate(answers_dir: Path, judge: Judge) -> dict[str, Any]:
-    """Both tasks on the corpus answers in `answers_dir`."""
+    """The three tasks on the corpus answers in `answers_dir`."""
     questions = load_questions(answers_dir)
     return {
         "judge": judge.name,
         "wrong_citation": wrong_citations(questions, swap_pairs(questions), judge),
         "support_grading": support_grading(questions, judge),
+        "calibration": calibration(questions, judge),
     }

@@ -35,6 +35,8 @@ def build() -> Path:
     from setuptools import Distribution
 
     sources = compiled_sources()
+    # Hashed before compiling: a source edited during the build must make it stale.
+    hashes = {module_name(p): source_hash(p) for p in sources}
     work = Path(tempfile.mkdtemp(prefix="citeflow-native-"))
     cwd = os.getcwd()
     try:
@@ -72,7 +74,7 @@ def build() -> Path:
         "python": sys.version,
         "ext_suffix": suffix,
         "files": files,
-        "sources": {module_name(p): source_hash(p) for p in sources},
+        "sources": hashes,
     }
     (staged / MANIFEST.name).write_text(json.dumps(manifest, indent=1))
     shutil.rmtree(NATIVE_DIR, ignore_errors=True)

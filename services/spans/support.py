@@ -111,14 +111,17 @@ def sentence_bounds(sentences: Sequence[Sentence]) -> list[tuple[int, int, int]]
 def _verbatim(
     units: Sequence[AnswerUnit], sentences: list[tuple[int, int, int]], text: str
 ) -> dict[tuple[int, int], SourceSpan]:
-    """(sentence index, source index) -> a span where a verbatim unit covers the sentence
-    (`sentences`: `sentence_bounds`)."""
+    """(sentence index, source index) -> a span where a verbatim unit covers the sentence,
+    or where a quotation inside it was found (`sentences`: `sentence_bounds`)."""
     found: dict[tuple[int, int], SourceSpan] = {}
     ends = [end for _, _, end in sentences]
     for unit in units:
         fields = unit.__dict__  # (a unit of this stage: every field set)
-        if fields["kind"] != "verbatim" or fields["origin"] == "quotation":
+        if fields["kind"] != "verbatim":
             continue
+        # A quotation found verbatim supports its sentence for the quote's content: the
+        # words around it (`X opens by saying`) frame it, they are not claimed.
+        quotation = fields["origin"] == "quotation"
         unit_start, unit_end = fields["start"], fields["end"]
         if unit_start is None or unit_end is None:
             continue
@@ -129,7 +132,7 @@ def _verbatim(
                 break
             size = len(text[start:end].strip())
             overlap = min(unit_end, end) - max(unit_start, start)
-            if size and overlap >= VERBATIM_COVER * size:
+            if size and (quotation or overlap >= VERBATIM_COVER * size):
                 for span in fields["source_spans"]:
                     found.setdefault((index, span.source_index), span)
     return found

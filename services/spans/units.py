@@ -12,8 +12,10 @@ as a string.
 
 Without upstream units, each sentence is a unit. Its text without citation markers (or,
 failing that, without its final punctuation) found in a chunk makes it verbatim (origin
-"sentence"); else each quotation inside it of at least `MIN_WORDS` words that is found gives
-it a span (origin "quotation"); else it is derived, supported by the sources it validly cites.
+"sentence"); else each quotation inside it (in the quotation marks of any language) of at
+least `MIN_WORDS` words, or `MIN_CHARS` characters of a script written without spaces, that is
+found gives it a span (origin "quotation"); else it is derived, supported by the sources it
+validly cites.
 """
 
 from __future__ import annotations
@@ -35,11 +37,20 @@ from services.spans.search import QuoteFinder
 from services.spans.sections import Piece, same_offset, source_ref, utf16_offsets
 
 MIN_WORDS = 3
+# Quotations of every language: “…”, "…", «…», „…“ / „…”, »…«, ‹…›, 「…」, 『…』, and ‘…’
+# opened after a blank or bracket and closed before a non-letter (not an apostrophe).
 _QUOTATION = re.compile(
     r"\u201c([^\u201c\u201d]+)\u201d|\"([^\"]+)\"|\u00ab\s?([^\u00ab\u00bb]+?)\s?\u00bb"
+    r"|\u201e([^\u201e\u201c\u201d]+)[\u201c\u201d]|(?<!\w)\u00bb([^\u00ab\u00bb]+)\u00ab(?!\w)"
+    r"|\u2039\s?([^\u2039\u203a]+?)\s?\u203a|\u300c([^\u300c\u300d]+)\u300d"
+    r"|\u300e([^\u300e\u300f]+)\u300f|(?<![\w\u2018])\u2018([^\u2018\u2019]+)\u2019(?!\w)"
 )
-_FINAL_PUNCT = ".!?\u2026"
-_QUOTATION_TRIM = " ,;:.!?\u2026"
+# Scripts written without spaces: a quotation of at least `MIN_CHARS` of their characters is
+# long enough to check.
+MIN_CHARS = 4
+_UNSPACED = re.compile(r"[\u3040-\u30ff\u3400-\u9fff\uf900-\ufaff\u0e00-\u0eff\u1000-\u109f\u1780-\u17ff]")
+_FINAL_PUNCT = ".!?\u2026\u3002\uff01\uff1f\u0964\u06d4\u061f"
+_QUOTATION_TRIM = " ,;:.!?\u2026\u3002\uff0c\u3001\uff01\uff1f\uff1a\uff1b"
 _NEAR = 2048
 
 
@@ -227,13 +238,19 @@ def _words(text: str) -> int:
     return len(text.split())
 
 
+def _checkable(quotation: str) -> bool:
+    """Whether a quotation is long enough to be a verbatim claim: `MIN_WORDS` words, or
+    `MIN_CHARS` characters of a script written without spaces."""
+    return _words(quotation) >= MIN_WORDS or len(_UNSPACED.findall(quotation)) >= MIN_CHARS
+
+
 def _sentence_spans(
     ctx: UnitContext, sentence: Sentence, cited: list[int]
 ) -> tuple[list[SourceSpan], str]:
     """Spans for a sentence and their origin ("sentence" or "quotation"); none when neither
     the sentence nor a quotation in it is found."""
     cleaned = ctx.without_markers(sentence.start, sentence.end)
-    if _words(cleaned) >= MIN_WORDS:
+    if _checkable(cleaned):
         for candidate in (cleaned, cleaned.rstrip(_FINAL_PUNCT)):
             spans = resolve_quote(ctx.finder, ctx.locators, candidate, cited)
             if spans:
@@ -243,7 +260,7 @@ def _sentence_spans(
         quotation = next(group for group in match.groups() if group).strip(
             _QUOTATION_TRIM
         )
-        if _words(quotation) >= MIN_WORDS:
+        if _checkable(quotation):
             spans.extend(resolve_quote(ctx.finder, ctx.locators, quotation, cited))
     return spans, "quotation"
 

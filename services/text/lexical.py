@@ -44,14 +44,18 @@ STOPWORDS: frozenset[str] = frozenset(
 
 # Words that frame or connect a claim rather than state it (`moreover`, `according`,
 # `argues`, `important`): a source need not repeat them.
+# The framing of an attribution (`a later critic argues`, `the novel opens by saying`) is
+# no claim content either.
 DISCOURSE: frozenset[str] = frozenset(
     """according additionally also although another argue argued argues certain conclusion
     consider considered considering especially example finally furthermore generally hence
     however important include included includes including indicate indicated indicates instance
     key main many mention mentioned mentions moreover much note noted notes often one others
-    overall particularly possible potential report reported reports say said says see seen
-    several sometimes state stated states suggest suggested suggests therefore thing things
-    typically use used using usually various way ways well""".split()
+    overall particularly possible potential report reported reports say said says saying see
+    seen several sometimes state stated states suggest suggested suggests therefore thing
+    things typically use used using usually various way ways well writes wrote opens critic
+    critics narrator later help helps helped ensure ensures ensured explain explains explained
+    describe describes described thus""".split()
 )
 
 BM25_K1 = 1.2
