@@ -1,35 +1,20 @@
-"""`citeflow bench gateway` (SPEC §9): the HTTP gateway against what a user would put in
-front of Kafka instead, all measured in the same run on the same broker.
-
-Part `submit`: sustained `POST /v1/answers` with 5-8 KB answers (acks=all) through the real
-gateway (one and two uvicorn workers: keys, validation by ingest's code, the store, access
-logs, metrics, the stream hub all on), beside a bare Starlette endpoint and a bare FastAPI
-endpoint that only parse the body and produce it with aiokafka (what a user would
-hand-roll), and beside a raw aiokafka producer sending the same bodies with no HTTP (the
-limit). Then p50/p99 at half the gateway's own rate (latency from each request's scheduled
-time: queueing counts). Karapace's REST proxy is reported only when it is installable.
-
-Part `read`: `GET /v1/answers/{id}` of formatted results p50/p99 at a fixed rate while the
-submit load runs at half the gateway's rate.
-
-Every HTTP server runs as its own uvicorn process; the load comes from one other process
-(`services.bench.http_load`) so neither shares an interpreter with what it measures.
-Other parts (`stream`, `store`) register in PARTS.
+"""`citeflow bench gateway`: the HTTP gateway against what a user would put in front of
+Kafka instead, measured in the same run on the same broker. Part `submit`: sustained
+`POST /v1/answers` through the real gateway beside bare Starlette and FastAPI endpoints and a
+raw aiokafka producer, then latency at half the gateway's own rate. Part `read`:
+`GET /v1/answers/{id}` at a fixed rate during submits. Part `stream`: services.bench.stream.
+Servers run as their own uvicorn processes (services.bench.servers), the load in another.
 """
 
 from __future__ import annotations
 
 import asyncio
-import os
-import signal
 import statistics
-import subprocess
-import sys
 import tempfile
 import time
 import uuid
-from collections.abc import AsyncIterator, Callable, Iterator
-from contextlib import asynccontextmanager, contextmanager
+from collections.abc import AsyncIterator, Callable
+from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -42,6 +27,9 @@ from schemas.envelope import payload_json
 from schemas.formatted import AnswerFormatted
 from schemas.topics import ANSWERS_SUBMITTED
 from services.bench.http_load import LoadResult, Target, run_load
+from services.bench.servers import REPO_ROOT, Bench, serving  # noqa: F401 - REPO_ROOT: bench.hostile
+from services.bench.servers import stop_server as _stop  # noqa: F401 - used by bench.hostile
+from services.bench.servers import wait_ready as _wait_ready  # noqa: F401 - likewise
 from services.bench.workload import bench_answer
 from services.broker import create_topics, free_port, pipeline_topics, start_broker
 from services.runtime.config import RuntimeConfig
@@ -51,9 +39,7 @@ from services.runtime.kafka import make_producer
 SHAPES = ((150, 6, 3, 2, 300), (200, 8, 3, 2, 350), (250, 8, 3, 2, 400))
 ID_WIDTH = 24  # answer ids are padded to this width so bodies are templates
 READ_IDS = 200
-KARAPACE_SPEC_RATE = 1550.0  # SPEC §9: Karapace's REST proxy measured from its source
-STARTUP_S = 60.0
-REPO_ROOT = Path(__file__).resolve().parents[2]
+KARAPACE_SPEC_RATE = 1550.0  # Karapace's REST proxy, as its project reports it
 Out = Callable[[str], None]
 
 
@@ -161,78 +147,6 @@ def bare_fastapi() -> Any:
         return Response(b"ok")
 
     return app
-
-
-# -- servers --------------------------------------------------------------------------------
-
-
-@dataclass
-class Bench:
-    """One run's broker, topic prefix, store and key."""
-
-    bootstrap: str
-    prefix: str
-    workdir: Path
-    store_url: str
-    key: str = ""
-    processes: list[subprocess.Popen[bytes]] = field(default_factory=list)
-
-    def env(self) -> dict[str, str]:
-        return {**os.environ, "PYTHONPATH": str(REPO_ROOT),
-                "KAFKA_BOOTSTRAP_SERVERS": self.bootstrap,
-                "CITEFLOW_TOPIC_PREFIX": self.prefix, "CITEFLOW_STORE_URL": self.store_url,
-                "CITEFLOW_FETCH_MAX_WAIT_MS": "50"}
-
-
-@contextmanager
-def serving(bench: Bench, factory: str, name: str, workers: int = 1,
-            ready_path: str = "/healthz") -> Iterator[int]:
-    """A uvicorn process serving `factory` on a free port until the block ends."""
-    port = free_port()
-    log = open(bench.workdir / f"{name}.log", "ab")  # noqa: SIM115 - closed below
-    process = subprocess.Popen(
-        [sys.executable, "-m", "uvicorn", factory, "--factory", "--host", "127.0.0.1",
-         "--port", str(port), "--workers", str(workers), "--no-access-log",
-         "--log-level", "warning", "--no-server-header"],
-        env=bench.env(), stdout=subprocess.DEVNULL, stderr=log, cwd=REPO_ROOT,
-        start_new_session=True,
-    )
-    try:
-        _wait_ready(port, ready_path, process)
-        yield port
-    finally:
-        _stop(process)
-        log.close()
-
-
-def _stop(process: subprocess.Popen[bytes]) -> None:
-    """SIGTERM the server's process group (uvicorn and its workers), SIGKILL after 20 s."""
-    if process.poll() is not None:
-        return
-    os.killpg(process.pid, signal.SIGTERM)
-    try:
-        process.wait(timeout=20)
-    except subprocess.TimeoutExpired:
-        os.killpg(process.pid, signal.SIGKILL)
-        process.wait()
-
-
-def _wait_ready(port: int, path: str, process: subprocess.Popen[bytes]) -> None:
-    import http.client
-
-    deadline = time.monotonic() + STARTUP_S
-    while time.monotonic() < deadline:
-        if process.poll() is not None:
-            raise RuntimeError(f"server exited with {process.returncode}")
-        try:
-            conn = http.client.HTTPConnection("127.0.0.1", port, timeout=2)
-            conn.request("GET", path)
-            if conn.getresponse().status == 200:
-                return
-        except OSError:
-            pass
-        time.sleep(0.2)
-    raise RuntimeError(f"server on port {port} not ready within {STARTUP_S:.0f} s")
 
 
 async def _prepare_store(bench: Bench, formatted: bytes) -> str:
@@ -434,14 +348,14 @@ def report_submit(figures: SubmitFigures, out: Out) -> None:
     ratio("gateway / bare Starlette", GATEWAY_1, BARE, "  target >= 0.8")
     ratio("bare Starlette / bare FastAPI", BARE, FASTAPI)
     ratio("gateway / bare Starlette + validation", GATEWAY_1, VALIDATING, "  (informative)")
-    ratio("gateway 2 workers / 1 worker", GATEWAY_2, GATEWAY_1, "  SPEC: about 1.6-1.9")
+    ratio("gateway 2 workers / 1 worker", GATEWAY_2, GATEWAY_1, "  target: about 1.6-1.9")
     ratio("gateway / raw aiokafka producer", GATEWAY_1, RAW)
     gateway = figures.rate(GATEWAY_1)
     if karapace_available():
         out("  Karapace: installed but not wired into this benchmark")
     else:
-        out(f"  Karapace REST proxy: not installable from this package index; against SPEC "
-            f"§9's figure of {KARAPACE_SPEC_RATE:.0f} req/s (not measured in this run) the "
+        out(f"  Karapace REST proxy: not installable from this package index; against its "
+            f"project's figure of {KARAPACE_SPEC_RATE:.0f} req/s (not measured in this run) the "
             f"gateway is {gateway / KARAPACE_SPEC_RATE:.2f}x (target >= 2)")
     out("latency at half of each side's median sustained rate (open loop, from each "
         "request's scheduled time):")
@@ -456,7 +370,7 @@ def report_submit(figures: SubmitFigures, out: Out) -> None:
 
 
 PARTS = ("submit", "read", "stream")
-# The stream part's scenarios (SPEC §9): 10/100/1,000 clients at 50 results/s, 10,000 held
+# The stream part's scenarios: 10/100/1,000 clients at 50 results/s, 10,000 held
 # at one a second, 100 that stop reading (python -m services.bench.stream varies them).
 STREAM_CLIENTS = (10, 100, 1000)
 STREAM_RATE = 50.0

@@ -1,21 +1,9 @@
-"""The stream benchmark (SPEC §9, issue 13): one gateway process (`citeflow serve`, the real
-app: keys, middleware, the hub) with 10, 100 and 1,000 SSE clients, beside a bare fan-out
-measured in the same run on the same broker: what a user would hand-roll (Starlette's
-StreamingResponse, one aiokafka consumer, an unbounded asyncio.Queue per client, each
-record's event encoded per client).
-
-Per server and client count: deliveries per second (events received by all clients over
-the publishing time; the target is rate x clients), p50/p99 delay from the produce time of
-the answers.formatted record to its receipt by a client, memory per client (the server's
-RSS with the clients connected minus before, over the clients), and clients cut off. Then
-`hold` idle clients for memory alone (SPEC: 10,000 at under 30 KiB each).
-
-Records are real `answer.formatted` events of the tests' small answer (a ~21 KB result);
-clients take the `summary` view (~0.7 KB events, what a dashboard lists) unless `full`.
-The produce time travels in the answer id, so a client reads it with one bytes search.
-Clients run in their own processes (250 a process: fewer left the clients, not the
-server, queueing at 1,000), servers in theirs (uvicorn).
-"""
+"""The stream benchmark: one gateway process (`citeflow serve`, the real app) with 10, 100
+and 1,000 SSE clients, beside a bare fan-out measured in the same run on the same broker
+(Starlette's StreamingResponse, one aiokafka consumer, an unbounded queue per client). Per
+server and client count: deliveries per second, p50/p99 delay from produce to receipt,
+memory per client and clients cut off; then idle clients held for memory alone (10,000 at
+under 30 KiB each is the target)."""
 
 from __future__ import annotations
 
@@ -39,7 +27,7 @@ from typing import Any
 import orjson
 
 from schemas.topics import ANSWERS_FORMATTED
-from services.bench.gateway import REPO_ROOT, Bench, serving
+from services.bench.servers import REPO_ROOT, Bench, serving
 from services.broker import create_topics, free_port, pipeline_topics, start_broker
 from services.runtime.config import RuntimeConfig
 from services.runtime.kafka import make_consumer, make_producer
@@ -466,7 +454,7 @@ def report_stream(rows: list[Row], out: Out) -> None:
             + (f"  refused {r.refused}" if r.refused else ""))
     out("  CPU: the server's CPU seconds per second while publishing (clients, broker and "
         "publisher share the machine)")
-    out("  targets (SPEC §9): 1,000 clients at 50 results/s p99 < 100 ms; 10,000 clients "
+    out("  targets: 1,000 clients at 50 results/s p99 < 100 ms; 10,000 clients "
         "held at < 30 KiB each; clients past their buffer cut off, memory bounded")
 
 

@@ -1,4 +1,4 @@
-"""The consumer/producer loop every stage shares (SPEC §5).
+"""The consumer/producer loop every stage shares.
 
 One `StageRunner` per process: a consumer in the stage's group, one producer, and the
 stage's pure handler in between. Delivery is at-least-once; the comments marked
@@ -10,7 +10,6 @@ from __future__ import annotations
 import asyncio
 import time
 from collections.abc import Iterable
-from dataclasses import dataclass, field
 from typing import Any
 
 from aiokafka import AIOKafkaConsumer, AIOKafkaProducer, ConsumerRecord, TopicPartition
@@ -25,6 +24,7 @@ from services.runtime.kafka import make_consumer, make_producer
 from services.runtime.logging import get_logger
 from services.runtime.metrics import StageMetrics
 from services.runtime.offsets import OffsetTracker
+from services.runtime.pending import Pending
 from services.runtime.retry import RetryPolicy
 from services.runtime.stage import Message, Output, PermanentError, Stage
 
@@ -38,16 +38,6 @@ class Abandoned(Exception):
 
 class FatalDeliveryError(Exception):
     """Neither a message's outputs nor its dead letter can be produced: stop the process."""
-
-
-@dataclass(slots=True)
-class _Pending:
-    """One input record and the records produced for it, handed to the producer."""
-
-    tp: TopicPartition
-    message: Message
-    records: list[Record]
-    futures: list[asyncio.Future[Any]] = field(default_factory=list)
 
 
 _EVENT_TYPES: dict[type, str] = {}
@@ -192,7 +182,7 @@ class StageRunner:
 
     async def _process_batch(
         self, batches: dict[TopicPartition, list[ConsumerRecord]]
-    ) -> list[_Pending]:
+    ) -> list[Pending]:
         size = 0
         for records in batches.values():
             size += len(records)
@@ -209,7 +199,7 @@ class StageRunner:
         )
         return [p for partition in results for p in partition]
 
-    async def _deliver(self, pending: list[_Pending]) -> None:
+    async def _deliver(self, pending: list[Pending]) -> None:
         await self._settle(pending)
         # COMMIT (after each batch's deliveries): every record produced for the committed
         # offsets was acknowledged by the broker (acks=all). Records of the next batch may
@@ -231,11 +221,11 @@ class StageRunner:
 
     async def _process_partition(
         self, tp: TopicPartition, records: list[ConsumerRecord]
-    ) -> list[_Pending]:
+    ) -> list[Pending]:
         # The hot path: per record one Message, the stage's handler, the output records
         # handed to the producer. No task, log call or metric update per record; the
         # stage-logic times are observed once per partition batch.
-        pending: list[_Pending] = []
+        pending: list[Pending] = []
         topic = self.config.logical(tp.topic)
         handle = self.stage.handle
         stage = self.stage.name
@@ -272,7 +262,7 @@ class StageRunner:
                         if r.topic.endswith(".rejected"):
                             self._rejected(message, out)
                             break
-                item = _Pending(tp, message, out)
+                item = Pending(tp, message, out)
                 await send(item)
                 pending.append(item)
                 if now - self._last_yield > _YIELD_EVERY_S:
@@ -350,7 +340,7 @@ class StageRunner:
 
     # -- delivery ------------------------------------------------------------------------
 
-    async def _send(self, item: _Pending) -> None:
+    async def _send(self, item: Pending) -> None:
         """Hand every record of `item` to the producer without waiting for delivery;
         `_settle` waits for the acknowledgements."""
         producer = self._producer
@@ -391,7 +381,7 @@ class StageRunner:
                     error = future.exception()
         return error
 
-    async def _settle(self, pending: list[_Pending]) -> None:
+    async def _settle(self, pending: list[Pending]) -> None:
         """Wait for every delivery of the batch, re-send what failed; mark the inputs whose
         outputs are all acknowledged finished."""
         finish = self.tracker.finish

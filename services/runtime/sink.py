@@ -10,37 +10,20 @@ normal stages' hot path is untouched.
 from __future__ import annotations
 
 import time
-from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Any
 
 from aiokafka import ConsumerRecord, TopicPartition
 
-from services.runtime.loop import Abandoned, StageRunner, _Pending
-from services.runtime.stage import Message, TransientError
+from services.runtime.loop import Abandoned, StageRunner
+from services.runtime.pending import Pending
+from services.runtime.stage import Message, Sink, SinkWriter, TransientError
 
-
-class SinkWriter(Protocol):
-    """Writes decoded values; raises TransientError while the database is unreachable."""
-
-    async def write(self, values: Sequence[Any]) -> None:
-        """Write every value in one transaction (all or nothing)."""
-
-    async def close(self) -> None: ...
-
-
-@dataclass(frozen=True)
-class Sink:
-    """What makes a Stage a sink: a pure record decoder (raising on a record it cannot read,
-    which is dead-lettered) and a factory of the writer (raising TransientError while the
-    database is unreachable; it is retried)."""
-
-    decode: Callable[[Message], Any | None]
-    open_writer: Callable[[], Awaitable[SinkWriter]]
+__all__ = ["Sink", "SinkRunner", "SinkWriter"]
 
 
 @dataclass(slots=True)
-class _SinkPending(_Pending):
+class _SinkPending(Pending):
     values: list[Any] = field(default_factory=list)
 
 
@@ -76,8 +59,8 @@ class SinkRunner(StageRunner):
 
     async def _process_partition(
         self, tp: TopicPartition, records: list[ConsumerRecord]
-    ) -> list[_Pending]:
-        pending: list[_Pending] = []
+    ) -> list[Pending]:
+        pending: list[Pending] = []
         topic = self.config.logical(tp.topic)
         decode = self.sink.decode
         perf = time.perf_counter
@@ -103,7 +86,7 @@ class SinkRunner(StageRunner):
         self.metrics.processing_times(times)
         return pending
 
-    async def _deliver(self, pending: list[_Pending]) -> None:
+    async def _deliver(self, pending: list[Pending]) -> None:
         items = [p for p in pending if isinstance(p, _SinkPending)]
         try:
             await self._write(items)

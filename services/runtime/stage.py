@@ -7,16 +7,13 @@ nothing of Kafka: the runtime loop (or the in-memory transport of the tests and 
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, NamedTuple, TypeVar, cast
+from typing import Any, NamedTuple, Protocol, TypeVar, cast
 
 from pydantic import BaseModel
 
 from schemas.envelope import Event, EventDecodeError, decode
-
-if TYPE_CHECKING:
-    from services.runtime.sink import Sink
 
 In = TypeVar("In", bound=BaseModel)
 
@@ -67,6 +64,25 @@ class TransientError(Exception):
     """A failure that may pass (a dependency unavailable): retry with backoff."""
 
 
+class SinkWriter(Protocol):
+    """Writes decoded values; raises TransientError while the database is unreachable."""
+
+    async def write(self, values: Sequence[Any]) -> None:
+        """Write every value in one transaction (all or nothing)."""
+
+    async def close(self) -> None: ...
+
+
+@dataclass(frozen=True)
+class Sink:
+    """What makes a Stage a sink (run by services.runtime.sink): a pure record decoder
+    (raising on a record it cannot read, which is dead-lettered) and a factory of the writer
+    (raising TransientError while the database is unreachable; it is retried)."""
+
+    decode: Callable[[Message], Any | None]
+    open_writer: Callable[[], Awaitable[SinkWriter]]
+
+
 @dataclass(frozen=True)
 class Stage:
     """A named stage: the topics it reads and writes, and its message handler."""
@@ -78,7 +94,7 @@ class Stage:
     # Extra config a stage may declare (e.g. the documents store root); not used by the loop.
     description: str = ""
     tags: tuple[str, ...] = field(default=())
-    # Set for a sink (services.runtime.sink): records end in a database, not on topics.
+    # Set for a sink: records end in a database, not on topics.
     sink: Sink | None = None
 
 

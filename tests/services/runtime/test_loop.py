@@ -14,7 +14,8 @@ from schemas.answers import AnswerSubmitted
 from schemas.envelope import decode, encode, headers_for, make_event
 from services.bench.workload import bench_answer
 from services.runtime.config import RuntimeConfig
-from services.runtime.loop import StageRunner, _Pending, output_record
+from services.runtime.loop import StageRunner, output_record
+from services.runtime.pending import Pending
 from services.runtime.stage import (
     Message,
     Output,
@@ -137,7 +138,7 @@ async def test_offset_finishes_only_when_every_output_is_acknowledged() -> None:
     runner._producer = producer  # type: ignore[assignment]
     message = _answer_message(offset=5)
     runner.tracker.start(TP, 5)
-    item = _Pending(TP, message, await runner._handle(message))
+    item = Pending(TP, message, await runner._handle(message))
     await runner._send(item)
     assert len(producer.sent) == 2
     settle = asyncio.create_task(runner._settle([item]))
@@ -159,7 +160,7 @@ async def test_a_finished_record_behind_an_unfinished_one_is_not_committable() -
     for offset in (0, 1):
         message = _answer_message(offset=offset)
         runner.tracker.start(TP, offset)
-        items.append(_Pending(TP, message, await runner._handle(message)))
+        items.append(Pending(TP, message, await runner._handle(message)))
         await runner._send(items[-1])
     await runner._settle(items)
     # Offset 1 is acknowledged, offset 0 is not: the position stays at 0.
@@ -219,7 +220,7 @@ async def test_retriable_delivery_failure_is_resent() -> None:
     runner._producer = producer  # type: ignore[assignment]
     message = _answer_message()
     runner.tracker.start(TP, 0)
-    item = _Pending(TP, message, await runner._handle(message))
+    item = Pending(TP, message, await runner._handle(message))
     await runner._send(item)
     await runner._settle([item])
     assert [topic for topic, _, _ in producer.sent] == ["out", "out"]
@@ -232,7 +233,7 @@ async def test_undeliverable_output_becomes_a_dead_letter() -> None:
     runner._producer = producer  # type: ignore[assignment]
     message = _answer_message()
     runner.tracker.start(TP, 0)
-    item = _Pending(TP, message, await runner._handle(message))
+    item = Pending(TP, message, await runner._handle(message))
     await runner._send(item)
     await runner._settle([item])
     assert [topic for topic, _, _ in producer.sent] == ["out", "in.dlq"]
