@@ -257,22 +257,23 @@ def _period_ends(scan: _Scan, rs: int, k: int) -> bool:
         return scan.text[k : k + 1].isupper()
     if lower in lexicon.GENERAL:
         return scan.text[k : k + 1].isupper()
-    ends = _other_language_ends(scan, token, k)
+    ends = _other_language_ends(scan, token, k, scan.text[rs - 1 : rs].isalnum())
     if ends is not None:
         return ends
     return scan.is_start(k)
 
 
-def _other_language_ends(scan: _Scan, token: str, k: int) -> bool | None:
+def _other_language_ends(scan: _Scan, token: str, k: int, bare: bool) -> bool | None:
     """Whether a period after `token` ends its sentence by the rules of other languages
-    (services.text.lexicon_langs); None when they do not decide."""
+    (services.text.lexicon_langs); None when they do not decide. `bare`: the period follows
+    the token itself (not a bracket or quote: `[1].` is no ordinal)."""
     text = scan.text
     apostrophe = max(token.rfind("'"), token.rfind("’"))
     if apostrophe >= 0:  # `l'Ing.`, `dell'Avv.`
         token = token[apostrophe + 1 :]
     lower = token.lower()
     if lower not in lexicon_langs.ALL:
-        if token.isdigit() and len(token) <= 2 or _ROMAN.fullmatch(token):
+        if bare and (token.isdigit() and len(token) <= 2 or _ROMAN.fullmatch(token)):
             return _ordinal_ends(scan, k)
         if "\u0370" <= token[-1:] <= "\u03ff" and "\u0370" <= text[k : k + 1] <= "\u03ff":
             return True  # Greek: `κανένας. το κόστος`
