@@ -12,7 +12,7 @@ from schemas.construct import maker
 from schemas.formatted import FormattedSource
 from schemas.scoring import SourceScore
 from services.formatting.escaping import safe_url
-from services.spans.links import single_spaced
+from services.text.spacing import single_spaced
 
 EXCERPT_CHARS = 200
 # An excerpt is cut at the last space before EXCERPT_CHARS unless that loses more than this.
