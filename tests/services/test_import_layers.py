@@ -72,3 +72,8 @@ def test_the_gateway_and_stream_benchmarks_do_not_import_each_other() -> None:
 
 def test_the_detector_finds_a_circle() -> None:
     assert cycle({"a": {"b"}, "b": {"c"}, "c": {"a"}}) == ["a", "b", "c", "a"]
+
+
+def test_formatting_takes_nothing_from_the_spans_stage() -> None:
+    for path in (ROOT / "services" / "formatting").glob("*.py"):
+        assert not [m for m in imports(path) if m.startswith("services.spans")], path
