@@ -247,8 +247,11 @@ def _chunked(port: int, key: str) -> None:
                 ).encode(), body)
 
 
+KINDS = ("render", "bomb", "fill", "keys", "head", "chunked", "half", "trickle")
+
+
 def _attacks(port: int, attacker: str, doc_ids: list[str], stop: threading.Event,
-             counts: dict[str, int]) -> list[threading.Thread]:
+             counts: dict[str, int], kinds: tuple[str, ...] = KINDS) -> list[threading.Thread]:
     base = f"http://127.0.0.1:{port}"
     auth = {"Authorization": f"Bearer {attacker}"}
     lock = threading.Lock()
@@ -291,14 +294,17 @@ def _attacks(port: int, attacker: str, doc_ids: list[str], stop: threading.Event
     def random_key(n: int) -> None:
         keyless.get("/v1/answers", headers={"Authorization": f"Bearer {secrets.token_hex(16)}"})
 
-    threads = [loop("page render (huge pages, every scale)", render) for _ in range(3)]
-    threads += [loop("zip-bomb chapter", bomb), loop("cache-filling chapter", fill),
-                loop("random key", random_key),
-                loop("32 MB header", lambda n: _big_head(port)),
-                loop("oversize chunked body", lambda n: _chunked(port, attacker))]
-    threads += [loop("half-sent head", lambda n: _half_head(port)) for _ in range(20)]
-    threads += [loop("trickled head", lambda n: _trickle(port)) for _ in range(5)]
-    return threads
+    plan: dict[str, list[tuple[str, Callable[[int], None]]]] = {
+        "render": [("page render (huge pages, every scale)", render)] * 3,
+        "bomb": [("zip-bomb chapter", bomb)],
+        "fill": [("cache-filling chapter", fill)],
+        "keys": [("random key", random_key)],
+        "head": [("32 MB header", lambda n: _big_head(port))],
+        "chunked": [("oversize chunked body", lambda n: _chunked(port, attacker))],
+        "half": [("half-sent head", lambda n: _half_head(port))] * 20,
+        "trickle": [("trickled head", lambda n: _trickle(port))] * 5,
+    }
+    return [loop(kind, action) for name in kinds for kind, action in plan[name]]
 
 
 # -- the run --------------------------------------------------------------------------------
@@ -328,7 +334,8 @@ def _phase(port: int, reader: str, seconds: float) -> Phase:
     return Phase(result, percentile(ordered, 0.99) if ordered else float("nan"), len(ordered))
 
 
-def run(seconds: float, progress: Out, out: Out) -> None:
+def run(seconds: float, progress: Out, out: Out, kinds: tuple[str, ...] = KINDS,
+        repeat: int = 2) -> None:
     broker = start_broker(free_port())
     try:
         with tempfile.TemporaryDirectory(prefix="citeflow-bench-hostile-") as tmp:
@@ -339,13 +346,15 @@ def run(seconds: float, progress: Out, out: Out) -> None:
             progress("preparing the store and the attacker's documents ...")
             reader, attacker, doc_ids = asyncio.run(_prepare(bench.store_url,
                                                              workdir / "documents"))
-            _measure(bench, workdir, reader, attacker, doc_ids, seconds, progress, out)
+            _measure(bench, workdir, reader, attacker, doc_ids, seconds, progress, out, kinds,
+                     repeat)
     finally:
         broker.stop()
 
 
 def _measure(bench: Bench, workdir: Path, reader: str, attacker: str, doc_ids: list[str],
-             seconds: float, progress: Out, out: Out) -> None:
+             seconds: float, progress: Out, out: Out, kinds: tuple[str, ...],
+             repeat: int) -> None:
     import subprocess
     import sys
 
@@ -360,51 +369,74 @@ def _measure(bench: Bench, workdir: Path, reader: str, attacker: str, doc_ids: l
              "CITEFLOW_DATA_DIR": str(workdir / "data")},
         stdout=subprocess.DEVNULL, stderr=log, cwd=REPO_ROOT, start_new_session=True)
     sampled = Sampled()
+    calm: list[Phase] = []
+    hostile: list[Phase] = []
+    counts: dict[str, int] = {}
+    threads: list[threading.Thread] = []
     try:
         _wait_ready(port, "/healthz", process)
-        progress(f"reads alone: {READS_PER_S:.0f}/s for {seconds:.0f} s ...")
-        calm = _phase(port, reader, seconds)
         idle_rss = _rss(process.pid)
         sampler = threading.Thread(target=_sample, args=(process.pid, sampled), daemon=True)
         sampler.start()
-        stop = threading.Event()
-        counts: dict[str, int] = {}
-        threads = _attacks(port, attacker, doc_ids, stop, counts)
-        progress(f"reads beside {len(threads)} hostile clients for {seconds:.0f} s ...")
-        for thread in threads:
-            thread.start()
-        try:
-            hostile = _phase(port, reader, seconds)
-        finally:
-            stop.set()
-            sampled.stop.set()
+        # Alternating windows, so a change of the machine's other load hits both sides.
+        for round_ in range(1, repeat + 1):
+            progress(f"round {round_}/{repeat}: reads alone, {READS_PER_S:.0f}/s for "
+                     f"{seconds:.0f} s ...")
+            calm.append(_phase(port, reader, seconds))
+            stop = threading.Event()
+            attack = _attacks(port, attacker, doc_ids, stop, counts, kinds)
+            threads += attack
+            progress(f"round {round_}/{repeat}: reads beside {len(attack)} hostile clients "
+                     f"for {seconds:.0f} s ...")
+            for thread in attack:
+                thread.start()
+            try:
+                hostile.append(_phase(port, reader, seconds))
+            finally:
+                stop.set()
+        sampled.stop.set()
         sampler.join(timeout=5)
         alive = process.poll() is None
     finally:
+        sampled.stop.set()
         _stop(process)
         log.close()
-    with ThreadPoolExecutor(len(threads)) as pool:  # threads end with their connections
-        pool.map(lambda t: t.join(timeout=20), threads)
+    with ThreadPoolExecutor(max(len(threads), 1)) as pool:  # each ends with its connection
+        list(pool.map(lambda t: t.join(timeout=20), threads))
     _report(calm, hostile, idle_rss, sampled, counts, alive, out)
 
 
-def _report(calm: Phase, hostile: Phase, idle_rss: int, sampled: Sampled,
+def _median(values: list[float]) -> float:
+    ordered = sorted(values)
+    return ordered[len(ordered) // 2] if len(ordered) % 2 else (
+        ordered[len(ordered) // 2 - 1] + ordered[len(ordered) // 2]) / 2
+
+
+def _report(calm: list[Phase], hostile: list[Phase], idle_rss: int, sampled: Sampled,
             counts: dict[str, int], alive: bool, out: Out) -> None:
     mb = 1024 * 1024
-    ratio = hostile.reads.p99_ms / calm.reads.p99_ms if calm.reads.p99_ms else float("nan")
+
+    def med(phases: list[Phase], pick: Callable[[Phase], float]) -> float:
+        return _median([pick(p) for p in phases])
+
+    calm_p99, hostile_p99 = med(calm, lambda p: p.reads.p99_ms), med(hostile,
+                                                                      lambda p: p.reads.p99_ms)
+    ratio = hostile_p99 / calm_p99 if calm_p99 else float("nan")
     out("citeflow bench hostile: one gateway worker, ordinary reads "
-        f"(GET /v1/answers/{{id}}, {READS_PER_S:.0f}/s open loop) beside hostile clients")
+        f"(GET /v1/answers/{{id}}, {READS_PER_S:.0f}/s open loop) beside hostile clients; "
+        f"medians of {len(calm)} alternating rounds")
     out(f"{'':34}{'alone':>12}{'under attack':>14}{'target':>16}")
-    out(f"{'reads p50 (ms)':34}{calm.reads.p50_ms:12.1f}{hostile.reads.p50_ms:14.1f}")
-    out(f"{'reads p99 (ms)':34}{calm.reads.p99_ms:12.1f}{hostile.reads.p99_ms:14.1f}"
-        f"{'<= 2x alone':>16}")
+    out(f"{'reads p50 (ms)':34}{med(calm, lambda p: p.reads.p50_ms):12.1f}"
+        f"{med(hostile, lambda p: p.reads.p50_ms):14.1f}")
+    out(f"{'reads p99 (ms)':34}{calm_p99:12.1f}{hostile_p99:14.1f}{'<= 2x alone':>16}")
     out(f"{'reads p99 ratio':34}{'':12}{ratio:13.2f}x{'<= 2.00x':>16}")
-    out(f"{'reads non-2xx':34}{calm.reads.errors:12d}{hostile.reads.errors:14d}")
-    out(f"{'/healthz p99 (ms)':34}{calm.healthz_p99_ms:12.1f}{hostile.healthz_p99_ms:14.1f}"
-        f"{'< 100':>16}")
+    out(f"{'reads non-2xx':34}{sum(p.reads.errors for p in calm):12d}"
+        f"{sum(p.reads.errors for p in hostile):14d}")
+    out(f"{'/healthz p99 (ms)':34}{med(calm, lambda p: p.healthz_p99_ms):12.1f}"
+        f"{med(hostile, lambda p: p.healthz_p99_ms):14.1f}{'< 100':>16}")
     out(f"{'gateway RSS (MB)':34}{idle_rss / mb:12.0f}{sampled.gateway_peak / mb:14.0f}"
         f"{'< 512 (peak)':>16}")
-    out(f"{'renderer processes RSS (MB)':34}{'':12}{sampled.children_peak / mb:14.0f}")
-    out(f"gateway {'alive' if alive else 'DEAD'} after the attack; hostile requests sent:")
+    out(f"{'reader processes RSS (MB, peak)':34}{'':12}{sampled.children_peak / mb:14.0f}")
+    out(f"gateway {'alive' if alive else 'DEAD'} after the attacks; hostile requests sent:")
     for kind, n in sorted(counts.items()):
         out(f"  {kind:40}{n:8d}")

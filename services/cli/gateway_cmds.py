@@ -98,11 +98,17 @@ def bench_client(seconds: float, repeat: int, concurrency: int) -> None:
 @bench.command("hostile")
 @click.option("--seconds", type=float, default=60.0, show_default=True,
               help="Length of each window: reads alone, then reads beside the attacks")
-def bench_hostile(seconds: float) -> None:
+@click.option("--repeat", type=click.IntRange(min=1), default=2, show_default=True,
+              help="Alternating rounds (alone, under attack); the medians are the result")
+@click.option("--only", "kinds", multiple=True,
+              type=click.Choice(["render", "bomb", "fill", "keys", "head", "chunked", "half",
+                                 "trickle"]),
+              help="Only these attacks (repeatable) [default: all]")
+def bench_hostile(seconds: float, repeat: int, kinds: tuple[str, ...]) -> None:
     """The gateway's p99 for ordinary reads while hostile clients send the worst request of
     each kind (huge page renders, zip bombs, cache fillers, oversized and slow heads,
     oversize bodies, random keys) beside p99 without them (target: within 2x), /healthz
     p99 (under 100 ms) and the gateway's peak memory (under 512 MB). Issue 22."""
-    from services.bench.hostile import run
+    from services.bench.hostile import KINDS, run
 
-    run(seconds, progress=err.print, out=click.echo)
+    run(seconds, progress=err.print, out=click.echo, kinds=kinds or KINDS, repeat=repeat)

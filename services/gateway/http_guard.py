@@ -86,12 +86,14 @@ class GuardedHttpToolsProtocol(HttpToolsProtocol):
                 self._guard = self.loop.call_later(self.head_timeout_s, self._head_timed_out)
         elif self._in_body:
             self._cancel_guard()
-            self._guard = self.loop.call_later(self.body_idle_timeout_s, self._body_stalled)
         super().data_received(data)
         # Still no complete head after this data (a head completing within it reset the
         # count): over the limit, the connection is refused before buffering more.
         if self._reading_head and self._head_bytes > self.max_head_bytes:
             self._refuse(_TOO_LARGE)
+        elif self._in_body and self._guard is None and not self.transport.is_closing():
+            # More body to come (this data may have held the head and its first bytes).
+            self._guard = self.loop.call_later(self.body_idle_timeout_s, self._body_stalled)
 
     def on_headers_complete(self) -> None:
         self._reading_head = False

@@ -1,6 +1,7 @@
 """The hostile-client suite's gateway: a real `citeflow serve` process on loopback (the
-embedded broker, an SQLite store, the guarded HTTP protocol), keys of two tenants, short
-head deadlines so the suite stays quick. Every attack here is bounded in count and time."""
+embedded broker, an SQLite store, the guarded HTTP protocol) with the real ingest stage and
+store sink behind it, keys of two tenants, short head deadlines so the suite stays quick.
+Every attack here is bounded in count and time."""
 
 from __future__ import annotations
 
@@ -19,7 +20,7 @@ from pathlib import Path
 import httpx
 import pytest
 
-from services.broker import free_port
+from services.broker import create_topics, free_port, pipeline_topics
 from services.store.sql import SqlStore
 from tests.integration.conftest import FAST_ENV, REPO_ROOT, bootstrap  # noqa: F401
 
@@ -42,6 +43,17 @@ class Hostile:
     def connect(self) -> socket.socket:
         sock = socket.create_connection(("127.0.0.1", self.port), timeout=10)
         return sock
+
+    def document_status(self, key: str, doc_id: str, until: set[str]) -> dict[str, object]:
+        """The document's status once it is one of `until` (ingest and the sink at work)."""
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline:
+            status = httpx.get(f"{self.url}/v1/documents/{doc_id}", headers=self.auth(key),
+                               timeout=10).json()
+            if status["status"] in until:
+                return dict(status)
+            time.sleep(0.2)
+        raise AssertionError(f"{doc_id} never reached {until}: {status}")
 
 
 async def _keys(url: str) -> tuple[str, str, str]:
@@ -77,27 +89,39 @@ def hostile(bootstrap: str, tmp_path_factory: pytest.TempPathFactory  # noqa: F8
     tmp = tmp_path_factory.mktemp("hostile")
     store_url = f"sqlite+aiosqlite:///{tmp / 'store.db'}"
     a, b, ops = asyncio.run(_keys(store_url))
+    prefix = f"hostile-{uuid.uuid4().hex[:8]}."
+    from services.runtime.registry import load_stage
+
+    inputs = [t for spec in ("ingest", "store") for t in load_stage(spec).input_topics]
+    asyncio.run(create_topics(bootstrap, pipeline_topics(inputs, prefix), 1))
     port = free_port()
-    log = open(tmp / "gateway.log", "ab")  # noqa: SIM115
-    process = subprocess.Popen(
-        [sys.executable, "-m", "services.cli", "serve", "--port", str(port),
-         "--bootstrap", bootstrap, "--prefix", f"hostile-{uuid.uuid4().hex[:8]}."],
-        env={**os.environ, **FAST_ENV, "PYTHONPATH": str(REPO_ROOT),
-             "CITEFLOW_STORE_URL": store_url,
-             "CITEFLOW_DOCUMENT_STORE": str(tmp / "documents"),
-             "CITEFLOW_READER_CACHE": str(tmp / "cache"),
-             "CITEFLOW_HEAD_TIMEOUT_SECONDS": str(HEAD_TIMEOUT_S),
-             "CITEFLOW_BODY_IDLE_TIMEOUT_SECONDS": str(HEAD_TIMEOUT_S)},
-        stdout=subprocess.DEVNULL, stderr=log, cwd=REPO_ROOT, start_new_session=True)
-    log.close()
+    env = {**os.environ, **FAST_ENV, "PYTHONPATH": str(REPO_ROOT),
+           "KAFKA_BOOTSTRAP_SERVERS": bootstrap, "CITEFLOW_TOPIC_PREFIX": prefix,
+           "CITEFLOW_STORE_URL": store_url, "CITEFLOW_DOCUMENT_STORE": str(tmp / "documents"),
+           "CITEFLOW_READER_CACHE": str(tmp / "cache"), "CITEFLOW_DATA_DIR": str(tmp / "data"),
+           "CITEFLOW_HEAD_TIMEOUT_SECONDS": str(HEAD_TIMEOUT_S),
+           "CITEFLOW_BODY_IDLE_TIMEOUT_SECONDS": str(HEAD_TIMEOUT_S)}
+    argvs = {"gateway": ["services.cli", "serve", "--port", str(port)],
+             "ingest": ["services.runtime", "ingest"], "store": ["services.runtime", "store"]}
+    processes = []
+    for name, argv in argvs.items():
+        with open(tmp / f"{name}.log", "ab") as log:
+            processes.append(subprocess.Popen(
+                [sys.executable, "-m", *argv], env=env, stdout=subprocess.DEVNULL,
+                stderr=log, cwd=REPO_ROOT, start_new_session=True))
     url = f"http://127.0.0.1:{port}"
     try:
-        _wait_healthy(url, process)
-        yield Hostile(url, port, a, b, ops, process, tmp / "documents")
+        _wait_healthy(url, processes[0])
+        for key in (a, b, ops):  # known to the gateway: never refused for their address
+            httpx.get(url + "/v1/answers", headers={"Authorization": f"Bearer {key}"},
+                      timeout=10)
+        yield Hostile(url, port, a, b, ops, processes[0], tmp / "documents")
     finally:
-        os.killpg(process.pid, signal.SIGTERM)
-        try:
-            process.wait(timeout=20)
-        except subprocess.TimeoutExpired:
-            os.killpg(process.pid, signal.SIGKILL)
-            process.wait(timeout=10)
+        for process in processes:  # each its own process group, ended by its pid
+            os.killpg(process.pid, signal.SIGTERM)
+        for process in processes:
+            try:
+                process.wait(timeout=20)
+            except subprocess.TimeoutExpired:
+                os.killpg(process.pid, signal.SIGKILL)
+                process.wait(timeout=10)

@@ -102,14 +102,6 @@ def test_two_tenants_racing_for_a_new_doc_id_exactly_one_wins(hostile: Hostile) 
                          timeout=10).status_code == 404
 
 
-def test_a_document_not_yet_ingested_is_not_served(hostile: Hostile) -> None:
-    doc_id = f"early-{secrets.token_hex(4)}"
-    assert _upload(hostile, hostile.a, doc_id, _pdf("early")).status_code == 202
-    page = httpx.get(f"{hostile.url}/v1/documents/{doc_id}/pages/1.png?scale=4",
-                     headers=hostile.auth(hostile.a), timeout=10)
-    assert page.status_code == 409 and page.json()["code"] == "document_submitted"
-
-
 def test_reads_of_a_tenant_say_no_store_and_pages_carry_a_csp(hostile: Hostile) -> None:
     with httpx.Client(base_url=hostile.url, timeout=10, headers=hostile.auth(hostile.a)
                       ) as client:
@@ -120,3 +112,36 @@ def test_reads_of_a_tenant_say_no_store_and_pages_carry_a_csp(hostile: Hostile) 
         assert client.get(f"/v1/documents/{doc_id}").headers["cache-control"] == "no-store"
         dashboard = client.get("/dashboard")
         assert "default-src" in dashboard.headers["content-security-policy"]
+
+
+def test_worst_documents_through_ingest_and_the_reader(hostile: Hostile) -> None:
+    """A 54 KB EPUB inflating to GBs, and a sub-KB PDF of one 4500x4500 pt page at scale 4
+    (324 megapixels, 6.6 s in the gateway), through the real ingest stage and sink."""
+    from services.bench.hostile import _bomb
+
+    bomb = f"bomb-{secrets.token_hex(4)}"
+    assert httpx.post(hostile.url + "/v1/documents", headers=hostile.auth(hostile.a),
+                      files={"file": ("b.epub", _bomb())}, data={"doc_id": bomb},
+                      timeout=30).status_code == 202
+    status = hostile.document_status(hostile.a, bomb, {"rejected", "ingested", "dead_lettered"})
+    assert status["status"] == "rejected" and status["reason"] == "zip_bomb", status
+    refused = httpx.get(f"{hostile.url}/v1/documents/{bomb}/chapters/c0.xhtml",
+                        headers=hostile.auth(hostile.a), timeout=10)
+    assert refused.status_code == 409 and refused.json()["code"] == "document_rejected"
+
+    huge = f"huge-{secrets.token_hex(4)}"
+    document = pymupdf.open()
+    document.new_page(width=4500, height=4500).insert_text((72, 72), "huge")
+    assert _upload(hostile, hostile.a, huge, document.tobytes()).status_code == 202
+    assert hostile.document_status(hostile.a, huge, {"ingested", "rejected"})["status"] == (
+        "ingested")
+    page = httpx.get(f"{hostile.url}/v1/documents/{huge}/pages/1.png?scale=4",
+                     headers=hostile.auth(hostile.a), timeout=60)
+    assert page.status_code == 200
+    rendered = pymupdf.Pixmap(page.content)
+    assert rendered.width * rendered.height <= 12_000_000
+    assert float(page.headers["x-render-scale"]) < 4
+    assert page.headers["cache-control"] == "private, no-cache"
+    # The other tenant learns nothing of it.
+    assert httpx.get(f"{hostile.url}/v1/documents/{huge}/pages/1.png",
+                     headers=hostile.auth(hostile.b), timeout=10).status_code == 404
