@@ -69,8 +69,11 @@
 .panel-note { background: #fff5d6; border: 1px solid #f0d48a; padding: .4rem .6rem;
   border-radius: 4px; }
 mark[data-citeflow-highlight] { background: var(--citeflow-mark); color: inherit; }
-.pdf-page { position: relative; margin: 0 0 1rem; }
-.pdf-page img { width: 100%; display: block; border: 1px solid var(--citeflow-line); }
+/* Highlight boxes are placed in percentages of the figure: the border is the figure's and the
+   caption out of flow, so the figure's padding box is exactly the page image. */
+.pdf-page { position: relative; margin: 0 0 1.8rem; border: 1px solid var(--citeflow-line); }
+.pdf-page img { width: 100%; display: block; }
+.pdf-page figcaption { position: absolute; top: 100%; left: 0; }
 .pdf-highlight { position: absolute; background: rgba(255, 222, 0, .45);
   mix-blend-mode: multiply; pointer-events: none; }
 .chapter img { max-width: 100%; }
@@ -208,7 +211,7 @@ mark[data-citeflow-highlight] { background: var(--citeflow-mark); color: inherit
     }
 
     attributeChangedCallback(name, before, after) {
-      if (name === "answer-id" && before !== null && before !== after && this.isConnected) {
+      if (name === "answer-id" && before !== after && this.isConnected) {
         this._data = null;
         this.load();
       }
@@ -245,7 +248,9 @@ mark[data-citeflow-highlight] { background: var(--citeflow-mark); color: inherit
 
     async load() {
       const answerId = this.answerId;
-      if (!answerId) return;
+      // Upgrading a parsed element reports its attribute and connects it: one fetch.
+      if (!answerId || (this._requested === answerId && this.dataset.state !== "error")) return;
+      this._requested = answerId;
       const started = performance.now();
       this.dataset.state = "loading";
       let data;
@@ -281,7 +286,8 @@ mark[data-citeflow-highlight] { background: var(--citeflow-mark); color: inherit
       const begun = started || performance.now();
       this.closePanel(false);
       this.pageImages.clear();
-      this.layout.setAttribute("dir", direction(data.text));
+      // The answer's direction as the formatter found it (additive field), else guessed.
+      this.layout.setAttribute("dir", data.direction || direction(data.text));
       // renderings.html is safe by construction (SPEC §4.5): its markup (and any dir
       // attribute or bidi isolation in it) is kept as the server made it.
       this.answerBox.innerHTML = data.renderings.html;

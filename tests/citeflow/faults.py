@@ -20,6 +20,12 @@ async def _pipe(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> N
         writer.close()
 
 
+async def _drain() -> None:
+    """Let the cancelled connection handlers finish."""
+    others = [t for t in asyncio.all_tasks() if t is not asyncio.current_task()]
+    await asyncio.gather(*others, return_exceptions=True)
+
+
 class DroppingProxy:
     def __init__(self, upstream_port: int, drops: int) -> None:
         self.upstream_port = upstream_port
@@ -54,8 +60,7 @@ class DroppingProxy:
         def run() -> None:
             with contextlib.suppress(asyncio.CancelledError):
                 loop.run_until_complete(main())
-            loop.run_until_complete(asyncio.gather(*asyncio.all_tasks(loop),
-                                                   return_exceptions=True))
+            loop.run_until_complete(_drain())
             loop.close()
 
         def cancel_all() -> None:

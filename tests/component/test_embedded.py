@@ -101,3 +101,15 @@ def test_host_styles_stay_out_and_its_theme_comes_in(site, driver):
                 getComputedStyle(chip).color];""", first)
     assert style == ["block", "rgb(255, 240, 200)", "rgb(0, 90, 60)"]
     assert violations(driver) == [] and traps_fired(driver) == []
+
+
+def test_changing_answer_id_loads_the_other_answer(site, driver):
+    _, host, ids = site
+    driver.get(f"{host}/host.html?id={ids[0]}&id={ids[1]}")
+    first = _ready(driver, 2)[0]
+    driver.execute_script("arguments[0].setAttribute('answer-id', arguments[1]);", first, ids[2])
+    shown = ("return arguments[0].shadowRoot.querySelector('.answer [data-answer-id]')"
+             "?.dataset.answerId;")
+    wait_until(driver, lambda d: d.execute_script(shown, first) == ids[2])
+    assert first.get_attribute("data-state") == "ready"
+    assert violations(driver) == [] and traps_fired(driver) == []

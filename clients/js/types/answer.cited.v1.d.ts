@@ -180,7 +180,8 @@ export interface SentenceRef {
   sentence_text: string;
 }
 
-/** One source the model saw; the answer cites it as `[index]`. */
+/** One source the model saw; the answer cites it as `[index]`. `kind`, when left out, is
+inferred where only one fits (`infer_kind`), never guessed. */
 export interface Source {
   authors: Array<string>;
   chunks: Array<Chunk>;

@@ -247,7 +247,8 @@ export interface SentenceRef {
   sentence_text: string;
 }
 
-/** One source the model saw; the answer cites it as `[index]`. */
+/** One source the model saw; the answer cites it as `[index]`. `kind`, when left out, is
+inferred where only one fits (`infer_kind`), never guessed. */
 export interface Source {
   authors: Array<string>;
   chunks: Array<Chunk>;
@@ -325,8 +326,11 @@ the evidence (its locator is there); `evidence` is the best-supporting window of
 cited source as a span, only where no passage is the evidence (a source without
 passages; a verbatim sentence: its span);
 `missing` the claim's words and numbers the source lacks; `conflicts` what disagrees
-(`number`, `negation`); `better_source` another supplied source that supports the claim
-clearly better; `judge` what gave the verdict (`lexical`, `verbatim`, `nli:<model>`). */
+(`number`, `negation`, `name`); `better_source` another supplied source that supports the
+claim clearly better; `judge` what gave the verdict (`lexical`, `verbatim`, `nli:<model>`);
+`reason` why a verdict is `unverifiable` (`cross_language`: claim and source are in
+different languages; `no_source_text`; `nothing_to_check`), or why a cross-language
+claim is `unsupported` (`cross_language`: its numbers or names are not in the source). */
 export interface Support {
   better_source: number | null;
   conflicts: Array<string>;
@@ -334,6 +338,7 @@ export interface Support {
   judge: string;
   link: number | null;
   missing: Array<string>;
+  reason: string | null;
   score: number;
   verdict: "supported" | "partial" | "unsupported" | "unverifiable";
 }

@@ -211,7 +211,7 @@ mark[data-citeflow-highlight] { background: var(--citeflow-mark); color: inherit
     }
 
     attributeChangedCallback(name, before, after) {
-      if (name === "answer-id" && before !== null && before !== after && this.isConnected) {
+      if (name === "answer-id" && before !== after && this.isConnected) {
         this._data = null;
         this.load();
       }
@@ -248,7 +248,9 @@ mark[data-citeflow-highlight] { background: var(--citeflow-mark); color: inherit
 
     async load() {
       const answerId = this.answerId;
-      if (!answerId) return;
+      // Upgrading a parsed element reports its attribute and connects it: one fetch.
+      if (!answerId || (this._requested === answerId && this.dataset.state !== "error")) return;
+      this._requested = answerId;
       const started = performance.now();
       this.dataset.state = "loading";
       let data;
@@ -284,7 +286,8 @@ mark[data-citeflow-highlight] { background: var(--citeflow-mark); color: inherit
       const begun = started || performance.now();
       this.closePanel(false);
       this.pageImages.clear();
-      this.layout.setAttribute("dir", direction(data.text));
+      // The answer's direction as the formatter found it (additive field), else guessed.
+      this.layout.setAttribute("dir", data.direction || direction(data.text));
       // renderings.html is safe by construction (SPEC §4.5): its markup (and any dir
       // attribute or bidi isolation in it) is kept as the server made it.
       this.answerBox.innerHTML = data.renderings.html;
