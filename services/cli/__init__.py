@@ -44,6 +44,7 @@ def schemas() -> None:
 def _register() -> None:
     # Imported for their side effect of adding commands to `main`.
     from services.cli import documents_cmds, eval_cmds, pipeline_cmds, runtime_cmds  # noqa: F401
+    from services.cli import bench_runtime_cmds, topic_cmds, up_cmd  # noqa: F401
     from services.cli import keys_cmds  # noqa: F401
     from services.cli import gateway_cmds  # noqa: F401
     from services.cli import reader_cmds  # noqa: F401

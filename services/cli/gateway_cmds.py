@@ -8,7 +8,7 @@ from typing import Any
 import click
 
 from services.cli import bench, main
-from services.cli.runtime_cmds import _config, _config_options, err
+from services.cli.options import config_options, err, runtime_config
 
 
 @main.command()
@@ -20,7 +20,7 @@ from services.cli.runtime_cmds import _config, _config_options, err
 @click.option("--store-url", help="Results store, SQLAlchemy URL [env CITEFLOW_STORE_URL; "
                                   "an SQLite file in CITEFLOW_DATA_DIR or .citeflow/]")
 @click.option("--log-level", help="Log level [env CITEFLOW_LOG_LEVEL; info]")
-@_config_options()
+@config_options()
 def serve(host: str | None, port: int | None, workers: int, store_url: str | None,
           log_level: str | None, **flags: Any) -> None:
     """Serve the HTTP gateway: submit answers, read results and stats, the live stream,
@@ -34,7 +34,7 @@ def serve(host: str | None, port: int | None, workers: int, store_url: str | Non
     from services.gateway.http_guard import uvicorn_options
     from services.gateway.settings import GatewaySettings
 
-    config = _config(**flags)
+    config = runtime_config(**flags)
     # Workers are started by uvicorn and read their settings from the environment.
     os.environ["KAFKA_BOOTSTRAP_SERVERS"] = config.bootstrap_servers
     for name, value in (("CITEFLOW_TOPIC_PREFIX", config.topic_prefix),

@@ -1,0 +1,97 @@
+"""`citeflow bench e2e` and `bench idle`: the pipeline's stage processes on a broker."""
+
+from __future__ import annotations
+
+
+import click
+from rich.table import Table
+
+from services.cli import bench
+from services.cli.options import err
+from services.runtime.config import RuntimeConfig
+
+
+# -- benchmark -----------------------------------------------------------------------------
+
+
+@bench.command("e2e")
+@click.option("--answers", "count", type=int, default=2000, show_default=True,
+              help="Answers per throughput run")
+@click.option("--latency-answers", type=int, default=400, show_default=True,
+              help="Answers per latency run (sent at half a side's own throughput; the "
+                   "pipeline's also at half the raw throughput)")
+@click.option("--repeat", type=click.IntRange(min=1), default=3, show_default=True,
+              help="Run both sides this many times, alternating; the medians are the result")
+@click.option("--partitions", type=int, default=2, show_default=True,
+              help="Partitions per topic")
+@click.option("--bootstrap", default=None, metavar="HOST:PORT",
+              help="Use this broker instead of starting the embedded one")
+@click.option("--stage", "specs", multiple=True, metavar="STAGE",
+              help="Benchmark these stages (name or module:attr, in flow order) instead of "
+                   "the five pipeline stages")
+@click.option("--stages", "preset", type=click.Choice(["pipeline", "toy", "codec"]),
+              default="pipeline", show_default=True,
+              help="pipeline: the five real stages; toy: five hops that only decode, validate "
+                   "and re-encode the input (the runtime's own cost); codec: five hops that "
+                   "decode each hop's real input event and publish its real output event, no "
+                   "logic (runtime plus codec at the real sizes); see services.bench.toy")
+@click.option("--raw-sizes", type=click.Choice(["pipeline", "input"]), default="pipeline",
+              show_default=True,
+              help="pipeline: each raw hop pads its output to the size of the pipeline's event "
+                   "after that hop (same message sizes); input: raw hops pass records on "
+                   "unchanged")
+def bench_e2e(count: int, latency_answers: int, repeat: int, partitions: int,
+              bootstrap: str | None, specs: tuple[str, ...], preset: str,
+              raw_sizes: str) -> None:
+    """End to end over the broker: raw aiokafka pass-through over five hops (five
+    processes) against the five stage processes, same answers; prints both throughputs,
+    the ratio (target >= 0.5) and p50/p99 latency at each side's half load (target: the
+    pipeline's p50 within 1.5x of raw's) and at half the raw rate."""
+    from services.bench.e2e import run_benchmark
+
+    if specs and preset != "pipeline":
+        raise click.UsageError(f"--stage and --stages {preset} are exclusive")
+    if preset != "pipeline":
+        from services.bench.toy import CODEC_SPECS, SPECS
+
+        specs = tuple(SPECS if preset == "toy" else CODEC_SPECS)
+    run_benchmark(count=count, latency_count=latency_answers, partitions=partitions,
+                  bootstrap=bootstrap, console=err, out=click.echo,
+                  stage_specs=list(specs) or None, raw_sizes=raw_sizes, repeat=repeat)
+
+
+@bench.command("idle")
+@click.option("--fetch-max-wait", "waits", type=click.IntRange(min=1), multiple=True,
+              metavar="MS", help="Fetch long-poll bounds to compare [default: 20, the "
+                                 "configured one, 100]")
+@click.option("--idle-seconds", type=float, default=10.0, show_default=True,
+              help="Length of the window with no traffic")
+@click.option("--rate", type=float, default=10.0, show_default=True,
+              help="Answers per second of the low-rate latency run")
+@click.option("--answers", "count", type=int, default=60, show_default=True,
+              help="Answers in the low-rate latency run")
+@click.option("--partitions", type=int, default=2, show_default=True)
+def bench_idle(waits: tuple[int, ...], idle_seconds: float, rate: float, count: int,
+               partitions: int) -> None:
+    """The five stages and the embedded broker with no traffic: CPU they burn idle, and
+    single-answer latency at a low rate, for each fetch long-poll bound (the trade-off
+    behind CITEFLOW_FETCH_MAX_WAIT_MS)."""
+    from services.bench.idle import run_idle_benchmark
+
+    configured = RuntimeConfig.from_env().fetch_max_wait_ms
+    chosen = list(waits) or sorted({20, configured, 100})
+    results = run_idle_benchmark(chosen, idle_s=idle_seconds, rate=rate, count=count,
+                                 partitions=partitions, progress=err.print)
+    table = Table(title=f"idle for {idle_seconds:g} s, then {count} answers at {rate:g}/s")
+    for column in ("fetch wait ms", "5 stages, cores idle", "broker, cores idle",
+                   "latency p50 ms", "latency p90 ms"):
+        table.add_column(column)
+    for r in results:
+        mark = " (configured)" if r.fetch_max_wait_ms == configured else ""
+        table.add_row(f"{r.fetch_max_wait_ms}{mark}", f"{r.stages_cores:.3f}",
+                      f"{r.broker_cores:.3f}", f"{r.latency_p50_ms:.1f}",
+                      f"{r.latency_p90_ms:.1f}")
+        click.echo(f"fetch_max_wait_ms={r.fetch_max_wait_ms} idle_cores_stages="
+                   f"{r.stages_cores:.3f} idle_cores_broker={r.broker_cores:.3f} "
+                   f"latency_p50={r.latency_p50_ms:.1f}ms latency_p90={r.latency_p90_ms:.1f}ms")
+    err.print(table)
