@@ -1,4 +1,4 @@
-"""`citeflow serve`: the HTTP gateway (SPEC §9) on uvicorn."""
+"""`citeflow serve`: the HTTP gateway on uvicorn."""
 
 from __future__ import annotations
 
@@ -72,7 +72,7 @@ def bench_gateway(parts: tuple[str, ...], seconds: float, repeat: int, concurren
     """The gateway's submit rate (one and two workers) beside a bare Starlette and a bare
     FastAPI endpoint that only parse and produce, and a raw aiokafka producer; p50/p99 at
     half load; GET /v1/answers/{id} under the submit load; the SSE stream to 10/100/1,000
-    clients (10,000 held, 100 stalled) beside a bare fan-out. Targets in SPEC §9."""
+    clients (10,000 held, 100 stalled) beside a bare fan-out. Targets: docs/benchmarks.md."""
     from services.bench.gateway import PARTS, run_benchmark
 
     run_benchmark(parts or PARTS, seconds=seconds, concurrency=concurrency, repeat=repeat,

@@ -93,7 +93,7 @@ def schema_docs() -> None:
 @bench.command("process")
 @click.option("--runs", default=300, show_default=True, help="Timed runs per measurement.")
 def bench_process(runs: int) -> None:
-    """In-process pipeline on the SPEC §7 answer (1,000 words, 50 citations, 10 sources of
+    """In-process pipeline on the benchmark answer (1,000 words, 50 citations, 10 sources of
     two 1,000-char chunks, 20 verbatim units), beside pySBD segmenting the same text."""
     from rich.console import Console
     from rich.table import Table
@@ -149,7 +149,7 @@ def bench_sentences(runs: int, corpus: Path | None) -> None:
 @bench.command("adapters")
 @click.option("--runs", default=100, show_default=True, help="Timed runs per measurement.")
 def bench_adapters(runs: int) -> None:
-    """Provider-native input (SPEC §10): the SPEC §7 answer as each provider returns it;
+    """Provider-native input: the benchmark answer as each provider returns it;
     normalisation per answer beside `orjson.loads` of the same line, and the in-process
     pipeline on it beside the same answer given as `[N]` text."""
     from rich.console import Console

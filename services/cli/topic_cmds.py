@@ -36,7 +36,7 @@ from services.cli.options import (
 def submit(file: Any, raw: bool, **flags: Any) -> None:
     """Publish answers to answers.submitted, as an upstream service would.
 
-    FILE (or - for stdin) holds one answer.submitted data object (SPEC §3) per line;
+    FILE (or - for stdin) holds one answer.submitted data object per line;
     each is validated, wrapped in a CloudEvents envelope and keyed by its answer_id.
     Invalid lines are reported on stderr and make the exit status 1.
     """

@@ -1,4 +1,4 @@
-"""Provider-native citations (SPEC §10): one adapter per LLM API turns the provider's own
+"""Provider-native citations: one adapter per LLM API turns the provider's own
 response (and the request, where the sources live only there) into one `answer.submitted`.
 
 `normalize(provider, line)` is the entry point (the CLI's `process --from`, ingest and the
