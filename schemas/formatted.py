@@ -45,6 +45,10 @@ class FormattedSource(Model):
     citation_count: int
     reference: str
     excerpt: str
+    # Additive: the source's detected language (BCP 47 primary subtag, `und` when
+    # undetermined) and script (ISO 15924).
+    language: str | None = None
+    script: str | None = None
 
 
 class AnswerUnits(Model):
@@ -82,3 +86,8 @@ class AnswerFormatted(Model):
     metadata: dict[str, Any] | None = None
     # Additive (SPEC §11): ALCE citation recall/precision and verdict counts.
     quality: AnswerQuality | None = None
+    # Additive: the answer's detected language (BCP 47 primary subtag, `und` when
+    # undetermined), script (ISO 15924) and writing direction.
+    language: str | None = None
+    script: str | None = None
+    direction: Literal["ltr", "rtl"] | None = None

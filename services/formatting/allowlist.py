@@ -12,7 +12,7 @@ from html import escape
 TAGS: frozenset[str] = frozenset({"div", "span", "sup", "a", "br", "ol", "li", "cite"})
 
 ATTRIBUTES: dict[str, list[str]] = {
-    "div": ["class", "data-answer-id"],
+    "div": ["class", "data-answer-id", "dir", "lang"],
     "span": [
         "class",
         "title",
@@ -30,6 +30,7 @@ ATTRIBUTES: dict[str, list[str]] = {
     ],
     "sup": [
         "class",
+        "dir",
         "title",
         "data-citation-id",
         "data-source-index",

@@ -18,7 +18,11 @@ from services.formatting.allowlist import PROTOCOLS
 # reads back. NUL is handled apart: `escape_html_many` uses it as its separator.
 _HTML_CONTROL = re.compile(r"\r\n?|[\x01-\x08\x0b\x0c\x0e-\x1f]")
 _CONTROLS = tuple(chr(code) for code in range(1, 32) if chr(code) not in "\t\n")
-_CONTROLS_AND_NUL = ("\x00", *_CONTROLS)
+# Bidirectional embeddings, overrides and isolates: written as character references, so no
+# raw control reorders the text around it in the markup (or in a copy of it).
+_BIDI = tuple("\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069")
+_BIDI_ENTITIES = str.maketrans({ch: f"&#x{ord(ch):x};" for ch in _BIDI})
+_CONTROLS_AND_NUL = ("\x00", *_CONTROLS, *_BIDI)
 
 _URL_STRIP = "".join(chr(code) for code in range(0x21))
 # RFC 3986 reserved and unreserved characters plus `%`; everything else is percent-encoded.
@@ -42,7 +46,8 @@ def _without_controls(text: str) -> str:
 
 
 def has_controls(text: str) -> bool:
-    """Whether `text` holds a NUL or a character `escape_html` removes or rewrites."""
+    """Whether `text` holds a NUL or a character `escape_html` removes or rewrites (a
+    control, or a bidirectional control it writes as a reference)."""
     return any(map(text.__contains__, _CONTROLS_AND_NUL))
 
 
@@ -69,7 +74,14 @@ def escape_html(text: str) -> str:
     # the 31 substring searches cost far more on a short text.
     if text.isprintable():
         return _escape_markup(text)
-    return _escape_markup(_without_controls(text).replace("\x00", ""))
+    return _bidi(_escape_markup(_without_controls(text).replace("\x00", "")))
+
+
+def _bidi(escaped: str) -> str:
+    """Escaped text with its bidirectional controls as character references."""
+    if any(map(escaped.__contains__, _BIDI)):
+        return escaped.translate(_BIDI_ENTITIES)
+    return escaped
 
 
 def escape_html_many(
@@ -89,8 +101,9 @@ def escape_html_many(
             if line_break is None:
                 return escaped_pieces
             return [piece.replace("\n", line_break) for piece in escaped_pieces]
-        escaped = _without_controls(joined)
-    escaped = _escape_markup(escaped)
+        escaped = _bidi(_escape_markup(_without_controls(joined)))
+    else:
+        escaped = _escape_markup(escaped)
     if line_break is not None and "\n" in escaped:
         escaped = escaped.replace("\n", line_break)
     return pieces if escaped is joined else escaped.split("\x00")

@@ -67,6 +67,8 @@ class AnswerLayout:
     units: Units
     sources: dict[int, FormattedSource]
     cited: list[int]
+    language: str = "und"  # the answer's (services.text.languages.describe)
+    direction: str = "ltr"
 
 
 _Placed = TypeVar("_Placed", bound=tuple)

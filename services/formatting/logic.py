@@ -30,6 +30,7 @@ from services.formatting.layout import (
 from services.formatting.render_html import render_html
 from services.formatting.render_markdown import render_markdown
 from services.formatting.render_plain import render_plain
+from services.text.languages import describe
 from services.formatting.sources import format_sources
 
 RENDERERS: dict[RenderingName, Callable[[AnswerLayout], str]] = {
@@ -52,8 +53,11 @@ def format_answer(resolved: AnswerResolved) -> AnswerFormatted:
     resolution = resolved.resolution
     sources = format_sources(answer.sources, resolved.scores, extraction)
     requested = answer.effective_options().renderings
+    language, script, direction = describe(answer.text)
     renderings = (
-        render_all(build_layout(resolved, sources), requested) if requested else {}
+        render_all(build_layout(resolved, sources, language, direction), requested)
+        if requested
+        else {}
     )
     return _answer_formatted(
         {
@@ -74,6 +78,9 @@ def format_answer(resolved: AnswerResolved) -> AnswerFormatted:
             "renderings": _renderings(renderings),
             "metadata": answer.metadata,
             "quality": resolution.quality,
+            "language": language,
+            "script": script,
+            "direction": direction,
         }
     )
 
@@ -104,7 +111,10 @@ def _renderings(rendered: dict[str, str]) -> Renderings:
 
 
 def build_layout(
-    resolved: AnswerResolved, sources: list[FormattedSource]
+    resolved: AnswerResolved,
+    sources: list[FormattedSource],
+    language: str = "und",
+    direction: str = "ltr",
 ) -> AnswerLayout:
     """Markers, units, text pieces and per-source data of one answer, shared by its
     renderings."""
@@ -125,6 +135,8 @@ def build_layout(
         units=unit_ranges(len(text), resolved.resolution.units, markers),
         sources=by_index,
         cited=cited,
+        language=language,
+        direction=direction,
     )
 
 

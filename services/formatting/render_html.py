@@ -18,14 +18,19 @@ from services.formatting.escaping import escape_html, escape_html_many
 from services.formatting.layout import AnswerLayout, CitationKey, cut
 from services.formatting.sources import reference_link
 
-_ROOT = start_tag("div", {"class": "citeflow-answer", "data-answer-id": None})
+# fields: answer id, direction, language
+_ROOT = start_tag(
+    "div", {"class": "citeflow-answer", "data-answer-id": None, "dir": None, "lang": None}
+)
 _TEXT = start_tag("div", {"class": "answer-text"})
 _DIV_END = end_tag("div")
 _BR = start_tag("br") + "\n"
 
 # fields: href, title, data-citation-id, data-source-index, label
+# A chip is isolated left to right (`dir` on an inline element isolates it), so `[3]`
+# stays whole beside right-to-left text.
 _CHIP = (
-    start_tag("sup", {"class": "citation-chip"})
+    start_tag("sup", {"class": "citation-chip", "dir": "ltr"})
     + start_tag(
         "a",
         {
@@ -47,6 +52,7 @@ _INVALID_CHIP = (
         "sup",
         {
             "class": "citation-chip citation citation-invalid",
+            "dir": "ltr",
             "title": None,
             "data-citation-id": int,
             "data-source-index": None,
@@ -120,7 +126,8 @@ def render_html(layout: AnswerLayout) -> str:
     body: list[str] = [""] * (2 * len(inserts) + 1)
     body[0::2] = escape_html_many(pieces, _BR, clean=layout.clean)
     body[1::2] = inserts
-    markup = [_ROOT % escape_html(layout.answer_id), _TEXT]
+    root = _ROOT % (escape_html(layout.answer_id), layout.direction, layout.language)
+    markup = [root, _TEXT]
     markup += body
     markup.append(_DIV_END)
     if cited:

@@ -29,6 +29,8 @@ def render_markdown(layout: AnswerLayout) -> str:
     sources = layout.sources
     groups = layout.markers.groups
     chip_of = {group: _chips(group, sources) for group in dict.fromkeys(groups)}
+    if layout.direction == "rtl":  # each marker isolated left to right (LRI ... PDI)
+        chip_of = {group: (f"\u2066{chip}\u2069", linked) for group, (chip, linked) in chip_of.items()}
     chips = list(map(chip_of.__getitem__, groups))
     raw = layout.pieces
     pieces = escape_markdown_many(raw, clean=layout.clean)

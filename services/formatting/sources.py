@@ -12,6 +12,7 @@ from schemas.construct import maker
 from schemas.formatted import FormattedSource
 from schemas.scoring import SourceScore
 from services.formatting.escaping import safe_url
+from services.text.languages import describe
 from services.text.spacing import single_spaced
 
 EXCERPT_CHARS = 200
@@ -63,6 +64,7 @@ def format_sources(
         chunks = fields["chunks"]
         score = by_index.get(index)
         count = cited.count(index)
+        language, script, _ = describe(" ".join([chunk.text for chunk in chunks[:4]]))
         formatted.append(
             _formatted_source(
                 {
@@ -83,6 +85,8 @@ def format_sources(
                     "reference": references.get(str(index))
                     or _fallback_reference(source),
                     "excerpt": excerpt(chunks[0].text) if chunks else "",
+                    "language": language,
+                    "script": script,
                 }
             )
         )

@@ -258,6 +258,24 @@ def _latin(text: str) -> str:
     return str(language)
 
 
+_SCRIPT_CODES = {
+    scripts.HIRAGANA: "Jpan", scripts.HANGUL: "Hang", scripts.OTHER: "Zyyy",
+}
+RIGHT_TO_LEFT = frozenset({scripts.ARABIC, scripts.HEBREW})
+
+
+def describe(text: str) -> tuple[str, str, str]:
+    """The language (`und` when undetermined), the ISO 15924 script code (`Zyyy` when it
+    has no letters) and the direction (`rtl` for Arabic and Hebrew scripts, else `ltr`) of
+    `text`."""
+    script = scripts.text_script(text)
+    code = _SCRIPT_CODES.get(script) or scripts.NAMES.get(script, "Zyyy")
+    return language_of(text[:_SAMPLE]), code, "rtl" if script in RIGHT_TO_LEFT else "ltr"
+
+
+_SAMPLE = 4_000
+
+
 def same_language(first: str, second: str) -> bool:
     """Whether texts in these two languages can be matched word for word (undetermined
     matches anything; close neighbours that share most words count as one)."""
