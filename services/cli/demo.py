@@ -1,6 +1,7 @@
 """The read side under `citeflow up`: the store migrated before anything writes it, the
-gateway as a supervised process, and the demo — a key for the `demo` tenant, the demo answer
-submitted over HTTP with `?wait=`, its result and the URLs a person opens next."""
+gateway as a supervised process, and the demo: a few hours of history in the store, a key
+for the `demo` tenant, the demo answer submitted over HTTP with `?wait=`, its result and the
+URLs a person opens next."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ import sys
 import time
 import urllib.error
 import urllib.request
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -39,6 +41,49 @@ def migrate_store() -> str:
 
     asyncio.run(go())
     return store_url()
+
+
+def seed_history(now: datetime | None = None) -> int:
+    """Write the demo's history (services.examples.history) into the results store: each
+    answer through the five stages in-process, stored with the times it is dated (spread over
+    the last hours), so the dashboard's charts have shape from the start. Returns how many
+    answers were written."""
+    from schemas.answers import AnswerRejected
+    from schemas.formatted import AnswerFormatted
+    from services.examples.history import history
+    from services.pipeline import process_answer
+    from services.store.api import Position, ResultUpdate
+    from services.store.sql import SqlStore
+    from services.store.summary import summarize
+
+    now = now or datetime.now(UTC)
+    answers, rejected = history(now, now.strftime("%Y%m%d%H%M"))
+    updates = []
+    for n, entry in enumerate([*answers, *rejected]):
+        result = process_answer(orjson.dumps(entry.answer), event_id=f"demo-history-{n}")
+        answer_id = entry.answer["answer_id"]
+        common = {"answer_id": answer_id, "tenant": DEMO_TENANT, "model": entry.model,
+                  "event_id": f"demo-history:{answer_id}", "submitted_at": entry.submitted_at,
+                  "event_time": entry.submitted_at + timedelta(seconds=entry.latency_s),
+                  "position": Position("demo.history", 0, n)}
+        if isinstance(result, AnswerFormatted):
+            data = orjson.loads(result.model_dump_json())
+            updates.append(ResultUpdate(status="formatted", result=orjson.dumps(data),
+                                        summary=summarize(data), **common))
+        elif isinstance(result, AnswerRejected):
+            updates.append(ResultUpdate(status="rejected", reason=result.code, detail={
+                "code": result.code, "message": result.message, "path": result.path},
+                **common))
+
+    async def go() -> None:
+        store = SqlStore()
+        try:
+            await store.apply(updates)
+        finally:
+            await store.close()
+
+    asyncio.run(go())
+    return len(updates)
 
 
 def gateway_child(env: dict[str, str], host: str, port: int, log_path: Path) -> Child:

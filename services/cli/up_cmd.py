@@ -118,6 +118,8 @@ def up(replicas: tuple[str, ...], specs: tuple[str, ...], log_dir: Path,
         base = None
         if with_gateway:
             err.print(f"results store: {demo.migrate_store()}")
+            if submit_file is not None:
+                err.print(f"demo history: {demo.seed_history()} answers over the last hours")
             http = GatewaySettings.from_env(host=http_host, port=http_port)
             base = f"http://{http.host}:{http.port}"
             children.append(demo.gateway_child(env, http.host, http.port,

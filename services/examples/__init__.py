@@ -1,0 +1,1 @@
+"""The demo: its answer (demo_answer.json) and the history `citeflow up --demo` seeds."""
