@@ -63,13 +63,14 @@ _answer_quality = maker(AnswerQuality)
 class SourcePieces:
     """The pieces of each source and their views for the verification (built on first use)."""
 
-    __slots__ = ("_pieces", "_views")
+    __slots__ = ("_languages", "_pieces", "_views")
 
     def __init__(self, pieces: Sequence[Piece]) -> None:
         self._pieces: dict[int, list[Piece]] = {}
         for piece in pieces:
             self._pieces.setdefault(piece.source_index, []).append(piece)
         self._views: dict[int, SourceView | None] = {}
+        self._languages: dict[int, str] = {}
 
     def view(self, index: int) -> SourceView | None:
         """The view of source `index`; None when it has no text (or does not exist)."""
@@ -79,9 +80,13 @@ class SourcePieces:
         return self._views[index]
 
     def language(self, index: int) -> str:
-        """The language of source `index` (read from its pieces, without a view)."""
-        pieces = self._pieces.get(index)
-        return source_language([p.text for p in pieces]) if pieces else UNDETERMINED
+        """The language of source `index` (read from its pieces, without a view; once)."""
+        found = self._languages.get(index)
+        if found is None:
+            pieces = self._pieces.get(index)
+            found = source_language([p.text for p in pieces]) if pieces else UNDETERMINED
+            self._languages[index] = found
+        return found
 
     def pieces(self, index: int) -> list[Piece]:
         """The pieces of source `index`, in view order."""

@@ -268,12 +268,21 @@ def describe(text: str) -> tuple[str, str, str]:
     """The language (`und` when undetermined), the ISO 15924 script code (`Zyyy` when it
     has no letters) and the direction (`rtl` for Arabic and Hebrew scripts, else `ltr`) of
     `text`."""
-    script = scripts.text_script(text)
-    code = _SCRIPT_CODES.get(script) or scripts.NAMES.get(script, "Zyyy")
-    return language_of(text[:_SAMPLE]), code, "rtl" if script in RIGHT_TO_LEFT else "ltr"
+    sample = text[:_SAMPLE]
+    found = _DESCRIBED.get(sample)
+    if found is None:
+        script = scripts.text_script(sample)
+        code = _SCRIPT_CODES.get(script) or scripts.NAMES.get(script, "Zyyy")
+        direction = "rtl" if script in RIGHT_TO_LEFT else "ltr"
+        found = (language_of(sample), code, direction)
+        if len(_DESCRIBED) >= _MAX_DETECTED:
+            _DESCRIBED.clear()
+        _DESCRIBED[sample] = found
+    return found
 
 
 _SAMPLE = 4_000
+_DESCRIBED: dict[str, tuple[str, str, str]] = {}
 
 
 def same_language(first: str, second: str) -> bool:

@@ -193,11 +193,13 @@ def text_script(text: str, limit: int = 4_000) -> int:
     characters; Hiragana and Katakana count as Han's companions: a text with kana is
     Japanese); OTHER when it has no letter."""
     sample = text[:limit]
-    latin = len(_ASCII_LETTERS.findall(sample))
     if sample.isascii():
-        return LATIN if latin else OTHER
-    counts: dict[int, int] = {LATIN: latin} if latin else {}
-    for ch in _NON_ASCII.findall(sample):  # (only the non-ASCII characters are looked at)
+        return LATIN if _ASCII_LETTER.search(sample) else OTHER
+    others = _NON_ASCII.findall(sample)  # (only the non-ASCII characters are looked at)
+    # ASCII characters but blanks stand for Latin letters: near enough to weigh scripts.
+    latin = len(sample) - len(others) - sample.count(" ")
+    counts: dict[int, int] = {LATIN: latin} if latin > 0 else {}
+    for ch in others:
         if ch.isalpha():
             cls = char_class(ch)
             counts[cls] = counts.get(cls, 0) + 1
@@ -210,5 +212,5 @@ def text_script(text: str, limit: int = 4_000) -> int:
     return min(cls for cls, count in counts.items() if count == best)
 
 
-_ASCII_LETTERS = re.compile(r"[A-Za-z]")
+_ASCII_LETTER = re.compile(r"[A-Za-z]")
 _NON_ASCII = re.compile(r"[^\x00-\x7f]")
