@@ -154,12 +154,16 @@ class AsyncStream:
         self.params = params
         self.last_event_id = last_event_id
         self.reconnects = 0
+        # True while a connection is open (the gateway has subscribed it: outcomes from
+        # now on are delivered).
+        self.connected = False
         self._closed = False
 
     async def __aiter__(self) -> AsyncIterator[StreamEvent]:
         attempt = 0
         while not self._closed:
             try:
+                self.connected = False
                 async for event in self._connection():
                     attempt = 0
                     yield event
@@ -171,6 +175,7 @@ class AsyncStream:
                 error = str(exc)
             else:
                 error = "stream ended"
+            self.connected = False
             if self._closed:
                 return
             if attempt >= self.client.retry.attempts * 4:
@@ -190,6 +195,7 @@ class AsyncStream:
             if response.status_code >= 400:
                 await response.aread()
                 raise core.error_of(response)
+            self.connected = True
             parser = core.SseParser()
             async for line in response.aiter_lines():
                 found = parser.feed(line)

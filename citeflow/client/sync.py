@@ -160,6 +160,9 @@ class Stream:
         self.params = params
         self.last_event_id = last_event_id
         self.reconnects = 0
+        # True while a connection is open (the gateway has subscribed it: outcomes from
+        # now on are delivered).
+        self.connected = False
         self._closed = False
         self._response: httpx.Response | None = None
 
@@ -167,6 +170,7 @@ class Stream:
         attempt = 0
         while not self._closed:
             try:
+                self.connected = False
                 for event in self._connection():
                     attempt = 0
                     yield event
@@ -178,6 +182,7 @@ class Stream:
                 error = str(exc)
             else:
                 error = "stream ended"
+            self.connected = False
             if self._closed:
                 return
             if attempt >= self.client.retry.attempts * 4:
@@ -198,6 +203,7 @@ class Stream:
                 response.read()
                 raise core.error_of(response)
             self._response = response
+            self.connected = True
             parser = core.SseParser()
             for line in response.iter_lines():
                 found = parser.feed(line)

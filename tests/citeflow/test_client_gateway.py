@@ -80,6 +80,7 @@ def test_submit_wait_list_stream_through_a_gateway_restart(
         streamed: list[str] = []
         stop = threading.Event()
         stream, follower = _follow(client, streamed, stop)
+        harness.wait_for(lambda: stream.connected, "the stream connected")
         first = _answers(3, "before")
         # The first waits for its result in the same call (a cold pipeline may take longer
         # than `wait`: then it is a 202 and `wait()` finishes the job).
@@ -191,3 +192,40 @@ def test_batch_provider_and_document_routes(harness: Harness, pipeline: str) -> 
         assert document.doc_id == "tiny-book" and document.status == "submitted"
         again = client.upload_document(book, doc_id="tiny-book", filename="tiny.epub")
         assert again.doc_id == "tiny-book"
+
+
+def test_the_async_client_submits_waits_lists_and_streams(harness: Harness,
+                                                          pipeline: str) -> None:  # noqa: F811
+    gateway = Gateway(harness, pipeline)
+    gateway.start()
+    key = asyncio.run(_key(pipeline))
+    answers = _answers(4, "async")
+
+    async def go() -> tuple[list[str], list[str]]:
+        async with AsyncClient(gateway.url, key) as client:
+            stream = client.stream(view="summary")
+            streamed: list[str] = []
+
+            async def follow() -> None:
+                async for event in stream:
+                    streamed.append(event.answer_id)
+                    if set(a["answer_id"] for a in answers) <= set(streamed):
+                        stream.close()
+                        return
+
+            follower = asyncio.create_task(follow())
+            while not stream.connected:  # outcomes after the subscription are delivered
+                await asyncio.sleep(0.01)
+            results = await asyncio.gather(*(client.submit(a) for a in answers))
+            assert all(isinstance(r, Accepted) for r in results)
+            for answer in answers:
+                assert isinstance(await client.wait(answer["answer_id"], WAIT_S),
+                                  AnswerFormatted)
+            await asyncio.wait_for(follower, WAIT_S)
+            listed = [item.answer_id async for item in client.list(limit=3)]
+            return streamed, listed
+
+    streamed, listed = asyncio.run(go())
+    ids = {a["answer_id"] for a in answers}
+    assert ids <= set(streamed) and len(streamed) == len(set(streamed))
+    assert ids <= set(listed) and len(listed) == len(set(listed))
