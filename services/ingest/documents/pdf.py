@@ -7,7 +7,7 @@ from typing import Any
 import pymupdf
 
 from services.ingest.documents.limits import IngestLimits
-from services.ingest.documents.pdf_text import TEXT_FLAGS, clean_page_text
+from services.ingest.documents.pdf_text import READ_FLAGS, clean_page_text
 from services.ingest.documents.problems import problem
 from services.ingest.documents.rejection import DocumentRejection
 
@@ -71,7 +71,7 @@ def pdf_sections(
     for index in range(document.page_count):
         section_id = f"{doc_id}:{index}"
         try:
-            text = clean_page_text(document.load_page(index).get_text(flags=TEXT_FLAGS))
+            text = clean_page_text(document.load_page(index).get_text(flags=READ_FLAGS))
         except PDF_FAILURES as exc:
             text = ""
             problems.append(problem("page_unreadable", f"page {index + 1}: {exc}"))

@@ -1,8 +1,9 @@
 """Placing a quote on PDF pages for the reader: character-precise rectangles, quote first.
 
-Each page's text is laid out from PyMuPDF's `rawdict` characters (ligatures expanded the
-way ingest extracts them), one line break between lines, so every character of the text has
-its own box. The quote is found with the reader's normalisation (`quote_match`) in the
+Each page's text is laid out from PyMuPDF's `rawdict` characters read as ingest reads them
+(`READ_FLAGS`: a ligature glyph is one character with one box, expanded in logical order by
+the normalisation), one line break between lines, so every character of the text has its
+own box. The quote is found with the reader's normalisation (`quote_match`) in the
 hinted page and its neighbours joined (a quote that crosses a page break is found, and
 marked on both pages); when the hint is wrong the whole document is searched and the
 result says where the quote really is. Rectangles are the union of the matched characters'
@@ -19,7 +20,7 @@ from typing import Any
 import pymupdf
 
 from services.ingest.documents.pdf import PDF_FAILURES
-from services.ingest.documents.pdf_text import TEXT_FLAGS
+from services.ingest.documents.pdf_text import READ_FLAGS
 from services.ingest.documents.quote_match import Found, SearchText, find_quote
 from services.ingest.documents.rejection import DocumentRejection
 
@@ -48,7 +49,7 @@ def page_text(page: pymupdf.Page, number: int) -> PageText:
     boxes: list[Box | None] = []
     lines: list[int | None] = []
     line_number = 0
-    raw = page.get_text("rawdict", flags=TEXT_FLAGS)
+    raw = page.get_text("rawdict", flags=READ_FLAGS)
     for block in raw.get("blocks", []):
         for line in block.get("lines", []):
             for span in line.get("spans", []):

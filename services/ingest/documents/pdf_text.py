@@ -1,8 +1,11 @@
 """Clean-up of PyMuPDF page text: ligatures, soft hyphens, line-end hyphenation.
 
-Text is extracted without TEXT_PRESERVE_LIGATURES, so MuPDF already expands ligature
-glyphs; code points that still arrive as ligatures (straight from a font's ToUnicode
-map) are replaced, and soft hyphens removed. TEXT_DEHYPHENATE is not used: it joins
+Text is read with TEXT_PRESERVE_LIGATURES (`READ_FLAGS`) and ligatures are expanded here:
+MuPDF's own expansion writes a multi-letter glyph of a right-to-left line backwards (the
+Arabic lam-khah ligature U+FCCB comes out as khah, lam: `اخلطوط` for `الخطوط`), while
+NFKC of the glyph's code point gives its letters in logical order. Latin ligatures are
+replaced from `LIGATURES`, Arabic presentation forms folded with NFKC, soft hyphens
+removed. TEXT_DEHYPHENATE is not used: it joins
 every line-end hyphen, real ones too (`Trace-`/`Monkey`). Everything is cheap C-level
 string work (`in`, `replace`, a literal-prefix regex); Python runs only per line-end
 hyphen, never per character of the page.
@@ -11,6 +14,7 @@ hyphen, never per character of the page.
 from __future__ import annotations
 
 import re
+import unicodedata
 
 import pymupdf
 
@@ -18,11 +22,15 @@ TEXT_FLAGS = (
     pymupdf.TEXT_PRESERVE_WHITESPACE | pymupdf.TEXT_MEDIABOX_CLIP
     | pymupdf.TEXT_CID_FOR_UNKNOWN_UNICODE
 )
+# Reading a page's text (ingest, the reader's placement): ligature glyphs kept, expanded here.
+READ_FLAGS = TEXT_FLAGS | pymupdf.TEXT_PRESERVE_LIGATURES
 LIGATURES = {
     "\ufb00": "ff", "\ufb01": "fi", "\ufb02": "fl", "\ufb03": "ffi", "\ufb04": "ffl",
     "\ufb05": "st", "\ufb06": "st",
 }
 SOFT_HYPHEN = "\u00ad"
+# Arabic Presentation Forms-A and -B (contextual shapes and ligatures of Arabic letters).
+_PRESENTATION_FORMS = re.compile("[\ufb50-\ufdff\ufe70-\ufefc]+")
 _LINE_END_HYPHEN = re.compile(r"-[ \t]*\n[ \t]*(?=\w)")
 _SOFT_LINE_END = re.compile("\u00ad[ \t]*\n[ \t]*")
 _WORD_AFTER = re.compile(r"\w+")
@@ -67,7 +75,8 @@ def _join_hyphenated(text: str) -> str:
 
 
 def clean_page_text(text: str) -> str:
-    """Page text with ligatures expanded, hyphenation joined, soft hyphens removed."""
+    """Page text (read with `READ_FLAGS`) with ligatures and presentation forms expanded,
+    hyphenation joined, soft hyphens removed."""
     if "-" in text:
         text = _join_hyphenated(text)
     if not text.isascii():
@@ -76,4 +85,6 @@ def clean_page_text(text: str) -> str:
         for ligature, letters in LIGATURES.items():
             if ligature in text:
                 text = text.replace(ligature, letters)
+        text = _PRESENTATION_FORMS.sub(
+            lambda m: unicodedata.normalize("NFKC", m.group()), text)
     return text.strip()

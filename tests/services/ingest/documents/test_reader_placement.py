@@ -202,6 +202,22 @@ def test_ligature_glyphs_are_highlighted_whole():
     assert view["found"] and len(view["rects"]) == 1
 
 
+@needs_corpus
+def test_arabic_ligatures_are_read_in_logical_order_and_highlighted():
+    """ArabicCIDTrueType.pdf draws `الخطوط` with the lam-khah ligature glyph (U+FCCB): ingest
+    and placement read it as lam, khah (MuPDF's own expansion wrote khah, lam), so a correct
+    Arabic quote is found in the chunk and on the page, and PyMuPDF reads it (presentation
+    forms, folded) back from the boxes."""
+    data = (CORPUS / "pdf" / "ArabicCIDTrueType.pdf").read_bytes()
+    (section,) = ingest_document(data, "arabic").sections
+    assert section.text.split("\n") == ["انواع الخطوط العربية"] * 4
+    page = pymupdf.open(stream=data)[0]
+    view = locate(PdfIndex(pymupdf.open(stream=data)), 1, "الخطوط العربية",
+                  prefix="انواع ", suffix="\nانواع")
+    assert view["found"] and view["match"] == "exact" and len(view["rects"]) == 1
+    assert normalize_quote(read_box(page, view["rects"][0])) == "الخطوط العربية"
+
+
 # ---- the content-addressed store ---------------------------------------------------------------
 
 def test_store_puts_by_content_once(tmp_path):
