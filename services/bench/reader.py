@@ -131,9 +131,15 @@ def _click_everything(driver: Any) -> list[dict[str, Any]]:
 
 
 def _reset_caches(site: Site, cache: Path) -> None:
-    """Cold again: a fresh reader library (no opened documents, no page images)."""
+    """Cold again: a fresh reader library and fresh reader processes (no opened documents,
+    no page images), the processes started before the next round (as the gateway does)."""
+    from services.gateway.documents.renderer import PageRenderer
+
     reader = site.app.state.reader
     reader.library = DocumentLibrary(reader.store, cache)
+    reader.renderer.close()
+    reader.renderer = PageRenderer(cache)
+    reader.renderer.warm().result(timeout=60)
 
 
 def run(corpus: Path, rounds: int, store_url: str | None = None) -> list[str]:

@@ -64,7 +64,7 @@ def app_from_env() -> Starlette:
 
     settings = GatewaySettings.from_env()
     configure(settings.runtime.log_level)
-    app = create_app(settings)
+    app = create_app(settings, warm_reader=True)
     tune_gc()  # as the stages: what is loaded lives for the process
     return app
 
@@ -72,11 +72,12 @@ def app_from_env() -> Starlette:
 def create_app(
     settings: GatewaySettings, *, store: ResultsStore | None = None,
     producer: AnswerProducer | None = None, hub: StreamHub | None = None,
-    routes: list[BaseRoute] | None = None,
+    routes: list[BaseRoute] | None = None, warm_reader: bool = False,
 ) -> Starlette:
     """The application; `store`, `producer`, `hub` and `routes` replace the real ones
     (tests). The app starts and stops the producer and the hub it runs with; a store it was
-    given is neither migrated nor closed by it."""
+    given is neither migrated nor closed by it. `warm_reader` starts the reader processes
+    with the app (`citeflow serve`), not on the first reader request."""
 
     @asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
@@ -102,6 +103,8 @@ def create_app(
         app.state.submitter = submit.Submitter(gateway)
         app.state.reader = reader = Reader.from_env(settings.runtime, settings.send_timeout_s,
                                                     settings.retry_after_s)
+        if warm_reader:
+            reader.renderer.warm()  # the reader processes start beside the gateway
         try:
             yield
         finally:

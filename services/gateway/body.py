@@ -20,7 +20,7 @@ def _too_large(limit: int, what: str) -> ProblemError:
 
 # A body costs its key one request token per this many bytes past the first (issue 22: a
 # key sending oversize bodies made the gateway read 4 MiB for each request token).
-BYTES_PER_TOKEN = 256 * 1024
+BYTES_PER_TOKEN = 64 * 1024
 
 
 async def read_limited(request: Request, limit: int,

@@ -28,7 +28,7 @@ from services.ingest.documents.quote_match import SearchText
 from services.ingest.documents.store import DocumentStore
 
 T = TypeVar("T")
-DEFAULT_CACHE_BYTES = 128 * MiB
+DEFAULT_CACHE_BYTES = 64 * MiB
 IMAGE_TYPES = {
     ".png": "image/png", ".jpg": "image/jpeg", ".jpeg": "image/jpeg", ".gif": "image/gif",
     ".webp": "image/webp",

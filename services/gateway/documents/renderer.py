@@ -23,7 +23,7 @@ import multiprocessing
 import os
 import threading
 from collections import OrderedDict
-from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures import Future, ProcessPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any, Callable
 from pathlib import Path
@@ -66,11 +66,19 @@ _OPEN_DOCUMENTS = 2  # opened PDFs a renderer process keeps
 
 
 def _init_worker() -> None:
-    """A renderer ends with its gateway (even a `kill -9` of it) and yields the CPU to it."""
+    """A reader process ends with its gateway (even a `kill -9` of it), yields the CPU to
+    it, and imports what its jobs need before the first one arrives."""
     from services.runtime.supervisor import die_with_parent
 
     die_with_parent()
-    os.nice(5)
+    os.nice(10)
+    import pymupdf  # noqa: F401
+
+    import services.gateway.documents.reader_work  # noqa: F401
+
+
+def _ready() -> bool:
+    return True
 
 
 def render_page(path: str, number: int, scale: float, max_pixels: int) -> tuple[bytes, float]:
@@ -221,6 +229,11 @@ class PageRenderer:
             return float(marker.read_text())
         except (FileNotFoundError, ValueError):
             return requested
+
+    def warm(self) -> Future[bool]:
+        """Start the reader processes now (their imports take a second or two), so the
+        first reader request does not wait for them."""
+        return self._executor().submit(_ready)
 
     def close(self) -> None:
         pool, self._pool = self._pool, None

@@ -48,11 +48,16 @@ def _direction(root: Any) -> dict[str, str]:
 
 
 def chapter_view(
-    package: EpubPackage, href: str, doc_id: str
+    package: EpubPackage, href: str, doc_id: str, limits: IngestLimits = DEFAULT_LIMITS
 ) -> dict[str, Any]:
     """`{status, html, title, href, prev_href, next_href}` for one spine href."""
     index = spine_index(package, href)
     entry = package.spine[index]
+    if len(entry.content) > limits.max_chapter_bytes:
+        raise DocumentRejection(
+            "chapter_too_large",
+            f"chapter {href!r} is {len(entry.content)} bytes of XHTML (the reader shows "
+            f"chapters of up to {limits.max_chapter_bytes})")
     root, _ = parse_document(entry.content)
     title = package.toc_titles.get(href) or first_heading(root) or document_title(root)
     attributes = _direction(root)

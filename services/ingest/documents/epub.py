@@ -165,7 +165,7 @@ def open_epub(data: bytes, limits: IngestLimits) -> EpubPackage:
     """Check and read an EPUB; raises DocumentRejection with the reason when it is refused."""
     with open_zip(data, limits) as archive:
         try:
-            package = _read_package(archive)
+            package = _read_package(archive, limits)
             return replace(package, inflated_bytes=archive.inflated)
         except _ZIP_FAILURES as exc:
             raise DocumentRejection(
@@ -173,7 +173,7 @@ def open_epub(data: bytes, limits: IngestLimits) -> EpubPackage:
             ) from None
 
 
-def _read_package(archive: zipfile.ZipFile) -> EpubPackage:
+def _read_package(archive: zipfile.ZipFile, limits: IngestLimits) -> EpubPackage:
     names = set(archive.namelist())
     problems = _check_encryption(archive, names)
     opf_path = _opf_path(archive, names)
@@ -198,6 +198,11 @@ def _read_package(archive: zipfile.ZipFile) -> EpubPackage:
         spine.append(SpineEntry(href, idref, linear != "no", media_type, content))
     if not spine:
         raise DocumentRejection("empty_spine", "the EPUB spine has no readable items")
+    spine_bytes = sum(len(entry.content) for entry in spine)
+    if spine_bytes > limits.max_spine_bytes:
+        raise DocumentRejection(
+            "epub_too_large",
+            f"the spine's XHTML is {spine_bytes} bytes (limit {limits.max_spine_bytes})")
     nav = next((i for i in book.get_items() if isinstance(i, epub.EpubNav)), None)
     if nav is not None:
         toc_base = opf_dir

@@ -21,6 +21,10 @@ class IngestLimits:
     max_compression_ratio: float = 100.0
     # Small entries compress absurdly well (a run of spaces): each may inflate this much.
     ratio_floor_bytes: int = 64 * 1024
+    # XHTML of all spine items together (parsed whole by ingest: lxml trees take several
+    # times their text) and of one chapter as the reader shows it (parsed and sanitised).
+    max_spine_bytes: int = 64 * MiB
+    max_chapter_bytes: int = 8 * MiB
     max_pdf_pages: int = 5_000
     # documents.ingested must fit the producers' max_request_size (~16 MB) with headroom.
     max_event_bytes: int = 15 * MiB

@@ -116,7 +116,10 @@ def make_app(tmp: Path, extra: list[BaseRoute] | None = None,
     documents = LocalDocumentStore(tmp / "documents")
     app.state.reader = Reader(documents, DocumentLibrary(documents, tmp / "cache"),
                               RecordingPublisher(), tmp / "incoming", max_document_bytes,
-                              PageRenderer(tmp / "cache", render_budget))
+                              # A deadline for a loaded test machine (the first job
+                              # also waits for the reader process to start).
+                              PageRenderer(tmp / "cache",
+                                           render_budget or RenderBudget(deadline_s=120.0)))
     return app
 
 

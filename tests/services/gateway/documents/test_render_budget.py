@@ -34,7 +34,7 @@ def _client(tmp_path, budget: RenderBudget | None = None):
 
 
 def test_a_huge_page_renders_within_the_pixel_budget_in_another_process(tmp_path):
-    budget = RenderBudget(max_page_pixels=4_000_000)
+    budget = RenderBudget(max_page_pixels=4_000_000, deadline_s=120.0)
     app, client = _client(tmp_path, budget)
     with client:
         response = client.get("/v1/documents/huge/pages/1.png?scale=4", headers=A)
@@ -63,14 +63,14 @@ def test_a_render_past_its_deadline_is_a_503_and_the_renderer_recovers(tmp_path)
         assert response.status_code == 503 and response.json()["code"] == "renderer_busy"
         assert response.headers["retry-after"] == "2"
         assert app.state.reader.renderer._pool is None  # killed, started again on next use
-        app.state.reader.renderer.budget = RenderBudget()
+        app.state.reader.renderer.budget = RenderBudget(deadline_s=120.0)
         assert client.get("/v1/documents/huge/pages/1.png?scale=1",
                           headers=A).status_code == 200
     app.state.reader.renderer.close()
 
 
 def test_too_many_pending_renders_are_refused_at_once(tmp_path):
-    app, client = _client(tmp_path, RenderBudget(max_pending=0))
+    app, client = _client(tmp_path, RenderBudget(max_pending=0, deadline_s=120.0))
     with client:
         response = client.get("/v1/documents/huge/pages/1.png", headers=A)
         assert response.status_code == 503 and response.json()["code"] == "renderer_busy"

@@ -184,3 +184,22 @@ def test_the_budget_is_spent_while_inflating_across_entries() -> None:
                 archive.read(name)
     assert caught.value.code == "zip_too_large"
     assert archive.inflated <= 25_000 + 64 * 1024
+
+
+def test_spine_and_chapter_sizes_are_bounded_before_parsing() -> None:
+    """Issue 22: a document within the decompression budget could still be parsed whole
+    (lxml trees take several times their text); the reader parsed any chapter size."""
+    from services.ingest.documents.chapter import chapter_view
+    from services.ingest.documents.epub import open_epub
+
+    import random
+
+    rng = random.Random(7)
+    text = " ".join("".join(rng.choice("abcdefghij") for _ in range(6)) for _ in range(30_000))
+    data = build_epub(EpubSpec([Chapter("c.xhtml", xhtml(f"<p>{text}</p>"), "C")]))
+    assert rejection_code(data, IngestLimits(max_spine_bytes=100_000)) == "epub_too_large"
+    package = open_epub(data, IngestLimits())
+    with pytest.raises(DocumentRejection) as caught:
+        chapter_view(package, package.spine[0].href, "d",
+                     IngestLimits(max_chapter_bytes=100_000))
+    assert caught.value.code == "chapter_too_large"
