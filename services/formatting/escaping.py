@@ -18,9 +18,13 @@ from services.formatting.allowlist import PROTOCOLS
 # reads back. NUL is handled apart: `escape_html_many` uses it as its separator.
 _HTML_CONTROL = re.compile(r"\r\n?|[\x01-\x08\x0b\x0c\x0e-\x1f]")
 _CONTROLS = tuple(chr(code) for code in range(1, 32) if chr(code) not in "\t\n")
-# Bidirectional embeddings, overrides and isolates: written as character references, so no
-# raw control reorders the text around it in the markup (or in a copy of it).
-_BIDI = tuple("\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069")
+# Bidirectional marks, embeddings, overrides and isolates, and zero-width characters:
+# written as character references, so no raw invisible control reorders or hides text in
+# the markup (or in a copy of it).
+_BIDI = tuple(
+    "\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069\u200e\u200f"
+    "\u200b\u200c\u200d\u2060\ufeff"
+)
 _BIDI_ENTITIES = str.maketrans({ch: f"&#x{ord(ch):x};" for ch in _BIDI})
 _CONTROLS_AND_NUL = ("\x00", *_CONTROLS, *_BIDI)
 
