@@ -112,6 +112,8 @@ def stopwords(language: str) -> frozenset[str]:
 
             for entry in get_stop_words(name):
                 entry = entry.strip().strip("\"',").lower()
+                if language == "tr":  # the package's Turkish list is cp1254 read as Latin-1
+                    entry = entry.encode("latin-1", "ignore").decode("cp1254", "ignore")
                 if entry and " " not in entry and not any(map(str.isdigit, entry)):
                     words.add(entry)
         found = _STOPWORDS[language] = frozenset(words)
@@ -202,8 +204,12 @@ def _detect(text: str, tokens: Collection[str] | None) -> str:
         language = _latin(text)
         # The model alone calls short English lists of names and nouns anything: another
         # language must show its own function words too.
+        # (Plain ASCII text, where that risk lies, must show them densely; text with
+        # letters English lacks, one.)
         hits = len(stopwords(language).intersection(tokens))
-        if language != "en" and (hits < 2 or 5 * hits < len(tokens)):
+        if language != "en" and (
+            hits < 1 or text.isascii() and (hits < 2 or 5 * hits < len(tokens))
+        ):
             return UNDETERMINED
         return language
     if script == scripts.OTHER:

@@ -131,18 +131,28 @@ def _ascii_digits(word: str) -> str:
     )
 
 
-def _units(run: str, size: int) -> list[str]:
-    """Overlapping n-grams of `size` characters (a base with its marks is one character);
-    a run shorter than `size` is one unit."""
-    chars: list[str] = []
-    for ch in run:
-        if chars and unicodedata.category(ch)[0] == "M":
-            chars[-1] += ch
-        else:
-            chars.append(ch)
-    if len(chars) <= size:
-        return ["".join(chars)]
-    return ["".join(chars[i : i + size]) for i in range(len(chars) - size + 1)]
+_HAN = "\u2e80-\u2fff\u3005\u3007\u3021-\u3029\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\U00020000-\U0003ffff"
+_HIRAGANA = "\u3040-\u309f"
+_KATAKANA = "\u30a0-\u30ff\u31f0-\u31ff\uff66-\uff9f"
+_SOUTHEAST = "\u0e00-\u0eff\u1000-\u109f\u1780-\u17ff\u19e0-\u19ff"
+_HANGUL = "\u1100-\u11ff\u3130-\u318f\ua960-\ua97f\uac00-\ud7ff\uffa0-\uffdf"
+# A word token's runs of one kind: Han, Hiragana, Katakana, a Southeast Asian abugida (one
+# script per run), Hangul, or anything else (letters of spaced scripts, digits, marks).
+_RUNS = re.compile(
+    f"([{_HAN}]+)|([{_HIRAGANA}]+)|([{_KATAKANA}]+)|([\u0e00-\u0e7f]+|[\u0e80-\u0eff]+"
+    f"|[\u1000-\u109f]+|[\u1780-\u17ff\u19e0-\u19ff]+)|([{_HANGUL}]+)"
+    f"|([^{_HAN}{_HIRAGANA}{_KATAKANA}{_SOUTHEAST}{_HANGUL}]+)"
+)
+_HAN_BREAK = re.compile(f"[{''.join(sorted(_HAN_BREAKS))}]+")
+_CLUSTER = re.compile(f".[{MARKS}]*", re.DOTALL)  # a base character with its marks
+_NON_ASCII_DIGIT = re.compile(r"[^\x00-\x7f]")
+
+
+def _ngrams(units: list[str] | str, size: int) -> list[str]:
+    """Overlapping n-grams of `size` units; fewer units than `size` make one."""
+    if len(units) <= size:
+        return ["".join(units)]
+    return ["".join(units[i : i + size]) for i in range(len(units) - size + 1)]
 
 
 def _negates(run: str) -> bool:
@@ -156,33 +166,25 @@ def _negates(run: str) -> bool:
 
 def split_word(word: str) -> list[str]:
     """The matching units of one lowercase non-ASCII word token (see the module docstring)."""
-    word = "".join(ch for ch in word if ch not in _OPTIONAL)
-    runs: list[tuple[int, str]] = []
-    for ch in word:
-        cls = char_class(ch)
-        if cls == MARK:
-            if runs:
-                runs[-1] = (runs[-1][0], runs[-1][1] + ch)
-            continue
-        if cls == DIGIT or (cls not in NGRAM and cls != HANGUL):
-            cls = LATIN  # spaced letters and digits make one word
-        if cls == HAN and ch in _HAN_BREAKS:
-            runs.append((OTHER, ""))  # a break: no unit
-            continue
-        if runs and runs[-1][0] == cls:
-            runs[-1] = (cls, runs[-1][1] + ch)
-        else:
-            runs.append((cls, ch))
+    if not _OPTIONAL.isdisjoint(word):
+        word = "".join(ch for ch in word if ch not in _OPTIONAL)
     units: list[str] = []
-    for cls, run in runs:
-        if not run:
+    for han, _hiragana, katakana, southeast, hangul, other in _RUNS.findall(word):
+        if other or hangul:
+            run = other or hangul
+            if other and not run.isascii() and any(map(str.isdecimal, run)):
+                run = _ascii_digits(run)
+            units.append(run)
             continue
-        size = NGRAM.get(cls)
-        if size is None:
-            units.append(_ascii_digits(run) if cls == LATIN else run)
-            continue
-        if size:
-            units.extend(_units(run, size))
+        if han:
+            for part in _HAN_BREAK.split(han):
+                if part:
+                    units.extend(_ngrams(part, 2))
+        elif katakana:
+            units.extend(_ngrams(katakana, 2))
+        elif southeast:
+            units.extend(_ngrams(_CLUSTER.findall(southeast), 3))
+        run = han or _hiragana or katakana or southeast
         if _negates(run):
             units.append(NEGATION_UNIT)
     return units
