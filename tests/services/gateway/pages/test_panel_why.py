@@ -71,3 +71,32 @@ def test_the_panel_says_why_and_sets_the_quote_apart(site: Any, driver: Any) -> 
     assert quoted["passage"].startswith("Whenever I find myself growing grim about the mouth;")
     assert quoted["strong"] != quoted["light"]  # two levels, drawn differently
     assert traps_fired(driver) == []
+
+
+@pytest.fixture(scope="module")
+def book_site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
+    from services.bench.reader_corpus import corpus_answers, load_documents
+    from services.bench.reader_site import reader_site
+    from tests.conftest import CORPUS_DIR
+
+    documents = [d for d in load_documents(CORPUS_DIR) if d.doc_id == "moby-dick"]
+    answers = [formatted(a) for a in corpus_answers(documents + load_documents(CORPUS_DIR)[1:])
+               if a["answer_id"] == "corpus-epub"]
+    with results_store(tmp_path_factory.mktemp("store")) as store, reader_site(
+            store, documents, answers, tmp_path_factory.mktemp("site")) as running:
+        yield running
+
+
+def test_an_epub_passage_sets_the_quote_apart(book_site: Any, driver: Any) -> None:
+    driver.get(book_site.viewer_url("corpus-epub"))
+    wait_until(driver, lambda d: d.find_element("id", "viewer").get_attribute("data-state")
+               in ("ready", "error"))
+    found = _open_chip(driver, 0)
+    quoted = driver.execute_script(f"""
+        const marks = {ROOT}.querySelectorAll(
+          '.panel-body mark[data-citeflow-highlight] mark[data-citeflow-quote]');
+        return Array.from(marks).map((m) => m.textContent).join('');""")
+    sentence = driver.execute_script(
+        f"return {ROOT}.querySelector('.answer .unit-verbatim').textContent;")
+    assert quoted and f'"{" ".join(quoted.split())}"' in " ".join(sentence.split())
+    assert found["passage"] and len(" ".join(found["passage"].split())) >= len(quoted)

@@ -415,6 +415,35 @@ mark[data-citeflow-quote] { background: var(--citeflow-quote, #ffc233); color: i
       this.panelWhy.hidden = !parts.length;
     }
 
+    // The quoted words inside a chapter's highlighted passage, wrapped in a second mark: the
+    // text of the passage's marks, in order, is searched for the quote.
+    setQuoteApart(container) {
+      const quote = this.quote;
+      if (!quote) return;
+      const nodes = [];
+      for (const mark of container.querySelectorAll("mark[data-citeflow-highlight]")) {
+        const walker = document.createTreeWalker(mark, NodeFilter.SHOW_TEXT);
+        for (let node = walker.nextNode(); node; node = walker.nextNode()) nodes.push(node);
+      }
+      const starts = [];
+      let text = "";
+      for (const node of nodes) {
+        starts.push(text.length);
+        text += node.data;
+      }
+      const at = text.indexOf(quote);
+      if (at < 0 || quote.length >= text.trim().length) return;
+      nodes.forEach((node, n) => {
+        const start = Math.max(at - starts[n], 0);
+        const end = Math.min(at + quote.length - starts[n], node.data.length);
+        if (start >= end) return;
+        const range = document.createRange();
+        range.setStart(node, start);
+        range.setEnd(node, end);
+        range.surroundContents(element("mark", {"data-citeflow-quote": "", part: "quote"}));
+      });
+    }
+
     // The words a quoted sentence takes from this citation's source, set apart inside the
     // passage (a second level of highlight); null when it quotes nothing there.
     quoteOf(citation) {
@@ -489,6 +518,7 @@ mark[data-citeflow-quote] { background: var(--citeflow-quote, #ffc233); color: i
       }
       if (mine !== this.generation) return;
       this.renderChapter(docId, view);
+      this.setQuoteApart(this.panelBody);
       if (!view.highlight || !view.highlight.found) {
         this.note((view.highlight && view.highlight.note) || "passage not located in this chapter");
       } else if (moved) {
