@@ -65,12 +65,16 @@ _open: OrderedDict[str, object] = OrderedDict()
 _OPEN_DOCUMENTS = 2  # opened PDFs a renderer process keeps
 
 
-def _init_worker() -> None:
+def _init_worker(gateway_pid: int) -> None:
     """A reader process ends with its gateway (even a `kill -9` of it), yields the CPU to
     it, and imports what its jobs need before the first one arrives."""
     from services.runtime.supervisor import die_with_parent
 
     die_with_parent()
+    # A gateway that died while this process was starting (before the line above) sent no
+    # signal: this process is the init process's now, and nobody's reader.
+    if os.getppid() != gateway_pid:
+        os._exit(0)
     os.nice(10)
     import pymupdf  # noqa: F401
 
@@ -177,7 +181,7 @@ class PageRenderer:
         if self._pool is None:
             self._pool = ProcessPoolExecutor(
                 self.budget.workers, mp_context=multiprocessing.get_context("spawn"),
-                initializer=_init_worker)
+                initializer=_init_worker, initargs=(os.getpid(),))
         return self._pool
 
     def _kill(self) -> None:
