@@ -84,7 +84,9 @@ _ORDINAL_LETTERS = re.compile(f"[{lexicon_langs.ORDINAL_LETTERS}]")
 _LETTERS = re.compile(r"[^\W\d_]+")
 # Letters only Persian and Urdu write (Arabic writes ي ك ى ة): their sentences do not end at
 # a comma.
-_PERSIAN_URDU = re.compile("[\u067e\u0686\u0698\u06a9\u06af\u06cc\u06c1\u06be\u06d2\u0679\u0688\u0691\u06ba]")
+_PERSIAN_URDU = re.compile(
+    "[\u067e\u0686\u0698\u06a9\u06af\u06cc\u06c1\u06be\u06d2\u0679\u0688\u0691\u06ba]"
+)
 # An Arabic comma between list items: one word, then another comma.
 _LIST_COMMA = re.compile(r"،\s+\S+،")
 
@@ -520,7 +522,7 @@ def split_sentences(
     `wrapped=True` treats single line breaks as wrapping (PDF text), not as boundaries.
     `language` (BCP 47, optional) is a hint: the segmenter reads every language without it.
     """
-    hint = language.split("-", 1)[0].lower() if language else ""
+    hint = language.replace("_", "-").split("-", 1)[0].lower() if language else ""
     if code:
         code = [span for span in code if not _armenian_mark(text, span[0])]
     scan = _Scan(text, clusters or [], code or [], fenced or [], hint)

@@ -167,8 +167,14 @@ def test_script_stops_need_no_space_after_them(stop: str, first: str, second: st
             ["La cita es el Mar. 23 de Nov. de 2014.", "Gracias."],
         ),
         # ordinals
-        ("Am 1. Mai ist Feiertag. Dann arbeiten wir.", ["Am 1. Mai ist Feiertag.", "Dann arbeiten wir."]),
-        ("Was geschah am 12. Juni? Niemand weiß es.", ["Was geschah am 12. Juni?", "Niemand weiß es."]),
+        (
+            "Am 1. Mai ist Feiertag. Dann arbeiten wir.",
+            ["Am 1. Mai ist Feiertag.", "Dann arbeiten wir."],
+        ),
+        (
+            "Was geschah am 12. Juni? Niemand weiß es.",
+            ["Was geschah am 12. Juni?", "Niemand weiß es."],
+        ),
         (
             "Založená bola 7. Apríla 2020. Odvtedy rastie.",
             ["Založená bola 7. Apríla 2020.", "Odvtedy rastie."],
@@ -233,7 +239,10 @@ def test_abbreviations_ordinals_titles_and_quotes(text: str, expected: list[str]
         ("Բարև Ձեզ:\u2069 Իմ անունն Արմինե է:", ["Բարև Ձեզ:\u2069", "Իմ անունն Արմինե է:"]),
         ("\u2067هذا صحيح.\u2069 وذلك أيضا.", ["\u2067هذا صحيح.\u2069", "وذلك أيضا."]),
         # a period inside a bidi embedding after a single letter stays an abbreviation
-        ("وقال د\u202a.\u202c ديفيد إنها مريضة. ثم خرج.", ["وقال د\u202a.\u202c ديفيد إنها مريضة.", "ثم خرج."]),
+        (
+            "وقال د\u202a.\u202c ديفيد إنها مريضة. ثم خرج.",
+            ["وقال د\u202a.\u202c ديفيد إنها مريضة.", "ثم خرج."],
+        ),
         # a zero-width non-joiner inside a Persian word is not a blank
         ("من می\u200cخواهم بروم. تو چطور؟", ["من می\u200cخواهم بروم.", "تو چطور؟"]),
     ],
@@ -275,7 +284,7 @@ def test_the_hint_tells_arabic_from_persian_and_urdu() -> None:
 def test_the_hint_adds_titles_that_are_ordinary_words_elsewhere() -> None:
     text = "Ha parlato l'on. Rossi alla Camera. Poi è uscito."
     assert texts(text, "it") == ["Ha parlato l'on. Rossi alla Camera.", "Poi è uscito."]
-    assert texts(text, "it-IT") == texts(text, "it")
+    assert texts(text, "it-IT") == texts(text, "it") == texts(text, "it_IT")
     assert len(texts(text)) == 3  # not told: `on.` ends sentences in English
 
 
