@@ -69,6 +69,11 @@
 .panel-note { background: #fff5d6; border: 1px solid #f0d48a; padding: .4rem .6rem;
   border-radius: 4px; }
 mark[data-citeflow-highlight] { background: var(--citeflow-mark); color: inherit; }
+/* The words a quoted sentence takes from the passage: a second, stronger highlight. */
+mark[data-citeflow-quote] { background: var(--citeflow-quote, #ffc233); color: inherit;
+  font-weight: 600; box-shadow: 0 0 0 1px var(--citeflow-quote-edge, #b98500); }
+.panel-why { margin: .4rem 0; font-size: .9rem; }
+.panel-why[hidden] { display: none; }
 /* Highlight boxes are placed in percentages of the figure: the border is the figure's and the
    caption out of flow, so the figure's padding box is exactly the page image. */
 .pdf-page { position: relative; margin: 0 0 1.8rem; border: 1px solid var(--citeflow-line); }
@@ -159,6 +164,7 @@ mark[data-citeflow-highlight] { background: var(--citeflow-mark); color: inherit
 <h2 class="panel-title" id="panel-title"></h2></div><button type="button" class="panel-close"
  part="close-button" aria-label="Close the source panel">Close</button></header>
 <p class="panel-note" part="panel-note" role="status" hidden></p>
+<p class="panel-why" part="panel-why" hidden></p>
 <div class="panel-body" part="panel-body"></div></section>
 <div class="card" part="preview-card" id="preview-card" role="tooltip" hidden></div></div>`;
 
@@ -179,6 +185,7 @@ mark[data-citeflow-highlight] { background: var(--citeflow-mark); color: inherit
       this.panelTitle = root.querySelector(".panel-title");
       this.panelLabel = root.querySelector(".panel-label");
       this.panelNote = root.querySelector(".panel-note");
+      this.panelWhy = root.querySelector(".panel-why");
       this.panelBody = root.querySelector(".panel-body");
       this.card = root.querySelector(".card");
       this.opened = new Set();
@@ -368,6 +375,7 @@ mark[data-citeflow-highlight] { background: var(--citeflow-mark); color: inherit
       this.panelTitle.setAttribute("dir", direction(title));
       this.panelLabel.textContent = label;
       this.note("");
+      this.explain(null);
       this.panelBody.replaceChildren();
       this.panel.hidden = false;
       this.layout.classList.add("open");
@@ -377,6 +385,78 @@ mark[data-citeflow-highlight] { background: var(--citeflow-mark); color: inherit
     note(text) {
       this.panelNote.textContent = text;
       this.panelNote.hidden = !text;
+    }
+
+    // Why a citation's verdict is what it is: a word-for-word quote, the words the source
+    // lacks, what disagrees, a better supplied source, or why it could not be checked.
+    explain(citation) {
+      const support = citation && citation.support;
+      const parts = [];
+      if (support) {
+        if (support.judge === "verbatim") parts.push("The sentence quotes this source word for word.");
+        if (support.missing && support.missing.length) {
+          parts.push("Not in the source: " + support.missing.join(", ") + ".");
+        }
+        if (support.conflicts && support.conflicts.length) {
+          parts.push("Disagrees on: " + support.conflicts.join(", ") + ".");
+        }
+        if (support.better_source !== null && support.better_source !== undefined) {
+          const better = this.sourceOf(support.better_source);
+          parts.push("Source [" + support.better_source + "]"
+            + (better && better.title ? " (" + better.title + ")" : "") + " supports it better.");
+        }
+        const reasons = {
+          cross_language: "The sentence and the source are in different languages.",
+          no_source_text: "The source has no text to check the sentence against.",
+          nothing_to_check: "The sentence holds nothing to check."};
+        if (reasons[support.reason]) parts.push(reasons[support.reason]);
+      }
+      this.panelWhy.textContent = parts.join(" ");
+      this.panelWhy.hidden = !parts.length;
+    }
+
+    // The quoted words inside a chapter's highlighted passage, wrapped in a second mark: the
+    // text of the passage's marks, in order, is searched for the quote.
+    setQuoteApart(container) {
+      const quote = this.quote;
+      if (!quote) return;
+      const nodes = [];
+      for (const mark of container.querySelectorAll("mark[data-citeflow-highlight]")) {
+        const walker = document.createTreeWalker(mark, NodeFilter.SHOW_TEXT);
+        for (let node = walker.nextNode(); node; node = walker.nextNode()) nodes.push(node);
+      }
+      const starts = [];
+      let text = "";
+      for (const node of nodes) {
+        starts.push(text.length);
+        text += node.data;
+      }
+      const at = text.indexOf(quote);
+      if (at < 0 || quote.length >= text.trim().length) return;
+      nodes.forEach((node, n) => {
+        const start = Math.max(at - starts[n], 0);
+        const end = Math.min(at + quote.length - starts[n], node.data.length);
+        if (start >= end) return;
+        const range = document.createRange();
+        range.setStart(node, start);
+        range.setEnd(node, end);
+        range.surroundContents(element("mark", {"data-citeflow-quote": "", part: "quote"}));
+      });
+    }
+
+    // The words a quoted sentence takes from this citation's source, set apart inside the
+    // passage (a second level of highlight); null when it quotes nothing there.
+    quoteOf(citation) {
+      const evidence = citation.support && citation.support.evidence;
+      if (evidence && evidence.source_index === citation.source_index && evidence.quote) {
+        return evidence.quote;
+      }
+      for (const unit of this._data.answer_units.units || []) {
+        if (unit.kind !== "verbatim" || citation.start < unit.start || citation.start > unit.end) continue;
+        const span = (unit.source_spans || []).find((s) => s.source_index === citation.source_index);
+        if (span && span.quote) return span.quote;
+      }
+      return null;
     }
 
     closePanel(refocus = true) {
@@ -438,6 +518,7 @@ mark[data-citeflow-highlight] { background: var(--citeflow-mark); color: inherit
       }
       if (mine !== this.generation) return;
       this.renderChapter(docId, view);
+      this.setQuoteApart(this.panelBody);
       if (!view.highlight || !view.highlight.found) {
         this.note((view.highlight && view.highlight.note) || "passage not located in this chapter");
       } else if (moved) {
@@ -545,8 +626,17 @@ mark[data-citeflow-highlight] { background: var(--citeflow-mark); color: inherit
       const block = element("blockquote", {class: "passage-text", part: "passage",
         dir: direction(selector.exact)});
       block.append(document.createTextNode(selector.prefix ? "…" + selector.prefix : ""));
-      block.append(element("mark", {"data-citeflow-highlight": "", part: "highlight"},
-        selector.exact));
+      const mark = element("mark", {"data-citeflow-highlight": "", part: "highlight"});
+      const quote = this.quote;
+      const at = quote ? selector.exact.indexOf(quote) : -1;
+      if (at >= 0 && quote.length < selector.exact.length) {
+        mark.append(document.createTextNode(selector.exact.slice(0, at)),
+          element("mark", {"data-citeflow-quote": "", part: "quote"}, quote),
+          document.createTextNode(selector.exact.slice(at + quote.length)));
+      } else {
+        mark.textContent = selector.exact;
+      }
+      block.append(mark);
       block.append(document.createTextNode(selector.suffix ? selector.suffix + "…" : ""));
       this.panelBody.replaceChildren(block);
       if (locator.type === "web" && source && source.safe_url) {
@@ -564,6 +654,7 @@ mark[data-citeflow-highlight] { background: var(--citeflow-mark); color: inherit
       const mine = this.generation;
       const {citation, unit} = target;
       let locator, docId, label, source;
+      this.quote = unit ? null : this.quoteOf(citation);
       if (unit) {
         const span = unit.source_spans[target.span || 0];
         locator = span.locator;
@@ -584,6 +675,7 @@ mark[data-citeflow-highlight] { background: var(--citeflow-mark); color: inherit
         label = "Supporting passage" + (verdict ? " (" + verdict + ")" : "");
         if (!link) {
           this.openPanel((source && source.title) || "Source", label);
+          this.explain(citation);
           this.note("no supporting passage was found in this source");
           this.panel.dataset.state = "ready";
           this.panel.focus();
@@ -593,6 +685,7 @@ mark[data-citeflow-highlight] { background: var(--citeflow-mark); color: inherit
         docId = link.doc_id;
       }
       this.openPanel((source && source.title) || docId || "Source", label);
+      if (!unit) this.explain(citation);
       this.panel.focus();
       try {
         if (locator.type === "epub_text" && docId) {
