@@ -1,11 +1,10 @@
 """Placing a quote on PDF pages for the reader: character-precise rectangles, quote first.
 
-Each page's text is laid out from PyMuPDF's `rawdict` characters read as ingest reads them
-(`READ_FLAGS`: a ligature glyph is one character with one box, expanded in logical order by
-the normalisation), one line break between lines, so every character of the text has its
-own box. The quote is found with the reader's normalisation (`quote_match`) in the
-hinted page and its neighbours joined (a quote that crosses a page break is found, and
-marked on both pages); when the hint is wrong the whole document is searched and the
+Each page's text is laid out from PyMuPDF's `rawdict` characters (ligatures expanded the
+way ingest extracts them: each letter of a ligature glyph, in logical order, has the glyph's
+box), one line break between lines, so every character of the text has its own box. The
+quote is found with the reader's normalisation (`quote_match`) in the hinted page and its
+neighbours joined (a quote that crosses a page break is found, and marked on both pages); when the hint is wrong the whole document is searched and the
 result says where the quote really is. Rectangles are the union of the matched characters'
 boxes per line, in points of the page as displayed (its /Rotate applied, origin top left),
 so they cover exactly the quoted characters, never whole lines. Below the confidence
@@ -20,7 +19,7 @@ from typing import Any
 import pymupdf
 
 from services.ingest.documents.pdf import PDF_FAILURES
-from services.ingest.documents.pdf_text import READ_FLAGS
+from services.ingest.documents.pdf_text import READ_FLAGS, expand_ligatures
 from services.ingest.documents.quote_match import Found, SearchText, find_quote
 from services.ingest.documents.rejection import DocumentRejection
 
@@ -54,9 +53,10 @@ def page_text(page: pymupdf.Page, number: int) -> PageText:
         for line in block.get("lines", []):
             for span in line.get("spans", []):
                 for char in span.get("chars", []):
-                    chars.append(char["c"])
-                    boxes.append(tuple(char["bbox"]))
-                    lines.append(line_number)
+                    letters, box = expand_ligatures(char["c"]), tuple(char["bbox"])
+                    chars.append(letters)
+                    boxes.extend([box] * len(letters))
+                    lines.extend([line_number] * len(letters))
             chars.append("\n")
             boxes.append(None)
             lines.append(None)

@@ -74,17 +74,23 @@ def _join_hyphenated(text: str) -> str:
     return "".join(pieces)
 
 
+def expand_ligatures(text: str) -> str:
+    """Latin ligatures replaced from `LIGATURES`, Arabic presentation forms (contextual
+    shapes, lam-alef and other ligatures) folded with NFKC: letters in logical order."""
+    if text.isascii():
+        return text
+    for ligature, letters in LIGATURES.items():
+        if ligature in text:
+            text = text.replace(ligature, letters)
+    return _PRESENTATION_FORMS.sub(lambda m: unicodedata.normalize("NFKC", m.group()), text)
+
+
 def clean_page_text(text: str) -> str:
     """Page text (read with `READ_FLAGS`) with ligatures and presentation forms expanded,
     hyphenation joined, soft hyphens removed."""
+    text = expand_ligatures(text)
     if "-" in text:
         text = _join_hyphenated(text)
-    if not text.isascii():
-        if SOFT_HYPHEN in text:
-            text = _SOFT_LINE_END.sub("", text).replace(SOFT_HYPHEN, "")
-        for ligature, letters in LIGATURES.items():
-            if ligature in text:
-                text = text.replace(ligature, letters)
-        text = _PRESENTATION_FORMS.sub(
-            lambda m: unicodedata.normalize("NFKC", m.group()), text)
+    if not text.isascii() and SOFT_HYPHEN in text:
+        text = _SOFT_LINE_END.sub("", text).replace(SOFT_HYPHEN, "")
     return text.strip()

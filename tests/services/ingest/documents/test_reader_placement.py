@@ -216,6 +216,11 @@ def test_arabic_ligatures_are_read_in_logical_order_and_highlighted():
                   prefix="انواع ", suffix="\nانواع")
     assert view["found"] and view["match"] == "exact" and len(view["rects"]) == 1
     assert normalize_quote(read_box(page, view["rects"][0])) == "الخطوط العربية"
+    # A quote that starts inside the ligature glyph (at its khah) is found; the glyph is
+    # highlighted whole (its lam comes along), the alef before it is not.
+    inner = locate(PdfIndex(pymupdf.open(stream=data)), 1, "خطوط العربية")
+    assert inner["found"] and inner["match"] == "exact" and len(inner["rects"]) == 1
+    assert normalize_quote(read_box(page, inner["rects"][0])) == "لخطوط العربية"
 
 
 # ---- the content-addressed store ---------------------------------------------------------------
