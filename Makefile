@@ -40,7 +40,8 @@ run: install
 	$(BIN)/citeflow up --demo services/examples/demo_answer.json
 
 # Headless Chromium and its driver (Debian packages) for the browser checks of the HTML
-# outputs (SPEC §8); where they cannot be installed (no apt-get, not root) those tests skip.
+# outputs and the pages; where they cannot be installed (no apt-get, not root) those tests
+# skip, and `make test` lists them at the end (CI fails on any skip).
 browser:
 	@if command -v chromium >/dev/null && command -v chromedriver >/dev/null; then :; \
 	elif command -v apt-get >/dev/null && [ "$$(id -u)" = 0 ]; then \
@@ -83,6 +84,7 @@ bench: install browser
 
 schemas: install
 	$(BIN)/citeflow schemas export
+	$(BIN)/citeflow schemas docs
 
 clean:
 	rm -rf $(VENV) .pytest_cache .hypothesis .native .native.new $(STATIC)/node_modules
