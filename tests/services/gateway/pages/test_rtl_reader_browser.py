@@ -6,7 +6,8 @@ answer is laid out right to left, every chip `[1]` is one left-to-right run at t
 (the left) of its sentence, and every chip and verbatim unit opens its passage highlighted:
 the EPUB's marked text is the quote and is itself laid out right to left; the text PyMuPDF
 reads inside the PDF's highlight boxes is the quote (NFKC folds the presentation forms it
-reads). Screenshots: .citeflow/screenshots/viewer-rtl-epub.png and viewer-rtl-pdf.png."""
+reads); the preview card shows the Arabic passage right to left. Screenshots:
+.citeflow/screenshots/viewer-rtl-epub.png and viewer-rtl-pdf.png."""
 
 from __future__ import annotations
 
@@ -39,7 +40,9 @@ DOCUMENTS = (
     ("arabic-pdf", "pdf/ArabicCIDTrueType.pdf", "pdf", "انواع الخطوط العربية"),
 )
 # Quoted from the ingested chunks (checked in `rtl_answers`): a «…» quote, a "…" quote, a
-# whole sentence without quotation marks; then a derived sentence.
+# whole sentence without quotation marks; then two derived sentences, the last one ending in
+# a Latin word (where a chip that is not isolated joins the word's left-to-right run and
+# jumps to its right).
 EPUB_QUOTES = (
     "السرطان ينتج دائمًا عن تحوّل في إحدى هذه الجينات",
     "هذه العمليّة شائعة جدًّا في الطبيعة لتجنّب تفعيل الجينات الخطرة، مثل الجينات الورمية",
@@ -50,7 +53,8 @@ EPUB_TEXT = (
     f"يقول الكاتب إنّ «{EPUB_QUOTES[0]}» [1]. "
     f'ويضيف: "{EPUB_QUOTES[1]}" [1]. '
     f"{EPUB_QUOTES[2]} [1]. "
-    "فالغذاء يؤثّر في الجينات التي تتحكّم بانقسام الخلايا [1]."
+    "فالغذاء يؤثّر في الجينات التي تتحكّم بانقسام الخلايا [1]. "
+    "وتُكتب هذه الجينات بأربعة أحرف هي ATCG [1]."
 )
 PDF_QUOTE = "انواع الخطوط العربية"
 PDF_TEXT = (
@@ -262,7 +266,7 @@ def test_every_chip_and_unit_opens_its_passage_highlighted(site, driver, corpus)
     for answer_id, data in corpus[1].items():
         open_viewer(driver, site, answer_id)
         chips = shadow(driver).find_elements("css selector", ".answer .citation[data-citation-id]")
-        assert len(chips) == len(data["citations"]) == 4 - (answer_id == "rtl-pdf")
+        assert len(chips) == len(data["citations"]) == (5 if answer_id == "rtl-epub" else 3)
         for chip, citation in zip(chips, data["citations"], strict=True):
             assert citation["valid"]
             click_and_wait(driver, chip)
@@ -290,4 +294,20 @@ def test_every_chip_and_unit_opens_its_passage_highlighted(site, driver, corpus)
             "if (m) m.scrollIntoView({block: 'center'});")
         driver.save_screenshot(str(SCREENSHOTS / shots[answer_id]))
         assert traps_fired(driver) == []
-    assert seen == {"epub-chip": 4, "epub-unit": 3, "pdf-chip": 3, "pdf-unit": 2}, seen
+    assert seen == {"epub-chip": 5, "epub-unit": 3, "pdf-chip": 3, "pdf-unit": 2}, seen
+
+
+def test_preview_card_shows_the_arabic_passage_right_to_left(site, driver, corpus):
+    data = corpus[1]["rtl-epub"]
+    open_viewer(driver, site, "rtl-epub")
+    chip = shadow(driver).find_element("css selector", ".answer a.citation")
+    driver.execute_script("arguments[0].focus()", chip)
+    card = shadow(driver).find_element("css selector", ".card")
+    assert card.is_displayed()
+    link = next(link for link in data["links"] if link["sentence_index"]
+                == data["citations"][0]["sentence_index"])
+    passage = shadow(driver).find_element("css selector", ".card .passage")
+    assert normalize_quote(passage.text) == normalize_quote(link["locator"]["selector"]["exact"])
+    assert _direction(driver, ".card .passage") == "rtl"
+    assert _direction(driver, ".card strong") == "rtl"
+    assert traps_fired(driver) == []
