@@ -39,7 +39,10 @@ def process(source: IO[bytes], provider: str | None) -> None:
     from services.pipeline import StageFailure, process_answer
     from services.runtime.gc_tuning import tune_gc
 
+    from services.verification.config import configured_judge
+
     tune_gc()
+    configured_judge()  # an unusable CITEFLOW_JUDGE: one line before any answer
     failed = 0
     out = sys.stdout
     try:

@@ -12,6 +12,7 @@ from click.testing import CliRunner
 
 from services.cli import main
 from services.store.engine import async_url, make_engine
+from services.verification.config import configured_judge
 
 
 @pytest.mark.parametrize(("given", "used"), [
@@ -61,10 +62,16 @@ def test_a_postgres_url_reaches_the_server(pg_url: str) -> None:
     ("CITEFLOW_STORE_URL", "mysql://u@db/c", ["store", "migrate"]),
     ("CITEFLOW_PARTITIONS", "many", ["topics", "create"]),
     ("CITEFLOW_BATCH_SIZE", "1.5", ["run", "scoring", "--bootstrap", "127.0.0.1:1"]),
+    ("CITEFLOW_JUDGE", "oracle", ["process", "-"]),
+    ("CITEFLOW_HTTP_PORT", "eighty", ["serve", "--bootstrap", "127.0.0.1:1"]),
 ])
 def test_unusable_settings_end_the_command_in_one_line(
         variable: str, value: str, argv: list[str]) -> None:
-    result = CliRunner().invoke(main, argv, env={variable: value})
+    configured_judge.cache_clear()  # the judge is read once a process
+    try:
+        result = CliRunner().invoke(main, argv, env={variable: value})
+    finally:
+        configured_judge.cache_clear()
     assert result.exit_code == 1
     lines = [line for line in result.output.splitlines() if line.strip()]
     assert len(lines) == 1 and lines[0].startswith(f"Error: {variable}"), result.output
