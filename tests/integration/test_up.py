@@ -58,6 +58,14 @@ def test_up_demo_serves_the_result_over_http(tmp_path: Path) -> None:
         assert served["renderings"]["html"] == result["renderings"]["html"]
         # The key is the demo tenant's: the answer was stamped with it.
         assert served["metadata"]["tenant"] == "demo"
+        # The demo history: two models over the last hours, for the dashboard's charts.
+        base = url.split("/v1/")[0]
+        stats = urllib.request.Request(f"{base}/v1/stats?group_by=model&window=24h&bucket=1h",
+                                       headers={"Authorization": f"Bearer {key}"})
+        with urllib.request.urlopen(stats, timeout=10) as response:
+            groups = json.loads(response.read())
+        text = json.dumps(groups)
+        assert "example-llm-mini" in text and '"example-llm"' in text, text[:2000]
     finally:
         process.send_signal(signal.SIGINT)
         try:
