@@ -518,7 +518,9 @@ async def test_document_claims_are_atomic_and_never_cross_tenants(store: SqlStor
         await store.upsert_document(loser)
         assert (await store.get_document(doc_id, winners[0])) == stored
     # The owner submitting other content starts over.
-    again = DocumentRecord("race-0", stored.tenant, "submitted", "pdf", "p-new", "new", T0, T0)
+    first = await store.get_document("race-0", None)
+    assert first is not None
+    again = DocumentRecord("race-0", first.tenant, "submitted", "pdf", "p-new", "new", T0, T0)
     assert await store.claim_document(again) == again
 
 
