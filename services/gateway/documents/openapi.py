@@ -135,7 +135,8 @@ def paths() -> dict[str, Any]:
             [doc_id, _page_number(), *_selector()],
             _json("PageHighlights", "Where the quote is"), 400, 401, 403, 404, 409, 422, 429, 503),
         "/v1/pipeline": _get(
-            "pipeline_health", "Consumer lag and dead-letter records per stage", [],
+            "pipeline_health", "Consumer lag and dead-letter records per stage, of every tenant "
+                               "(a key with the ops scope)", [],
             _json("PipelineHealth", "Per stage"), 401, 403, 429, 503),
         "/answers/{answer_id}": {"get": {
             "summary": "The answer viewer page", "operationId": "answer_viewer",
