@@ -72,6 +72,9 @@ mark[data-citeflow-highlight] { background: var(--citeflow-mark); color: inherit
 /* The words a quoted sentence takes from the passage: a second, stronger highlight. */
 mark[data-citeflow-quote] { background: var(--citeflow-quote, #ffc233); color: inherit;
   font-weight: 600; box-shadow: 0 0 0 1px var(--citeflow-quote-edge, #b98500); }
+.pdf-quote { position: absolute; pointer-events: none; mix-blend-mode: multiply;
+  background: var(--citeflow-quote, rgba(255, 170, 0, .5));
+  box-shadow: 0 0 0 1px var(--citeflow-quote-edge, #b98500); }
 .panel-why { margin: .4rem 0; font-size: .9rem; }
 .panel-why[hidden] { display: none; }
 /* Highlight boxes are placed in percentages of the figure: the border is the figure's and the
@@ -588,14 +591,16 @@ mark[data-citeflow-quote] { background: var(--citeflow-quote, #ffc233); color: i
       return this.pageImages.get(key);
     }
 
-    async pageFigure(docId, number, rects, width, height) {
+    async pageFigure(docId, number, rects, width, height, quoteRects = []) {
       const figure = element("figure", {class: "pdf-page", part: "pdf-page",
         "data-page": String(number)});
       const img = await this.pageImage(docId, number);
       figure.append(img);
-      for (const [x0, y0, x1, y1] of rects) {
-        const box = element("div", {"data-citeflow-highlight": "", class: "pdf-highlight",
-          part: "highlight"});
+      const boxes = [...rects.map((r) => [r, {"data-citeflow-highlight": "",
+        class: "pdf-highlight", part: "highlight"}]), ...quoteRects.map((r) => [r, {
+        "data-citeflow-quote": "", class: "pdf-quote", part: "quote"}])];
+      for (const [[x0, y0, x1, y1], attributes] of boxes) {
+        const box = element("div", attributes);
         // CSSOM properties (not a style attribute): allowed under a strict style-src.
         box.style.left = (100 * x0 / width) + "%";
         box.style.top = (100 * y0 / height) + "%";
@@ -612,8 +617,17 @@ mark[data-citeflow-quote] { background: var(--citeflow-quote, #ffc233); color: i
       const where = await this.get(base + "/highlights?" + this.query(target));
       if (mine !== this.generation) return;
       const pages = where.found ? Object.keys(where.pages).map(Number) : [where.page];
+      // A quoted sentence: its words in the passage, as boxes of their own (second level).
+      let quoted = {};
+      if (where.found && this.quote) {
+        const found = await this.get(base + "/highlights?" + new URLSearchParams(
+          {exact: this.quote})).catch(() => null);
+        if (found && found.found) quoted = found.pages;
+      }
+      if (mine !== this.generation) return;
       const figures = await Promise.all(pages.map((n) => this.pageFigure(docId, n,
-        where.found ? where.pages[String(n)] : [], where.width, where.height)));
+        where.found ? where.pages[String(n)] : [], where.width, where.height,
+        quoted[String(n)] || [])));
       if (mine !== this.generation) return;
       this.panelBody.replaceChildren(...figures);
       this.note(where.note || "");

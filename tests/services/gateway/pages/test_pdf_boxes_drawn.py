@@ -95,3 +95,27 @@ def test_boxes_are_drawn_where_their_rectangles_put_them_on_the_image(
                 assert abs(drawn - meant) <= 1.0, box
             tops.append(box["meant"][1] / box["height"])
     assert min(tops) < 0.3 and max(tops) > 0.7, tops  # the top and the bottom of the page
+
+
+def test_a_quoted_sentence_sets_its_words_apart_on_the_page(site: Any, driver: Any) -> None:
+    """The chip of a quoted sentence: the passage's boxes, and inside them the quoted
+    words' boxes of their own (a second level of highlight)."""
+    driver.get(site.viewer_url("pdf-boxes"))
+    wait_until(driver, lambda d: d.find_element("id", "viewer").get_attribute("data-state")
+               in ("ready", "error"))
+    chip = driver.execute_script(f"return {ROOT}.querySelector('.answer a.citation');")
+    driver.execute_script(f"{ROOT}.querySelector('.panel').dataset.state = 'clicked';")
+    chip.click()
+    wait_until(driver, lambda d: d.execute_script(
+        f"const r = {ROOT}; return r.querySelector('.panel').dataset.state === 'ready'"
+        " && r.querySelector('.pdf-page img') !== null;"))
+    boxes = driver.execute_script(f"""
+        const rect = (b) => {{ const r = b.getBoundingClientRect();
+                               return [r.left, r.top, r.right, r.bottom]; }};
+        const root = {ROOT};
+        return {{passage: Array.from(root.querySelectorAll('.pdf-highlight')).map(rect),
+                quote: Array.from(root.querySelectorAll('[data-citeflow-quote]')).map(rect)}};""")
+    assert boxes["passage"] and boxes["quote"]
+    for q in boxes["quote"]:  # each quote box lies inside a passage box
+        assert any(p[0] - 1 <= q[0] and p[1] - 1 <= q[1] and q[2] <= p[2] + 1
+                   and q[3] <= p[3] + 1 for p in boxes["passage"]), (q, boxes["passage"])
