@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 from services.cli.events_doc import EVENTS_DOC, render
 from schemas.export import JSON_DIR
@@ -22,7 +23,7 @@ def test_every_event_and_field_is_documented() -> None:
             assert f"| `{field}` |" in text
 
 
-def test_a_changed_schema_changes_the_doc(tmp_path) -> None:  # type: ignore[no-untyped-def]
+def test_a_changed_schema_changes_the_doc(tmp_path: Path) -> None:
     for path in JSON_DIR.glob("*.json"):
         (tmp_path / path.name).write_text(path.read_text(encoding="utf-8"), encoding="utf-8")
     target = tmp_path / "answer.submitted.v1.json"
