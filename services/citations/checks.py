@@ -14,13 +14,12 @@ hyphenation): the check then reads the texts itself.
 
 from __future__ import annotations
 
-import unicodedata
 from collections.abc import Sequence
 
 from schemas.answers import Chunk
 from services.text.extraction import Extracted
 from services.text.lexical import fold_punctuation, words
-from services.text.normalize import IGNORABLE, has_break_hyphen
+from services.text.normalize import IGNORABLE, has_break_hyphen, same_words_in_nfkc
 from services.verification.claims import has_digit, negates, numbers_of
 
 
@@ -30,7 +29,7 @@ def reads_as_is(text: str) -> bool:
     if fold_punctuation(text).isascii():
         return not has_break_hyphen(text)
     return (
-        unicodedata.is_normalized("NFKC", text)
+        same_words_in_nfkc(text)
         and not any(ch in text for ch in IGNORABLE)
         and not has_break_hyphen(text)
     )
@@ -59,7 +58,7 @@ def sentence_check(extracted: Extracted, index: int) -> SentenceCheck | None:
     # for a digit: it costs more than the tokens' own test).
     plain = extracted.folds_to_ascii() or fold_punctuation(text).isascii()
     if not plain and (
-        not unicodedata.is_normalized("NFKC", text) or any(ch in text for ch in IGNORABLE)
+        not same_words_in_nfkc(text) or any(ch in text for ch in IGNORABLE)
     ):
         return None
     tokens = extracted.sentence_tokens(index)

@@ -30,6 +30,24 @@ _QUOTES_AND_DASHES = {
     **dict.fromkeys("\u2010\u2011\u2012\u2013\u2014\u2015\u2043\u2212", "-"),
 }
 _TRANSLATE = str.maketrans({**_QUOTES_AND_DASHES, **dict.fromkeys(IGNORABLE, "")})
+# Full-width punctuation and the ideographic space, which NFKC turns into ASCII punctuation
+# and a space: both separate words either way (CJK text is full of them).
+_WIDE_SEPARATORS = str.maketrans(
+    dict.fromkeys(
+        [chr(c) for c in range(0xFF01, 0xFF10)] + [chr(c) for c in range(0xFF1A, 0xFF21)]
+        + [chr(c) for c in range(0xFF3B, 0xFF41)] + [chr(c) for c in range(0xFF5B, 0xFF66)]
+        + ["\u3000"],
+        " ",
+    )
+)
+
+
+def same_words_in_nfkc(text: str) -> bool:
+    """Whether `text` reads the same words in NFKC: it is in NFKC but, at most, for
+    full-width punctuation and spaces (word separators in both forms)."""
+    if unicodedata.is_normalized("NFKC", text):
+        return True
+    return unicodedata.is_normalized("NFKC", text.translate(_WIDE_SEPARATORS))
 
 _LETTER = r"[^\W\d_]"
 # A letter or a combining mark (a decomposed accent ends a word as well as a letter does).

@@ -12,13 +12,18 @@ or judged again in the same process, is read once.
 
 from __future__ import annotations
 
-import unicodedata
 from collections.abc import Sequence
 from dataclasses import dataclass
 
 from services.citations.passages import chunk_sentences
 from services.text.lexical import fold_punctuation, span_terms, words
-from services.text.normalize import IGNORABLE, Normalized, has_break_hyphen, normalize
+from services.text.normalize import (
+    IGNORABLE,
+    Normalized,
+    has_break_hyphen,
+    normalize,
+    same_words_in_nfkc,
+)
 from services.verification.claims import has_digit, numbers_of
 from services.verification.crosslang import source_language
 
@@ -116,7 +121,7 @@ def _canonical(text: str) -> Normalized | None:
         # ASCII but for quotes, dashes and spaces: only a line-end hyphenation changes words
         return normalize(text) if has_break_hyphen(text) else None
     if (
-        unicodedata.is_normalized("NFKC", text)
+        same_words_in_nfkc(text)
         and not any(ch in text for ch in IGNORABLE)
         and not has_break_hyphen(text)
     ):

@@ -146,3 +146,13 @@ def test_counts_equal_reading_on_expertqa_answers() -> None:
         counted += found
         _same(fast, slow)
     assert counted > 0
+
+
+def test_counts_equal_reading_on_a_chinese_answer() -> None:
+    """Full-width punctuation changes no words: Chinese passages are counted where chosen
+    (not read again in the spans stage), and the two checks agree."""
+    from services.bench.sentences import chinese_answer
+
+    fast, slow, counted = _both(chinese_answer())
+    assert counted > 0
+    _same(fast, slow)
