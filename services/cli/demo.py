@@ -29,7 +29,10 @@ READY_TIMEOUT_S = 60.0
 def migrate_store() -> str:
     """Bring the results store (CITEFLOW_STORE_URL or the SQLite file) to the newest schema
     once, before the sink and the gateway start; returns its URL."""
-    from services.store.engine import store_url
+    import sqlalchemy as sa
+
+    from services.store.api import StoreUnavailable
+    from services.store.engine import STORE_URL_ENV, store_url
     from services.store.sql import SqlStore
 
     async def go() -> None:
@@ -39,7 +42,11 @@ def migrate_store() -> str:
         finally:
             await store.close()
 
-    asyncio.run(go())
+    try:
+        asyncio.run(go())
+    except StoreUnavailable as exc:
+        shown = sa.make_url(store_url()).render_as_string(hide_password=True)
+        raise click.ClickException(f"{STORE_URL_ENV}={shown}: {exc}") from None
     return store_url()
 
 

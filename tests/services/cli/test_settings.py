@@ -76,3 +76,19 @@ def test_unusable_settings_end_the_command_in_one_line(
     lines = [line for line in result.output.splitlines() if line.strip()]
     assert len(lines) == 1 and lines[0].startswith(f"Error: {variable}"), result.output
     assert "Traceback" not in result.output
+
+
+def test_an_unreachable_store_is_one_line_naming_the_variable(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """What `citeflow up` does first: a store it cannot reach is one line (a traceback before),
+    the password hidden."""
+    import click
+
+    from services.cli.demo import migrate_store
+
+    monkeypatch.setenv("CITEFLOW_STORE_URL", "postgres://u:secret@127.0.0.1:1/c")
+    with pytest.raises(click.ClickException) as raised:
+        migrate_store()
+    message = raised.value.message
+    assert message.startswith("CITEFLOW_STORE_URL=postgresql+asyncpg://u:***@127.0.0.1:1/c: ")
+    assert "secret" not in message and "\n" not in message
