@@ -256,7 +256,9 @@ def decode_document_dead_letter(message: Message) -> DocumentRecord:
     when = _record_time(message, fallback=parse_time(envelope.get("time")))
     return DocumentRecord(
         doc_id=doc_id, tenant=tenant_of(data.get("metadata"), envelope),
-        status="dead_lettered", format=None, path="", sha256="", submitted_at=when,
+        status="dead_lettered", format=None,
+        path=data["uri"] if isinstance(data.get("uri"), str) else "", sha256="",
+        submitted_at=when,
         updated_at=when, reason=info.error_code or info.error_type,
         detail={"stage": info.stage, "error_type": info.error_type,
                 "error_message": info.error_message, "attempts": info.attempts},

@@ -268,27 +268,31 @@ class SqlStore:
 
     async def claim_document(self, document: DocumentRecord) -> DocumentRecord:
         async with transaction(self.engine) as conn:
-            # One insert-if-absent decides a race of two uploads of a new doc_id: the loser
-            # reads the winner's row (locked on PostgreSQL until this transaction ends).
+            # One insert-if-absent decides a race of two uploads of a new doc_id by one
+            # tenant: the loser reads the winner's row (locked on PostgreSQL until this
+            # transaction ends). Other tenants' doc_ids are other rows.
             if await _insert_new(conn, documents, "doc_id", [_document_values(document)]):
                 return document
-            stmt = sa.select(documents).where(documents.c.doc_id == document.doc_id)
+            where = (documents.c.doc_id == document.doc_id,
+                     documents.c.tenant == document.tenant)
+            stmt = sa.select(documents).where(*where)
             if conn.dialect.name == "postgresql":
                 stmt = stmt.with_for_update()
             row = (await conn.execute(stmt)).mappings().one()
-            if row["tenant"] != document.tenant or row["sha256"] == document.sha256:
+            if row["sha256"] == document.sha256:
                 return _document_record(row)
-            await conn.execute(sa.update(documents).where(
-                documents.c.doc_id == document.doc_id,
-                documents.c.tenant == document.tenant).values(_document_values(document)))
+            await conn.execute(sa.update(documents).where(*where).values(
+                _document_values(document)))
             return document
 
     async def get_document(self, doc_id: str, tenant: str | None) -> DocumentRecord | None:
         where = [documents.c.doc_id == doc_id]
         if tenant is not None:
             where.append(documents.c.tenant == tenant)
+        stmt = sa.select(documents).where(*where).order_by(documents.c.submitted_at_ms,
+                                                           documents.c.tenant)
         async with transaction(self.engine, write=False) as conn:
-            row = (await conn.execute(sa.select(documents).where(*where))).mappings().first()
+            row = (await conn.execute(stmt)).mappings().first()
         return None if row is None else _document_record(row)
 
     # -- API keys ----------------------------------------------------------------------------
@@ -497,29 +501,36 @@ def _document_values(doc: DocumentRecord) -> dict[str, Any]:
 
 
 async def _upsert_document(conn: AsyncConnection, doc: DocumentRecord) -> int:
-    """Create or update a document's row; 1 when it changed. A submission with other content
-    starts over (never across tenants); an outcome lands only on a document still
-    `submitted`, and fills in only what it knows (the gateway's path, hash and tenant stay)."""
+    """Create or update a document's row; the rows changed. A submission (`submitted`) is
+    the tenant's row: created, or started over when its content changed. An outcome
+    (ingest's, the sink's) lands on the rows of that doc_id still `submitted` with the
+    content it was made from (its path, when it says one: content-addressed, so the same
+    bytes of two tenants get the same outcome), and fills in only what it knows."""
     t = documents
-    values = _document_values(doc)
-    if await _insert_new(conn, t, "doc_id", [values]):
-        return 1
-    stmt = sa.select(t).where(t.c.doc_id == doc.doc_id)
-    if conn.dialect.name == "postgresql":
-        stmt = stmt.with_for_update()
-    row = (await conn.execute(stmt)).mappings().one()
     if doc.status == "submitted":
-        if row["sha256"] == doc.sha256 or row["tenant"] != doc.tenant:
-            return 0
-        changes = values
-    elif row["status"] == "submitted":
-        changes = {"status": doc.status, "updated_at_ms": values["updated_at_ms"],
-                   "sections": doc.sections, "chunks": doc.chunks, "reason": doc.reason,
-                   "detail": values["detail"], "format": row["format"] or doc.format}
-    else:
+        values = _document_values(doc)
+        if await _insert_new(conn, t, "doc_id", [values]):
+            return 1
+        result = await conn.execute(sa.update(t).where(
+            t.c.doc_id == doc.doc_id, t.c.tenant == doc.tenant,
+            t.c.sha256 != doc.sha256).values(values))
+        return int(result.rowcount or 0)
+    where = [t.c.doc_id == doc.doc_id, t.c.status == "submitted"]
+    if doc.path:
+        where.append(t.c.path == doc.path)
+    result = await conn.execute(sa.update(t).where(*where).values(
+        status=doc.status, updated_at_ms=to_ms(doc.updated_at), sections=doc.sections,
+        chunks=doc.chunks, reason=doc.reason,
+        detail=dict(doc.detail) if doc.detail is not None else None,
+        format=sa.func.coalesce(t.c.format, doc.format)))
+    if result.rowcount:
+        return int(result.rowcount)
+    # A document produced without the gateway (no row of it): recorded as its outcome says
+    # (a tenant's row of that doc_id already there is left as it is).
+    exists = await conn.execute(sa.select(t.c.doc_id).where(t.c.doc_id == doc.doc_id).limit(1))
+    if exists.first() is not None:
         return 0
-    await conn.execute(sa.update(t).where(t.c.doc_id == doc.doc_id).values(changes))
-    return 1
+    return len(await _insert_new(conn, t, "doc_id", [_document_values(doc)]))
 
 
 def _document_record(row: Any) -> DocumentRecord:

@@ -83,11 +83,12 @@ idempotency_keys = sa.Table(
     sa.Column("created_at_ms", sa.BigInteger, nullable=False),
 )
 
+# Keyed by (tenant, doc_id): each tenant has its own doc_ids (migration 0002).
 documents = sa.Table(
     "documents",
     metadata,
     sa.Column("doc_id", ID, primary_key=True),
-    sa.Column("tenant", ID, nullable=False),
+    sa.Column("tenant", ID, primary_key=True),
     sa.Column("status", sa.String(16), nullable=False),
     sa.Column("format", sa.String(16)),
     sa.Column("path", sa.String(2000), nullable=False),

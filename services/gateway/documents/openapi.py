@@ -110,7 +110,7 @@ def paths() -> dict[str, Any]:
                 "202": {**_json("DocumentStatus", "Stored and submitted for ingest"),
                         "headers": {"Location": {"schema": {"type": "string"}}}},
                 "200": _json("DocumentStatus", "The same document was uploaded before"),
-                **_problems(400, 401, 403, 409, 413, 415, 429, 503)},
+                **_problems(400, 401, 403, 413, 415, 429, 503)},
         }},
         "/v1/documents/{doc_id}": _get(
             "document_status", "A document's status: submitted, ingested, rejected or dead_lettered",

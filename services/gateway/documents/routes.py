@@ -87,10 +87,9 @@ async def upload(request: Request) -> Response:
     mine = DocumentRecord(doc_id=doc_id, tenant=principal.tenant, status="submitted",
                           format=fmt, path=uri, sha256=received.sha256,
                           submitted_at=now, updated_at=now)
-    # One atomic claim: of two tenants racing for a new doc_id exactly one wins.
+    # One atomic claim of the tenant's own doc_id (doc_ids are per tenant: another tenant's
+    # use of the same id is another document, never a conflict nor a sign it exists).
     record = await _store(request, store.claim_document(mine))
-    if record.tenant != principal.tenant:
-        raise ProblemError(409, "doc_id_taken", f"the doc_id {doc_id!r} is in use; choose another")
     if record != mine and record.status != "submitted":
         return _json(status_document(record), 200, NO_STORE)
     # A new claim, or recorded but maybe never produced (the broker was down): produce it

@@ -64,7 +64,7 @@ async def test_migrate_is_idempotent_and_matches_the_tables(store: SqlStore) -> 
 
     async with store.engine.connect() as conn:
         revision, diff = await conn.run_sync(check)
-    assert revision == "0001"
+    assert revision == "0002"
     assert diff == []
 
 
@@ -405,7 +405,7 @@ async def test_idempotency_keys(store: SqlStore) -> None:
 
 
 async def test_documents(store: SqlStore) -> None:
-    doc = DocumentRecord("d-1", "acme", "submitted", "epub", "blobs/ab/abc.epub", "abc", T0, T0)
+    doc = DocumentRecord("d-1", "acme", "submitted", "epub", "store/d-1.epub", "abc", T0, T0)
     await store.upsert_document(doc)
     await store.upsert_document(doc)
     outcome = decode_record(r.document_ingested("d-1", iso(T0 + timedelta(seconds=3))))
@@ -415,7 +415,7 @@ async def test_documents(store: SqlStore) -> None:
     got = await store.get_document("d-1", "acme")
     assert got is not None
     assert (got.status, got.sections, got.chunks, got.path, got.sha256, got.tenant) == (
-        "ingested", 1, 0, "blobs/ab/abc.epub", "abc", "acme")
+        "ingested", 1, 0, "store/d-1.epub", "abc", "acme")
     assert await store.get_document("d-1", "other") is None
     # Submitted again with other content: starts over.
     await store.upsert_document(DocumentRecord("d-1", "acme", "submitted", "epub", "p2", "def",
@@ -498,38 +498,74 @@ async def test_a_late_submission_does_not_reorder_since(store: SqlStore) -> None
     assert rows[0].latency_ms is not None
 
 
-async def test_document_claims_are_atomic_and_never_cross_tenants(store: SqlStore) -> None:
-    """Issue 22: two tenants uploading a new doc_id at once both got 202 (the existence
-    check ran before the write, and the write replaced tenant, path and hash)."""
-    for round_ in range(5):
-        doc_id = f"race-{round_}"
-        mine = [DocumentRecord(doc_id, tenant, "submitted", "pdf", f"p-{tenant}", tenant * 8,
-                               T0, T0) for tenant in ("ta", "tb")]
-        rows = await asyncio.gather(*(store.claim_document(doc) for doc in mine))
-        winners = [doc.tenant for doc, row in zip(mine, rows, strict=True)
-                   if row.tenant == doc.tenant]
-        assert len(winners) == 1
-        stored = await store.get_document(doc_id, None)
-        assert stored is not None and (stored.tenant, stored.path) == (
-            winners[0], f"p-{winners[0]}")
-        # The loser submitting again, or an upsert of its submission, changes nothing.
-        loser = next(doc for doc in mine if doc.tenant != winners[0])
-        assert (await store.claim_document(loser)).tenant == winners[0]
-        await store.upsert_document(loser)
-        assert (await store.get_document(doc_id, winners[0])) == stored
-    # The owner submitting other content starts over.
-    first = await store.get_document("race-0", None)
-    assert first is not None
-    again = DocumentRecord("race-0", first.tenant, "submitted", "pdf", "p-new", "new", T0, T0)
-    assert await store.claim_document(again) == again
+async def test_doc_ids_are_per_tenant_and_claims_atomic(store: SqlStore) -> None:
+    """Issue 22: a doc_id was global, so a tenant uploading another's doc_id got 409 (it
+    learnt the id existed, or took it first), and two racing uploads both got 202 with one
+    row replacing the other's tenant, path and hash."""
+    mine = [DocumentRecord("shared", tenant, "submitted", "pdf", f"p-{tenant}", tenant * 8,
+                           T0, T0) for tenant in ("ta", "tb")]
+    rows = await asyncio.gather(*(store.claim_document(doc) for doc in mine))
+    assert rows == mine  # each tenant has its own "shared"
+    for doc in mine:
+        assert await store.get_document("shared", doc.tenant) == doc
+    # One tenant racing itself with two contents: one claim wins, the other reads it back
+    # or starts it over (last writer wins), never a third state.
+    race = [DocumentRecord("own", "ta", "submitted", "pdf", f"p-{n}", f"{n}" * 8, T0, T0)
+            for n in range(2)]
+    claimed = await asyncio.gather(*(store.claim_document(doc) for doc in race))
+    stored = await store.get_document("own", "ta")
+    assert stored in race and all(row in race for row in claimed)
+    # The same bytes again: the row as it is.
+    assert await store.claim_document(stored) == stored
+    # An outcome lands on the rows made from its content only.
+    ingested = DocumentRecord("shared", "ta", "ingested", "pdf", "p-ta", "", T0, T0, 2, 3)
+    assert await store.apply_batch([ingested]) == 1
+    a, b = [await store.get_document("shared", t) for t in ("ta", "tb")]
+    assert a is not None and b is not None
+    assert (a.status, a.sections, b.status) == ("ingested", 2, "submitted")
 
 
 async def test_a_dead_lettered_document_says_so(store: SqlStore) -> None:
-    await store.claim_document(DocumentRecord("d-dl", "acme", "submitted", "epub", "p", "abc",
+    path = "store://sha256/d-dl"  # the uri of the dead-lettered submission
+    await store.claim_document(DocumentRecord("d-dl", "acme", "submitted", "epub", path, "abc",
                                               T0, T0))
     item = decode_record(r.document_dead_lettered("d-dl", iso(T0)))
     assert isinstance(item, DocumentRecord)
     assert await store.apply_batch([item]) == 1
     got = await store.get_document("d-dl", "acme")
     assert got is not None and (got.status, got.reason, got.path, got.sha256) == (
-        "dead_lettered", "MessageSizeTooLargeError", "p", "abc")
+        "dead_lettered", "MessageSizeTooLargeError", path, "abc")
+
+
+async def test_migration_0002_keeps_documents_and_scopes_their_ids(store_url: str) -> None:
+    """A store of revision 0001 with a document: upgraded, the row is kept, and another
+    tenant may then use its doc_id."""
+    from alembic import command
+    from alembic.config import Config
+
+    from services.store.engine import MIGRATIONS
+
+    def to(revision: str) -> Any:
+        def run(connection: sa.Connection) -> None:
+            config = Config()
+            config.set_main_option("script_location", str(MIGRATIONS))
+            config.attributes["connection"] = connection
+            command.upgrade(config, revision)
+        return run
+
+    store = SqlStore(store_url)
+    try:
+        async with store.engine.begin() as conn:
+            await conn.run_sync(to("0001"))
+            await conn.execute(sa.text(
+                "INSERT INTO documents (doc_id, tenant, status, format, path, sha256, "
+                "submitted_at_ms, updated_at_ms) VALUES ('old', 'ta', 'ingested', 'pdf', "
+                "'p-old', 'abc', 1, 2)"))
+        await store.migrate()
+        kept = await store.get_document("old", "ta")
+        assert kept is not None and (kept.status, kept.path) == ("ingested", "p-old")
+        theirs = DocumentRecord("old", "tb", "submitted", "pdf", "p-b", "def", T0, T0)
+        assert await store.claim_document(theirs) == theirs
+        assert await store.get_document("old", "ta") == kept
+    finally:
+        await store.close()

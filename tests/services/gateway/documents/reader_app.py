@@ -35,7 +35,7 @@ class MemoryStore:
     """The parts of ResultsStore the reader uses."""
 
     def __init__(self) -> None:
-        self.documents: dict[str, DocumentRecord] = {}
+        self.documents: dict[tuple[str, str], DocumentRecord] = {}  # (tenant, doc_id)
         self.answers: dict[str, AnswerRecord] = {}
 
     async def migrate(self) -> None: ...
@@ -66,19 +66,24 @@ class MemoryStore:
                       datetime.now(UTC), None, None)
 
     async def upsert_document(self, document: DocumentRecord) -> None:
-        self.documents[document.doc_id] = document
+        self.documents[(document.tenant, document.doc_id)] = document
 
     async def claim_document(self, document: DocumentRecord) -> DocumentRecord:
-        found = self.documents.get(document.doc_id)
-        if found is None or (found.tenant == document.tenant
-                             and found.sha256 != document.sha256):
-            self.documents[document.doc_id] = document
+        """Each tenant's own doc_ids, as the SQL store keeps them."""
+        key = (document.tenant, document.doc_id)
+        found = self.documents.get(key)
+        if found is None or found.sha256 != document.sha256:
+            self.documents[key] = document
             return document
         return found
 
     async def get_document(self, doc_id: str, tenant: str | None) -> DocumentRecord | None:
-        found = self.documents.get(doc_id)
-        return found if found and (tenant is None or found.tenant == tenant) else None
+        return next((d for (t, i), d in self.documents.items()
+                     if i == doc_id and (tenant is None or t == tenant)), None)
+
+    def key_of(self, doc_id: str) -> tuple[str, str]:
+        """The key of the (first) document with this doc_id."""
+        return next(key for key in self.documents if key[1] == doc_id)
 
     async def get(self, answer_id: str, tenant: str | None) -> AnswerRecord | None:
         found = self.answers.get(answer_id)
@@ -126,6 +131,7 @@ def make_app(tmp: Path, extra: list[BaseRoute] | None = None,
 def ingested(app: Starlette, doc_id: str, sections: int = 1) -> Any:
     """Mark an uploaded document ingested, as the store sink would."""
     store = app.state.gateway.store
-    record = store.documents[doc_id]
-    store.documents[doc_id] = replace(record, status="ingested", sections=sections, chunks=1)
-    return store.documents[doc_id]
+    key = store.key_of(doc_id)
+    store.documents[key] = replace(store.documents[key], status="ingested", sections=sections,
+                                   chunks=1)
+    return store.documents[key]

@@ -85,7 +85,18 @@ def test_other_tenant_sees_nothing(client):
     _upload(client, _pdf(["x"]), "mine")
     assert client.get("/v1/documents/mine", headers=B).status_code == 404
     assert client.get("/v1/documents/mine/pages/1.png", headers=B).status_code == 404
-    assert _upload(client, _pdf(["y"]), "mine", headers=B).status_code == 409
+
+
+def test_doc_ids_are_per_tenant(client):
+    """Issue 22: a doc_id another tenant used was a 409 (an existence oracle, and a way to
+    take a tenant's ids first); each tenant has its own now."""
+    a = _upload(client, _pdf(["from a"]), "shared")
+    b = _upload(client, _pdf(["from b"]), "shared", headers=B)
+    assert (a.status_code, b.status_code) == (202, 202)
+    assert a.json()["sha256"] != b.json()["sha256"]
+    for headers, other in ((A, b), (B, a)):
+        own = client.get("/v1/documents/shared", headers=headers).json()
+        assert own["sha256"] != other.json()["sha256"]
 
 
 @pytest.mark.parametrize("headers, status", [({}, 401), ({"Authorization": "Bearer no"}, 401)])
@@ -288,7 +299,8 @@ def test_content_is_served_only_once_ingested_and_outcomes_say_so(app, client):
     store = app.state.gateway.store
     for status, code in (("dead_lettered", "document_dead_lettered"),
                          ("rejected", "document_rejected")):
-        store.documents["early"] = replace(store.documents["early"], status=status,
+        key = store.key_of("early")
+        store.documents[key] = replace(store.documents[key], status=status,
                                            reason="MessageSizeTooLargeError")
         refused = client.get("/v1/documents/early/pages/1/highlights?exact=x", headers=A)
         assert refused.status_code == 409 and refused.json()["code"] == code

@@ -75,17 +75,19 @@ def test_traversal_and_sql_metacharacters_in_ids_find_nothing(hostile: Hostile) 
             assert refused.status_code == 400 and refused.json()["code"] == "invalid_parameter"
 
 
-def test_two_tenants_racing_for_a_new_doc_id_exactly_one_wins(hostile: Hostile) -> None:
-    """2 of 15 races ended with both tenants told 202."""
-    for round_ in range(10):
+def test_two_tenants_racing_for_one_doc_id_each_get_their_own(hostile: Hostile) -> None:
+    """Both were told 202 in 2 of 15 races, one then got 404 and ingest results crossed
+    tenants; later a doc_id another tenant used was a 409 (an existence oracle). Each tenant
+    has its own doc_ids now: both 202, each reads its own document, ingested."""
+    for round_ in range(5):
         doc_id = f"race-{round_}-{secrets.token_hex(4)}"
-        statuses: dict[str, int] = {}
+        statuses: dict[str, httpx.Response] = {}
         barrier = threading.Barrier(2)
 
         def upload(key: str, name: str, text: str) -> None:
             data = _pdf(text)
             barrier.wait()
-            statuses[name] = _upload(hostile, key, doc_id, data).status_code
+            statuses[name] = _upload(hostile, key, doc_id, data)
 
         threads = [threading.Thread(target=upload, args=(hostile.a, "a", "from a")),
                    threading.Thread(target=upload, args=(hostile.b, "b", "from b"))]
@@ -93,13 +95,11 @@ def test_two_tenants_racing_for_a_new_doc_id_exactly_one_wins(hostile: Hostile) 
             thread.start()
         for thread in threads:
             thread.join(timeout=60)
-        assert sorted(statuses.values()) == [202, 409], statuses
-        winner = hostile.a if statuses["a"] == 202 else hostile.b
-        loser = hostile.b if winner == hostile.a else hostile.a
-        assert httpx.get(f"{hostile.url}/v1/documents/{doc_id}", headers=hostile.auth(winner),
-                         timeout=10).status_code == 200
-        assert httpx.get(f"{hostile.url}/v1/documents/{doc_id}", headers=hostile.auth(loser),
-                         timeout=10).status_code == 404
+        assert [statuses[n].status_code for n in "ab"] == [202, 202]
+        for name, key in (("a", hostile.a), ("b", hostile.b)):
+            own = hostile.document_status(key, doc_id, {"ingested", "rejected"})
+            assert own["status"] == "ingested"
+            assert own["sha256"] == statuses[name].json()["sha256"]
 
 
 def test_reads_of_a_tenant_say_no_store_and_pages_carry_a_csp(hostile: Hostile) -> None:
