@@ -36,15 +36,29 @@ from services.cli.options import (
 def submit(file: Any, raw: bool, **flags: Any) -> None:
     """Publish answers to answers.submitted, as an upstream service would.
 
-    FILE (or - for stdin) holds one answer.submitted data object per line;
-    each is validated, wrapped in a CloudEvents envelope and keyed by its answer_id.
-    Invalid lines are reported on stderr and make the exit status 1.
+    FILE (or - for stdin) holds answer.submitted data objects: one object, a JSON array or
+    JSON Lines (with --raw: one value per line, published as it is); each is validated,
+    wrapped in a CloudEvents envelope and keyed by its answer_id. Invalid answers are
+    reported with the line they start on (an array item: its position) and make the exit
+    status 1.
     """
+    from dataclasses import replace
+
+    from services.ingest.input_forms import InputFormError, split_records
     from services.runtime.operations import answer_records
     from services.runtime.topic_io import publish
 
     config = runtime_config(**flags)
-    records, bad = answer_records(file.read().splitlines(), raw=raw)
+    text = file.read()
+    if raw:
+        records, bad = answer_records(text.splitlines(), raw=True)
+    else:
+        try:
+            found = split_records(text.encode())
+        except InputFormError as exc:
+            raise click.ClickException(str(exc)) from None
+        records, bad = answer_records([record.raw.decode() for record in found])
+        bad = [replace(item, line=found[item.line - 1].number) for item in bad]
     for item in bad:
         print_json({"line": item.line, "answer_id": item.answer_id, "error": item.error})
     sent = run_async(publish(config, records)) if records else 0

@@ -126,3 +126,14 @@ def test_process_names_the_forms_for_unreadable_input() -> None:
     result = CliRunner().invoke(main, ["process", "-"], input='{\n  "answer_id": \n}')
     assert result.exit_code == 1
     assert "Error: line 3" in result.output and "JSON Lines" in result.output
+
+
+def test_submit_reads_the_same_forms_and_names_where_an_answer_starts() -> None:
+    pretty = json.dumps(_with("a-1"), indent=2) + "\n" + json.dumps(
+        {**_with("a-2"), "sources": [{"kind": "web"}]}, indent=2)
+    result = CliRunner().invoke(main, ["submit", "-", "--bootstrap", "127.0.0.1:1"],
+                                input=pretty)
+    assert result.exit_code == 1
+    bad = [json.loads(line) for line in result.stdout.splitlines() if line.startswith("{")]
+    assert [(b["line"], b["answer_id"]) for b in bad] == [
+        (json.dumps(_with("a-1"), indent=2).count("\n") + 2, "a-2")]
