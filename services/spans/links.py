@@ -16,27 +16,11 @@ from schemas.spans import Link, Locator
 from services.spans.locators import Locators, locator, text_quote
 from services.spans.search import QuoteFinder
 from services.spans.sections import ChunkPlace, Piece, SectionIndex
+from services.text.spacing import single_spaced
 
 EXCERPT_CHARS = 200
 
 _link = maker(Link)
-
-
-# ASCII whitespace other than the space (what `str.split` splits on), each mapped to NUL:
-# an ASCII text translated through this table is unchanged exactly when it has none.
-_ASCII_BREAKS = bytes.maketrans(b"\t\n\x0b\x0c\r\x1c\x1d\x1e\x1f", bytes(9))
-
-
-def single_spaced(text: str) -> bool:
-    """Whether `text` has no whitespace but single spaces between words (`" ".join(
-    text.split())` would give it back)."""
-    if text.isascii():
-        encoded = text.encode("ascii")
-        single_spaced = encoded.translate(_ASCII_BREAKS) == encoded
-    else:
-        # Printable text has no whitespace but the plain space.
-        single_spaced = text.isprintable()
-    return single_spaced and "  " not in text and text == text.strip()
 
 
 def excerpt(text: str, limit: int = EXCERPT_CHARS) -> str:
