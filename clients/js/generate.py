@@ -1,8 +1,10 @@
 """Generate the npm package's TypeScript types from the exported JSON Schemas
-(schemas/json/*.json) and copy the component the gateway serves into the package.
+(schemas/json/*.json), and copy the component the gateway serves into the package (the one
+implementation stays services/gateway/static/component/v1/citeflow.js; the package's copy is
+made when packing, not committed).
 
     python clients/js/generate.py          # write clients/js/types/*.d.ts and citeflow.js
-    python clients/js/generate.py --check  # exit 1 if anything is out of date (CI, tests)
+    python clients/js/generate.py --check  # exit 1 if a committed type is out of date
 
 Results (answer.formatted, ...) are what the gateway emits: every field is always
 present (defaults included), so only input schemas (answer.submitted, answer.provider,
@@ -101,7 +103,6 @@ def outputs() -> dict[Path, str]:
         files[HERE / "types" / f"{stem}.d.ts"] = text
         index.append(f'export type {{ {title} }} from "./{stem}";\n')
     files[HERE / "types" / "schemas.d.ts"] = "".join(index)
-    files[HERE / "citeflow.js"] = COMPONENT.read_text()
     return files
 
 
@@ -115,6 +116,7 @@ def main(argv: list[str]) -> int:
     for path, text in outputs().items():
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(text)
+    (HERE / "citeflow.js").write_text(COMPONENT.read_text())
     return 0
 
 

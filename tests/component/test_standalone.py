@@ -9,6 +9,8 @@ from __future__ import annotations
 import functools
 import http.server
 import shutil
+import subprocess
+import sys
 import threading
 from collections.abc import Iterator
 from pathlib import Path
@@ -46,6 +48,8 @@ def page(tmp_path: Path) -> Iterator[tuple[str, dict[str, Any]]]:
         '<div class="answer-text">', '<div class="answer-text" dir="rtl">').replace(
         "</ol>", '<li><bdi dir="ltr">Moby-Dick</bdi></li></ol>')
     (tmp_path / "answer.json").write_bytes(orjson.dumps(data))
+    # What `npm pack` ships: the package folder after its prepack step (generate.py).
+    subprocess.run([sys.executable, str(PACKAGE / "generate.py")], check=True)
     shutil.copy(PACKAGE / "citeflow.js", tmp_path / "citeflow.js")
     (tmp_path / "page.html").write_text(PAGE)
     (tmp_path / "page.js").write_text(PAGE_JS)
