@@ -1,7 +1,9 @@
 """A small history for the demo's dashboard: answers from two models spread over the last
 hours, most sound, some with the problems citeflow reports (a citation of a source that does
 not exist, a quote the source does not hold, a claim the source does not support, an uncited
-sentence) and two submissions that are rejected. Built over the demo answer's own sources."""
+sentence) and two submissions that are rejected, built over the demo answer's own sources;
+and a few answers in German, Chinese and Arabic over sources in their languages, one citing
+across languages."""
 
 from __future__ import annotations
 
@@ -33,6 +35,20 @@ FLAWED = (
     ("Ishmael first sailed as a harpooneer in 1841 [2].", "unsupported claim"),
     ("Ishmael goes to sea when he feels grim [1]. Melville wrote the novel in Pittsfield.",
      "uncited sentence"),
+)
+
+# Answers in other languages over sources in theirs (and one citing across languages), so
+# the dashboard's breakdown by language has shape: (text, source title, source text).
+OTHER_LANGUAGES = (
+    ("Ismael fährt zur See, wenn er trübsinnig wird [1].", "Moby Dick (deutsch)",
+     "Immer wenn Ismael trübsinnig wird, fährt er zur See; die Seefahrt ist sein Ersatz für "
+     "Pistole und Kugel."),
+    ("以实玛利每当心情阴郁时就出海[1]。", "白鲸（中文）",
+     "每当以实玛利心情阴郁的时候，他就出海航行；航海是他代替手枪和子弹的办法。"),
+    ("يبحر إسماعيل كلما شعر بالكآبة [1].", "موبي ديك",
+     "كلما شعر إسماعيل بالكآبة أبحر في البحر؛ فالإبحار عنده بديل عن المسدس والرصاصة."),
+    ("Ishmael goes to sea whenever he feels gloomy [1].", "白鲸（中文）",
+     "每当以实玛利心情阴郁的时候，他就出海航行。"),
 )
 
 
@@ -68,6 +84,16 @@ def history(now: datetime, run: str, seed: int = 7) -> tuple[list[Entry], list[E
              "answer_units": [{"id": "q1", "text": text, "kind": "verbatim", "source_indexes": [1],
                                "quote": QUOTE_NOT_IN_SOURCE}] if quoted else None},
             model, at, pick.uniform(0.4, 2.5) * (1.6 if model == MODELS[1] else 1.0)))
+    for n, (text, title, passage) in enumerate(OTHER_LANGUAGES):
+        model = MODELS[n % 2]
+        at = now - timedelta(hours=HOURS) + timedelta(minutes=(n + 0.5) * HOURS * 60
+                                                      / len(OTHER_LANGUAGES))
+        answers.append(Entry(
+            {"answer_id": f"history-{run}-l{n}", "text": text,
+             "sources": [{"index": 1, "kind": "document", "title": title,
+                          "chunks": [{"text": passage}]}],
+             "metadata": {"tenant": "demo", "model": model}},
+            model, at, pick.uniform(0.4, 2.5)))
     rejected = [
         Entry({"answer_id": f"history-{run}-r{n}", "text": "Ishmael goes to sea [1].",
                "sources": [{"kind": "web", "url": "https://example.org/moby"}],

@@ -59,6 +59,9 @@ class AnswerListParams(_Params):
     """`GET /v1/answers`."""
 
     model: str | None = Field(None, max_length=200, description="metadata.model equals this")
+    language: str | None = Field(None, pattern=r"^[a-z]{2,3}$",
+                                 description="the answer's detected language (e.g. zh, ar; "
+                                 "und: undetermined)")
     status: Status | None = None
     since: datetime | None = Field(None, description="submitted at or after (RFC 3339)")
     until: datetime | None = Field(None, description="submitted before (RFC 3339)")
@@ -78,12 +81,13 @@ class AnswerListParams(_Params):
 class StatsParams(_Params):
     """`GET /v1/stats`."""
 
-    group_by: Literal["model", "tenant", "none"] = "model"
+    group_by: Literal["model", "tenant", "language", "none"] = "model"
     window: str = Field("24h", description="how far back from `until`, e.g. 15m, 24h, 7d")
     until: datetime | None = Field(None, description="end of the window (default: now)")
     bucket: str | None = Field(None, description="split the window into buckets of this "
                                "length, e.g. 1h")
     model: str | None = Field(None, max_length=200)
+    language: str | None = Field(None, pattern=r"^[a-z]{2,3}$")
     tenant: str | None = Field(None, max_length=200, description="admin keys only")
 
     _aware_until = field_validator("until")(_aware)

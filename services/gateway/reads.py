@@ -136,7 +136,7 @@ async def list_answers(request: Request) -> Response:
     params = parse_params(request, AnswerListParams)
     query = AnswerQuery(
         tenant=_tenant_filter(principal, params.tenant), model=params.model,
-        status=params.status, since=params.since, until=params.until,
+        language=params.language, status=params.status, since=params.since, until=params.until,
         has_problems=params.has_problems, min_coverage=params.min_coverage,
         max_coverage=params.max_coverage, has_invalid_citations=params.invalid_citations,
         has_downgraded_quotes=params.downgraded_quotes, limit=params.limit,
@@ -163,7 +163,7 @@ async def get_stats(request: Request) -> Response:
     since, until, bucket = window_of(params, datetime.now(UTC))
     query = StatsQuery(tenant=_tenant_filter(principal, params.tenant), since=since,
                        until=until, group_by=params.group_by, bucket_seconds=bucket,
-                       model=params.model)
+                       model=params.model, language=params.language)
     groups = await _store_call(request, gateway.store.stats(query))
     doc: StatsDocument = {"since": since, "until": until, "group_by": params.group_by,
                           "bucket_seconds": bucket, "groups": groups}

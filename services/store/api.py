@@ -48,6 +48,7 @@ class Summary:
     citation_precision: float | None = None
     supported_citations: int | None = None
     unsupported_citations: int | None = None
+    language: str | None = None  # detected (BCP 47 primary subtag; `und` undetermined)
 
 
 @dataclass(frozen=True)
@@ -131,6 +132,7 @@ class AnswerQuery:
 
     tenant: str | None
     model: str | None = None
+    language: str | None = None
     status: Status | None = None
     since: datetime | None = None
     until: datetime | None = None
@@ -151,15 +153,16 @@ class Page:
 
 @dataclass(frozen=True)
 class StatsQuery:
-    """`GET /v1/stats`: one group per model or tenant (or one overall), over a window,
+    """`GET /v1/stats`: one group per model, tenant or language (or one overall), over a window,
     optionally also split into time buckets (for charts)."""
 
     tenant: str | None
     since: datetime
     until: datetime
-    group_by: Literal["model", "tenant", "none"] = "model"
+    group_by: Literal["model", "tenant", "language", "none"] = "model"
     bucket_seconds: int | None = None
     model: str | None = None
+    language: str | None = None
 
 
 @dataclass

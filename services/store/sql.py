@@ -438,6 +438,8 @@ def _filters(query: AnswerQuery) -> list[Any]:
         where.append(c.tenant == query.tenant)
     if query.model is not None:
         where.append(c.model == query.model)
+    if query.language is not None:
+        where.append(c.language == query.language)
     if query.status is not None:
         where.append(c.status == query.status)
     if query.since is not None:

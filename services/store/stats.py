@@ -108,6 +108,8 @@ def _dims(query: StatsQuery) -> list[Any]:
         dims.append(answers.c.model)
     elif query.group_by == "tenant":
         dims.append(answers.c.tenant)
+    elif query.group_by == "language":
+        dims.append(answers.c.language)
     if query.bucket_seconds:
         size = int(query.bucket_seconds) * 1000
         dims.append((answers.c.answered_at_ms // size * size).label("bucket"))
@@ -129,6 +131,8 @@ def _where(query: StatsQuery) -> list[Any]:
         where.append(c.tenant == query.tenant)
     if query.model is not None:
         where.append(c.model == query.model)
+    if query.language is not None:
+        where.append(c.language == query.language)
     return where
 
 

@@ -35,7 +35,13 @@ def summarize(formatted_data: Mapping[str, Any]) -> Summary:
         citation_precision=precision,
         supported_citations=supported,
         unsupported_citations=unsupported,
+        language=_language(formatted_data.get("language")),
     )
+
+
+def _language(value: Any) -> str | None:
+    """A detected language as the result names it (a short subtag), else None."""
+    return value if isinstance(value, str) and 0 < len(value) <= 16 else None
 
 
 def _quality(

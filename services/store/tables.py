@@ -53,6 +53,7 @@ answers = sa.Table(
     sa.Column("citation_precision", sa.Float),
     sa.Column("supported_citations", sa.Integer),
     sa.Column("unsupported_citations", sa.Integer),
+    sa.Column("language", sa.String(16)),  # the answer's detected language (BCP 47 subtag)
     sa.Index("ix_answers_tenant_answered", "tenant", "answered_at_ms", "answer_id"),
     sa.Index("ix_answers_answered", "answered_at_ms", "answer_id"),
     sa.Index("ix_answers_updated", "updated_at_ms"),
@@ -104,5 +105,5 @@ documents = sa.Table(
 SUMMARY_COLUMNS: tuple[str, ...] = (
     "citations", "invalid_citations", "sentences", "uncited_sentences", "coverage",
     "downgraded_quotes", "sources_supplied", "sources_cited", "problems", "citation_recall",
-    "citation_precision", "supported_citations", "unsupported_citations",
+    "citation_precision", "supported_citations", "unsupported_citations", "language",
 )

@@ -63,6 +63,8 @@ async def dashboard(request: Request) -> HTMLResponse:
         '<div id="chart-support"></div></section>'
         '<section class="tile"><h2>Answers per tenant</h2><div id="chart-tenants"></div>'
         '</section>'
+        '<section class="tile"><h2>Answers and citation recall per language</h2>'
+        '<div id="languages"></div></section>'
         '<section class="tile"><h2>Consumer lag per stage</h2><div id="lag"></div>'
         '</section>'
         '<section class="tile"><h2>Rejections and dead letters</h2><div id="health"></div>'

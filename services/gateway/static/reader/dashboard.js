@@ -46,6 +46,8 @@
       item.answer_id);
     row.append(link, element("span", {class: "badge"}, kind));
     if (item.model) row.append(element("span", {class: "badge"}, item.model));
+    const language = (item.summary && item.summary.language) || item.language;
+    if (language) row.append(element("span", {class: "badge", lang: "en"}, language));
     if (kind !== "formatted") {
       row.append(element("span", {class: "badge bad"}, item.reason || kind));
     }
@@ -204,6 +206,7 @@
       const byModel = await get("/v1/stats?group_by=model&window=6h&bucket=10m");
       const byTenant = await get("/v1/stats?group_by=tenant&window=6h&bucket=10m");
       const overall = await get("/v1/stats?group_by=none&window=6h");
+      const byLanguage = await get("/v1/stats?group_by=language&window=6h");
       const list = (r) => Array.isArray(r) ? r : (r.groups || []);
       lineChart(document.getElementById("chart-invalid"),
         series(list(byModel), "invalid_citation_rate"), "%", WINDOW_SECONDS);
@@ -217,6 +220,15 @@
         "%", WINDOW_SECONDS);
       lineChart(document.getElementById("chart-tenants"), series(list(byTenant), "answers"),
         "", WINDOW_SECONDS);
+      const languages = document.getElementById("languages");
+      languages.replaceChildren();
+      const perLanguage = {};
+      for (const group of list(byLanguage)) {
+        const recall = group.citation_recall == null ? "" :
+          " · recall " + Math.round(group.citation_recall * 100) + "%";
+        perLanguage[(group.key || "not detected") + recall] = group.answers;
+      }
+      bars(languages, "Answers per language", perLanguage);
       const health = document.getElementById("health");
       health.replaceChildren();
       const total = list(overall)[0] || {};

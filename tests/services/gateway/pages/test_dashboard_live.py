@@ -155,6 +155,8 @@ def test_dashboard_live_feed_survives_a_gateway_restart(tmp_path: Path) -> None:
         wait_until(driver, lambda d: d.find_elements("css selector", "#chart-tenants canvas"), 60)
         # The support rates (citation recall and precision per model) are plotted too.
         wait_until(driver, lambda d: d.find_elements("css selector", "#chart-support canvas"), 60)
+        # Answers per detected language (these answers are English).
+        wait_until(driver, lambda d: "en" in d.find_element("id", "languages").text, 60)
         assert driver.find_elements("css selector", "#lag canvas")
         assert traps_fired(driver) == []
         driver.save_screenshot(str(SCREENSHOTS / "dashboard.png"))
