@@ -92,6 +92,9 @@ def verify(
     if not claims and not sentences:  # (the caller decided every citation itself)
         return Verification({}, CitationQuality(uncited, uncited, 0, 0, 0), judge.name)
     judgements = Judgements(judge, views, passages)
+    # A judge that reads the texts (a model) decides across languages itself; the lexical
+    # judge cannot match words of two languages.
+    lexical = not judge.reads_text
     outcomes: dict[int, Outcome] = {}
     judged: list[tuple[CitedClaim, Key]] = []
     given = passages or {}
@@ -109,7 +112,7 @@ def verify(
             outcomes[claim.position] = Outcome(
                 "unverifiable", 0.0, None, [], (), None, judge.name, "nothing_to_check"
             )
-        elif _across(text, views(source)):
+        elif lexical and _across(text, views(source)):
             view = views(source)
             assert view is not None  # (`_across` is False without a view)
             decided, lacking = decided_across(text, view.texts)
@@ -146,7 +149,7 @@ def verify(
     # ALCE's recall and precision rather than counted as unsupported.
     readable = [
         sentence for sentence in sentences
-        if not all(_across(sentence.text, views(index)) for index in sentence.cited)
+        if not (lexical and all(_across(sentence.text, views(index)) for index in sentence.cited))
     ]
     quality = citation_quality(readable, judgements, verbatim, uncited)
     return Verification(outcomes, quality, judge.name)

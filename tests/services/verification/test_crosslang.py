@@ -44,3 +44,19 @@ def test_an_answer_in_one_language_citing_sources_in_three() -> None:
               for k in range(3)]
     outcomes = verify(claims, [], [1, 2, 3], views.get, {}, LEXICAL).outcomes
     assert [outcomes[k].verdict for k in range(3)] == ["supported", "unverifiable", "unverifiable"]
+
+
+def test_a_judge_that_reads_the_texts_decides_across_languages() -> None:
+    class Reader:
+        name = "reader"
+        reads_text = True
+        supported_from = 0.5
+        partial_from = 0.2
+
+        def scores(self, checks):
+            return [0.9 for _ in checks]
+
+    views = {1: source_view([GERMAN])}
+    claim = CitedClaim(0, 1, 0, "The Rhine flows into the North Sea.", (1,))
+    outcome = verify([claim], [], [1], views.get, {}, Reader()).outcomes[0]
+    assert outcome.verdict == "supported" and outcome.reason is None
