@@ -62,7 +62,7 @@ class StatsDocument(TypedDict):
 
     since: datetime
     until: datetime
-    group_by: Literal["model", "tenant", "none"]
+    group_by: Literal["model", "tenant", "language", "none"]
     bucket_seconds: int | None
     groups: list[GroupStats]
 
