@@ -199,18 +199,17 @@ def _detect(text: str, tokens: Collection[str] | None) -> str:
             tokens = _WORD.findall(text.lower())
         if not ENGLISH_MARKS.isdisjoint(tokens):
             return "en"
-        if len(tokens) < _MIN_TOKENS:
-            return UNDETERMINED
+        if sum(not token.isdigit() for token in tokens) < _MIN_TOKENS:
+            return UNDETERMINED  # (numbers say nothing of a language)
         language = _latin(text)
         # The model alone calls short English lists of names and nouns anything: another
         # language must show its own function words too.
         # (Plain ASCII text, where that risk lies, must show them densely; text with
-        # letters English lacks, one.)
-        hits = len(stopwords(language).intersection(tokens))
-        if language != "en" and (
-            hits < 1 or text.isascii() and (hits < 2 or 5 * hits < len(tokens))
-        ):
-            return UNDETERMINED
+        # letters English lacks is taken at the model's word.)
+        if language != "en" and text.isascii():
+            hits = len(stopwords(language).intersection(tokens))
+            if hits < 2 or 5 * hits < len(tokens):
+                return UNDETERMINED
         return language
     if script == scripts.OTHER:
         return UNDETERMINED
