@@ -2,8 +2,9 @@
 
 Detection is by script first (Han with kana is Japanese, Hangul Korean, Thai Thai; Cyrillic,
 Arabic and Devanagari texts are told apart by the letters only some of their languages use),
-and for Latin-script text by the marks of English (its commonest function words), else by
-py3langid (a small offline model, loaded on first use) over the Latin-script languages.
+and for Latin-script text by the marks of English (its commonest function words); plain
+ASCII text without them by the language whose function words it is dense with; text with
+letters English lacks by py3langid (a small offline model, loaded on first use).
 Texts with too few words, or Latin-script words that show no language's function words, say
 `und` (undetermined: read with English terms, and matched against any language).
 
@@ -199,18 +200,11 @@ def _detect(text: str, tokens: Collection[str] | None) -> str:
             tokens = _WORD.findall(text.lower())
         if not ENGLISH_MARKS.isdisjoint(tokens):
             return "en"
-        if sum(not token.isdigit() for token in tokens) < _MIN_TOKENS:
+        if len(tokens) - sum(map(str.isdigit, tokens)) < _MIN_TOKENS:
             return UNDETERMINED  # (numbers say nothing of a language)
-        language = _latin(text)
-        # The model alone calls short English lists of names and nouns anything: another
-        # language must show its own function words too.
-        # (Plain ASCII text, where that risk lies, must show them densely; text with
-        # letters English lacks is taken at the model's word.)
-        if language != "en" and text.isascii():
-            hits = len(stopwords(language).intersection(tokens))
-            if hits < 2 or 5 * hits < len(tokens):
-                return UNDETERMINED
-        return language
+        if text.isascii():
+            return _by_function_words(tokens)
+        return _latin(text)  # letters English lacks: the model tells which language
     if script == scripts.OTHER:
         return UNDETERMINED
     if script == scripts.CYRILLIC:
@@ -228,6 +222,33 @@ _BY_SCRIPT = {
     scripts.GREEK: "el", scripts.HEBREW: "he", scripts.ARMENIAN: "hy",
     scripts.GEORGIAN: "ka", scripts.ETHIOPIC: "am",
 }
+
+
+# Latin-script languages often written without diacritics in plain ASCII.
+_ASCII_CANDIDATES = ("de", "fr", "es", "it", "pt", "nl", "id", "sv", "da", "no", "fi", "tr",
+                     "pl", "cs", "ro", "hu")
+
+
+_ANY_FUNCTION_WORD: set[str] = set()  # every candidate's stopwords (made on first use)
+
+
+def _by_function_words(tokens: Collection[str]) -> str:
+    """The language of plain ASCII words with no English function word among them: the one
+    whose function words are most of them, when they are dense (a model calls short English
+    lists of names and nouns anything); else undetermined. Set intersections only: no model
+    runs on the English that makes most texts."""
+    unique = set(tokens)
+    if not _ANY_FUNCTION_WORD:
+        for language in _ASCII_CANDIDATES:
+            _ANY_FUNCTION_WORD.update(stopwords(language))
+    if _ANY_FUNCTION_WORD.isdisjoint(unique):
+        return UNDETERMINED
+    best, hits = UNDETERMINED, 1
+    for language in _ASCII_CANDIDATES:
+        found = len(stopwords(language).intersection(unique))
+        if found > hits:
+            best, hits = language, found
+    return best if 5 * hits >= len(tokens) else UNDETERMINED
 
 
 def _cyrillic(text: str) -> str:
