@@ -12,7 +12,7 @@ from schemas.construct import maker
 from schemas.formatted import FormattedSource
 from schemas.scoring import SourceScore
 from services.formatting.escaping import safe_url
-from services.text.languages import describe
+from services.text.languages import describe, source_sample
 from services.text.spacing import single_spaced
 
 EXCERPT_CHARS = 200
@@ -64,7 +64,7 @@ def format_sources(
         chunks = fields["chunks"]
         score = by_index.get(index)
         count = cited.count(index)
-        language, script, _ = describe(" ".join([chunk.text for chunk in chunks[:4]]))
+        language, script, _ = describe(source_sample([chunk.text for chunk in chunks]))
         formatted.append(
             _formatted_source(
                 {

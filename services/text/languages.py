@@ -307,7 +307,15 @@ def describe(text: str) -> tuple[str, str, str]:
     return found
 
 
-_SAMPLE = 4_000
+_SAMPLE = 1_000  # characters: enough to tell a language, cheap on every new text
+
+
+def source_sample(texts: list[str] | tuple[str, ...]) -> str:
+    """What a source's language is read from: its first `_SAMPLE` characters (its pieces
+    joined only as far as needed)."""
+    if texts and len(texts[0]) >= _SAMPLE:
+        return texts[0][:_SAMPLE]
+    return " ".join(texts)[:_SAMPLE]
 _DESCRIBED: dict[str, tuple[str, str, str]] = {}
 
 

@@ -12,12 +12,11 @@ from __future__ import annotations
 
 import re
 
-from services.text.languages import language_of, same_language
+from services.text.languages import language_of, same_language, source_sample
 from services.text.lexical import words
 from services.verification.claims import has_digit, numbers_of
 
 CROSS_LANGUAGE = "cross_language"
-_SAMPLE = 4_000
 # A thousands separator between digits (`1,233`, `1.233`, `1 233`): numbers are compared
 # without them, as languages write them differently.
 _GROUPING = re.compile(r"(?<=\d)[,.\u00a0\u202f\u2009' ](?=\d{3}(?!\d))")
@@ -25,8 +24,7 @@ _GROUPING = re.compile(r"(?<=\d)[,.\u00a0\u202f\u2009' ](?=\d{3}(?!\d))")
 
 def source_language(texts: list[str] | tuple[str, ...]) -> str:
     """The language of a source made of `texts` (read from its first characters)."""
-    sample = " ".join(texts)[:_SAMPLE]
-    return language_of(sample)
+    return language_of(source_sample(texts))
 
 
 def crosses(claim: str, source: str) -> bool:
