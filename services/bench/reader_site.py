@@ -60,7 +60,8 @@ class InertHub:
 
     async def stop(self) -> None: ...
 
-    async def wait_for(self, answer_id: str, timeout: float) -> AnswerRecord | None:
+    async def wait_for(self, answer_id: str, tenant: str,
+                       timeout: float) -> AnswerRecord | None:
         return None
 
     def ready(self) -> bool:

@@ -28,7 +28,8 @@ class StreamHub(Protocol):
 
     def ready(self) -> bool: ...
 
-    async def wait_for(self, answer_id: str, timeout: float) -> AnswerRecord | None: ...
+    async def wait_for(self, answer_id: str, tenant: str,
+                       timeout: float) -> AnswerRecord | None: ...
 
 
 @dataclass

@@ -86,7 +86,7 @@ _PROBLEM_TEXT = {
     401: "Missing, unknown or revoked API key",
     403: "The key lacks the scope, or the body names another tenant",
     404: "No such answer for this key's tenant",
-    409: "The answer_id holds another body, or the Idempotency-Key is in flight",
+    409: "This tenant's answer_id holds another body, or the Idempotency-Key is in flight",
     413: "Body over the ingest limit (never read past it)",
     422: "Invalid answer (every invalid field with its JSON path), or an Idempotency-Key "
          "reused with another payload",

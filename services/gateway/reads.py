@@ -101,7 +101,7 @@ async def _recent_outcome(request: Request, record: AnswerRecord) -> AnswerRecor
     """The outcome the stream hub has just seen for an answer the store still has in
     flight (the store sink writes a moment later): a client that got its result from
     `?wait=` reads the same result by id at once."""
-    recent = await gateway_of(request).hub.wait_for(record.answer_id, 0)
+    recent = await gateway_of(request).hub.wait_for(record.answer_id, record.tenant, 0)
     if recent is not None and is_final(recent) and recent.tenant == record.tenant:
         return recent
     return record

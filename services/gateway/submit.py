@@ -181,7 +181,9 @@ _ACKED_MEMORY = 65_536
 
 class Submitter:
     """Produces admitted answers at most once per (answer_id, body) in this process, and
-    refuses another body under a known answer_id (409, not produced).
+    refuses another body under a known answer_id of the same tenant (409, not produced).
+    Answer ids are per tenant: everything here is keyed by (answer_id, tenant), so another
+    tenant's answer of the same id is neither waited for, nor compared, nor reported.
 
     One store write per submit, before producing, batched over concurrent requests: the
     claim records the answer as `submitted` (visible at once) and tells new / same body /
@@ -195,64 +197,70 @@ class Submitter:
 
     def __init__(self, gateway: Gateway) -> None:
         self._gateway = gateway
-        # The answer ids being submitted now, each with a future done when its submit ends:
-        # a second submit of the same id waits for the first (then finds its claim).
-        self._busy: dict[str, asyncio.Future[None]] = {}
+        # The (answer id, tenant)s being submitted now, each with a future done when its
+        # submit ends: a second submit of the same answer waits for the first (then finds
+        # its claim).
+        self._busy: dict[tuple[str, str], asyncio.Future[None]] = {}
         store = gateway.store
-        self._claims: Batcher[Submission, dict[str, Claim]] = Batcher(store.claim_submissions)
-        self._releases: Batcher[tuple[str, str], None] = Batcher(store.release_submissions)
-        self._acked: dict[str, str] = {}  # answer_id -> body hash, oldest first
+        self._claims: Batcher[Submission, dict[tuple[str, str], Claim]] = Batcher(
+            store.claim_submissions)
+        self._releases: Batcher[tuple[str, str, str], None] = Batcher(
+            store.release_submissions)
+        # (answer_id, tenant) -> body hash, oldest first
+        self._acked: dict[tuple[str, str], str] = {}
 
     async def submit(self, answer: AnswerSubmitted, principal: Principal) -> Accepted:
         gateway = self._gateway
         answer_id = answer.answer_id
+        key = (answer_id, principal.tenant)
         canonical = canonical_json(answer)
         body_sha = body_sha256(canonical)
         event_id = derived_event_id(body_sha, "gateway")
-        while (busy := self._busy.get(answer_id)) is not None:
+        while (busy := self._busy.get(key)) is not None:
             await asyncio.shield(busy)  # shielded: a waiter gone must not cancel the others
-        done = self._busy[answer_id] = asyncio.get_running_loop().create_future()
+        done = self._busy[key] = asyncio.get_running_loop().create_future()
         try:
             submission = Submission(
                 answer_id=answer_id, tenant=principal.tenant, submitted_at=datetime.now(UTC),
                 body_sha256=body_sha, model=model_of(answer.metadata), event_id=event_id,
             )
             try:
-                claim = (await self._claims.call(submission))[answer_id]
+                claim = (await self._claims.call(submission))[key]
             except StoreUnavailable:
                 raise unavailable("store", gateway.settings.retry_after_s) from None
             if claim.outcome == "conflict":
                 raise ProblemError(409, "answer_id_conflict",
-                                   f"answer_id {answer_id!r} was already submitted with "
-                                   "another body", path="$.answer_id",
+                                   f"answer_id {answer_id!r} was already submitted by "
+                                   "this tenant with another body", path="$.answer_id",
                                    extra={"answer_id": answer_id})
             if claim.outcome == "same" and (claim.stored
-                                            or self._acked.get(answer_id) == body_sha):
+                                            or self._acked.get(key) == body_sha):
                 return Accepted(answer_id, event_id)
             try:
                 await gateway.producer.send(answer, principal.tenant, body_sha, canonical)
             except BaseException:
                 if claim.outcome == "created":
-                    await self._release(answer_id, body_sha)
+                    await self._release(key, body_sha)
                 raise
-            self._remember(answer_id, body_sha)
+            self._remember(key, body_sha)
         finally:
-            del self._busy[answer_id]
+            del self._busy[key]
             done.set_result(None)
         return Accepted(answer_id, event_id)
 
-    async def _release(self, answer_id: str, body_sha: str) -> None:
+    async def _release(self, key: tuple[str, str], body_sha: str) -> None:
         # Shielded: a request cancelled mid-produce (client gone) still releases its claim.
+        answer_id, tenant = key
         try:
-            await asyncio.shield(self._releases.call((answer_id, body_sha)))
+            await asyncio.shield(self._releases.call((answer_id, tenant, body_sha)))
         except StoreUnavailable as exc:
             # The claim stays, not `stored`: a retry of the same body produces again.
             log.warning("claim of an unproduced answer not released: store unavailable",
-                        answer_id=answer_id, error=str(exc))
+                        answer_id=answer_id, tenant=tenant, error=str(exc))
 
-    def _remember(self, answer_id: str, body_sha: str) -> None:
+    def _remember(self, key: tuple[str, str], body_sha: str) -> None:
         acked = self._acked
-        acked[answer_id] = body_sha
+        acked[key] = body_sha
         if len(acked) > _ACKED_MEMORY:
             del acked[next(iter(acked))]
 
@@ -273,10 +281,11 @@ def _wait_seconds(request: Request, limit: float) -> float:
 
 async def _wait_for_result(gateway: Gateway, answer_id: str, tenant: str,
                            seconds: float) -> AnswerRecord | None:
-    """The answer's final record if it arrives within `seconds`: the wait is registered
-    with the hub first, then the store is read once, so a result that was already there
-    (or arrives between the two) is not missed."""
-    waiting = asyncio.create_task(gateway.hub.wait_for(answer_id, seconds))
+    """The tenant's answer's final record if it arrives within `seconds`: the wait is
+    registered with the hub first, then the store is read once, so a result that was
+    already there (or arrives between the two) is not missed. Both look by (answer_id,
+    tenant): another tenant's outcome of the same id is not this answer's."""
+    waiting = asyncio.create_task(gateway.hub.wait_for(answer_id, tenant, seconds))
     await asyncio.sleep(0)  # let the hub register the wait
     try:
         try:

@@ -96,11 +96,12 @@ class SubmitOutcome:
 
 @dataclass(frozen=True)
 class Claim:
-    """What `claim_submissions` found for one answer id: `created` (this call recorded it as
-    `submitted`), `same` (it exists with the same body, or one not known) or `conflict`
-    (another body or another tenant). `stored` says the broker is known to hold the answer:
-    the store sink saw it on `answers.submitted`, or a later status exists; a claim not yet
-    stored may belong to a request whose produce is still in flight, or died."""
+    """What `claim_submissions` found for one (answer id, tenant): `created` (this call
+    recorded it as `submitted`), `same` (it exists with the same body, or one not known) or
+    `conflict` (another body under the tenant's answer id). `stored` says the broker is known
+    to hold the answer: the store sink saw it on `answers.submitted`, or a later status
+    exists; a claim not yet stored may belong to a request whose produce is still in
+    flight, or died."""
 
     outcome: Literal["created", "same", "conflict"]
     stored: bool
@@ -247,17 +248,20 @@ class ResultsStore(Protocol):
 
     async def record_submitted(self, submission: Submission) -> SubmitOutcome:
         """Record a submission as `submitted` unless the answer exists: the same body again
-        is `same`, another body under the same answer id `conflict`; a later status is never
+        is `same`, another body under the tenant's answer id `conflict`; a later status is never
         moved back to `submitted`."""
 
-    async def claim_submissions(self, submissions: Sequence[Submission]) -> dict[str, Claim]:
+    async def claim_submissions(
+        self, submissions: Sequence[Submission]
+    ) -> dict[tuple[str, str], Claim]:
         """The gateway's one write per submit, BEFORE producing, for many answers in one
-        transaction: each answer id not yet known is recorded as `submitted` (with its body
-        hash, not yet `stored`); for every id, whether it was new, the same body again, or a
-        conflict. The ids of one call should be distinct (a repeated id: the first counts)."""
+        transaction: each (answer id, tenant) not yet known is recorded as `submitted` (with
+        its body hash, not yet `stored`); for every (answer id, tenant), whether it was new,
+        the same body again, or a conflict (another body of that tenant's answer: another
+        tenant's answer of the same id is another answer). A repeated key: the first counts."""
 
-    async def release_submissions(self, claims: Sequence[tuple[str, str]]) -> None:
-        """Undo `created` claims (answer id, body hash) whose produce failed, so a retry is
+    async def release_submissions(self, claims: Sequence[tuple[str, str, str]]) -> None:
+        """Undo `created` claims (answer id, tenant, body hash) whose produce failed, so a retry is
         processed anew: a row is deleted only while it is still `submitted` with that hash and
         not `stored` (the broker turned out to hold it: kept)."""
 
@@ -268,11 +272,13 @@ class ResultsStore(Protocol):
         later dead letter or rejection of a duplicate."""
 
     async def get(self, answer_id: str, tenant: str | None) -> AnswerRecord | None:
-        """The answer when it exists and belongs to `tenant` (None: any tenant)."""
+        """The tenant's answer of this id when it exists (None: any tenant's, the smallest
+        tenant's when several use the id)."""
 
-    async def get_many(self, answer_ids: Sequence[str]) -> dict[str, AnswerRecord]:
-        """The answers of these ids that exist, of any tenant, in one query (the gateway's
-        batched duplicate check)."""
+    async def get_many(self, answer_ids: Sequence[str],
+                       tenant: str | None = None) -> dict[str, AnswerRecord]:
+        """The tenant's answers of these ids that exist, in one query (tenant None: any
+        tenant's, the smallest tenant's of an id several use)."""
 
     async def query(self, query: AnswerQuery) -> Page: ...
 

@@ -16,10 +16,15 @@ transaction:
 - PostgreSQL: one INSERT ... SELECT FROM unnest(...) ON CONFLICT DO NOTHING RETURNING
   (atomic on its own: concurrent gateways cannot both create an id), then one SELECT of the
   ids that were already there, on an asyncpg pool of this module's own (SQLAlchemy's adds a
-  pre-ping and a reset round trip to every checkout). The rows go in ordered by answer id,
-  as the sink's do (sql.py): an insert meeting another transaction's uncommitted row of the
-  same id waits for it, so two batches taking their ids in different orders could each wait
-  for the other (PostgreSQL's deadlock error); in one order the first to reach an id goes on.
+  pre-ping and a reset round trip to every checkout). The rows go in ordered by (answer id,
+  tenant), as the sink's do (sql.py): an insert meeting another transaction's uncommitted
+  row of the same key waits for it, so two batches taking their keys in different orders
+  could each wait for the other (PostgreSQL's deadlock error); in one order the first to
+  reach a key goes on.
+
+An answer is its (answer_id, tenant) (migration 0003): a batch may hold several tenants'
+submissions (the gateway batches concurrent requests), and each tenant's answer id is its
+own row, so another tenant's answer of the same id is never read, compared or reported.
 """
 
 from __future__ import annotations
@@ -51,46 +56,48 @@ _PG_TYPES = ("text", "text", "text", "text", "bigint", "bigint", "text", "text",
              "bigint")
 _PG_INSERT = (f"INSERT INTO answers ({', '.join(_COLUMNS)}) SELECT * FROM unnest("
               + ", ".join(f"${n}::{t}[]" for n, t in enumerate(_PG_TYPES, 1))
-              + ") ON CONFLICT DO NOTHING RETURNING answer_id")
-_PG_EXISTING = f"SELECT {_EXISTING} FROM answers WHERE answer_id = ANY($1::text[])"
+              + ") ON CONFLICT DO NOTHING RETURNING answer_id, tenant")
+_PG_EXISTING = (f"SELECT {_EXISTING} FROM answers WHERE (answer_id, tenant) IN "
+                "(SELECT * FROM unnest($1::text[], $2::text[]))")
+Key = tuple[str, str]  # (answer_id, tenant)
 _PG_POOL = 4  # connections: claims are one batch at a time, reads beside them
 _SQLITE_BUSY_S = 30.0  # as the engine's busy_timeout: the sink and gateways share the file
 
 
-def claim_rows(submissions: Sequence[Submission], now_ms: int) -> dict[str, tuple[Any, ...]]:
-    """One row (in `_COLUMNS` order) per answer id; the first submission of an id wins."""
-    rows: dict[str, tuple[Any, ...]] = {}
+def claim_rows(submissions: Sequence[Submission], now_ms: int) -> dict[Key, tuple[Any, ...]]:
+    """One row (in `_COLUMNS` order) per (answer id, tenant); the first submission wins."""
+    rows: dict[Key, tuple[Any, ...]] = {}
     for s in submissions:
-        if s.answer_id not in rows:
+        if (s.answer_id, s.tenant) not in rows:
             at = to_ms(s.submitted_at)
-            rows[s.answer_id] = (s.answer_id, s.tenant, "submitted", s.model, at, at,
-                                 s.body_sha256, s.event_id, at, now_ms)
+            rows[(s.answer_id, s.tenant)] = (s.answer_id, s.tenant, "submitted", s.model, at,
+                                             at, s.body_sha256, s.event_id, at, now_ms)
     return rows
 
 
-def classify(rows: dict[str, tuple[Any, ...]], inserted: set[str],
-             existing: Mapping[str, Sequence[Any]]) -> dict[str, Claim]:
-    """Each id's claim: `created` when this batch inserted it; else `conflict` when the row
-    there has another body or tenant, `same` otherwise (`stored` when the broker is known to
-    hold it: the sink saw the submission, or a later status exists)."""
-    claims: dict[str, Claim] = {}
-    for answer_id, row in rows.items():
-        if answer_id in inserted:
-            claims[answer_id] = Claim("created", False)
+def classify(rows: dict[Key, tuple[Any, ...]], inserted: set[Key],
+             existing: Mapping[Key, Sequence[Any]]) -> dict[Key, Claim]:
+    """Each (answer id, tenant)'s claim: `created` when this batch inserted it; else
+    `conflict` when the tenant's row there has another body, `same` otherwise (`stored`
+    when the broker is known to hold it: the sink saw the submission, or a later status
+    exists). Another tenant's answer of the same id is another key: never seen here."""
+    claims: dict[Key, Claim] = {}
+    for key, row in rows.items():
+        if key in inserted:
+            claims[key] = Claim("created", False)
             continue
-        there = existing.get(answer_id)
+        there = existing.get(key)
         if there is None:
             # Released by another request between the INSERT and the SELECT (PostgreSQL):
             # not known to be stored, so the caller produces (and the sink records it).
-            claims[answer_id] = Claim("same", False)
+            claims[key] = Claim("same", False)
             continue
-        _, tenant, status, body_sha256, submitted_event_id = there
+        _, _, status, body_sha256, submitted_event_id = there
         wanted_sha = row[6]
         other_body = body_sha256 is not None and wanted_sha is not None \
             and body_sha256 != wanted_sha
         stored = status != "submitted" or submitted_event_id is not None
-        claims[answer_id] = Claim(
-            "conflict" if other_body or tenant != row[1] else "same", stored)
+        claims[key] = Claim("conflict" if other_body else "same", stored)
     return claims
 
 
@@ -107,7 +114,7 @@ class SqliteHotPath:
         self._local = threading.local()
         self._opened: list[sqlite3.Connection] = []
 
-    async def claim(self, submissions: Sequence[Submission], now_ms: int) -> dict[str, Claim]:
+    async def claim(self, submissions: Sequence[Submission], now_ms: int) -> dict[Key, Claim]:
         rows = claim_rows(submissions, now_ms)
         try:
             inserted, existing = await asyncio.get_running_loop().run_in_executor(
@@ -128,8 +135,10 @@ class SqliteHotPath:
                 from error
 
     def _get_row(self, answer_id: str, tenant: str | None) -> dict[str, Any] | None:
+        # Any tenant (None): of an id several tenants use, the smallest tenant's answer.
         cursor = self._connection().execute(
-            "SELECT * FROM answers WHERE answer_id = ?" if tenant is None else
+            "SELECT * FROM answers WHERE answer_id = ? ORDER BY tenant LIMIT 1"
+            if tenant is None else
             "SELECT * FROM answers WHERE answer_id = ? AND tenant = ?",
             (answer_id,) if tenant is None else (answer_id, tenant))
         found = cursor.fetchone()
@@ -152,21 +161,22 @@ class SqliteHotPath:
         return conn
 
     def _claim(self, rows: list[tuple[Any, ...]]
-               ) -> tuple[set[str], dict[str, Sequence[Any]]]:
+               ) -> tuple[set[Key], dict[Key, Sequence[Any]]]:
         # Four statements a batch, each one step of SQLite (one multi-row INSERT, not an
         # executemany): this thread gives up and takes back the GIL around every step, and
         # each take-back may wait for the busy event loop's switch interval.
         conn = self._connection()
-        existing: dict[str, Sequence[Any]] = {}
+        existing: dict[Key, Sequence[Any]] = {}
         conn.execute("BEGIN IMMEDIATE")
         try:
             for start in range(0, len(rows), _SQLITE_CHUNK):
                 chunk = rows[start:start + _SQLITE_CHUNK]
-                ids = [row[0] for row in chunk]
-                found = {r[0]: r for r in conn.execute(
-                    f"SELECT {_EXISTING} FROM answers WHERE answer_id IN "
-                    f"({', '.join('?' * len(ids))})", ids)}
-                new = [value for row in chunk if row[0] not in found for value in row]
+                keys = [value for row in chunk for value in row[:2]]
+                found = {(r[0], r[1]): r for r in conn.execute(
+                    f"SELECT {_EXISTING} FROM answers WHERE (answer_id, tenant) IN "
+                    f"(VALUES {', '.join(['(?, ?)'] * len(chunk))})", keys)}
+                new = [value for row in chunk if (row[0], row[1]) not in found
+                       for value in row]
                 if new:
                     conn.execute(f"INSERT INTO answers ({', '.join(_COLUMNS)}) VALUES "
                                  + ", ".join([_SQLITE_ROW] * (len(new) // len(_COLUMNS)))
@@ -177,7 +187,7 @@ class SqliteHotPath:
             if conn.in_transaction:
                 conn.execute("ROLLBACK")
             raise
-        return {row[0] for row in rows if row[0] not in existing}, existing
+        return {(row[0], row[1]) for row in rows if (row[0], row[1]) not in existing}, existing
 
     async def close(self) -> None:
         self._pool.shutdown()
@@ -206,22 +216,24 @@ class PgHotPath:
                         command_timeout=60)
         return self._pool
 
-    async def claim(self, submissions: Sequence[Submission], now_ms: int) -> dict[str, Claim]:
+    async def claim(self, submissions: Sequence[Submission], now_ms: int) -> dict[Key, Claim]:
         rows = claim_rows(submissions, now_ms)
+        # Sorted: by (answer_id, tenant) first, the order every writer takes keys in.
         columns = [list(column) for column in zip(*sorted(rows.values()), strict=True)]
         async with (await self._connections()).acquire() as conn:
-            inserted = {r[0] for r in await conn.fetch(_PG_INSERT, *columns)}
-            rest = [answer_id for answer_id in rows if answer_id not in inserted]
-            existing = {r[0]: tuple(r) for r in await conn.fetch(_PG_EXISTING, rest)} \
-                if rest else {}
+            inserted = {(r[0], r[1]) for r in await conn.fetch(_PG_INSERT, *columns)}
+            rest = [key for key in rows if key not in inserted]
+            existing = {(r[0], r[1]): tuple(r) for r in await conn.fetch(
+                _PG_EXISTING, [k[0] for k in rest], [k[1] for k in rest])} if rest else {}
         return classify(rows, inserted, existing)
 
     async def get_row(self, answer_id: str, tenant: str | None) -> dict[str, Any] | None:
         """The answer's row (columns by name, `detail` decoded), None when there is none
         (or it is another tenant's)."""
         async with (await self._connections()).acquire() as conn:
-            found = await (conn.fetchrow("SELECT * FROM answers WHERE answer_id = $1",
-                                         answer_id) if tenant is None else
+            found = await (conn.fetchrow("SELECT * FROM answers WHERE answer_id = $1 "
+                                         "ORDER BY tenant LIMIT 1", answer_id)
+                           if tenant is None else
                            conn.fetchrow("SELECT * FROM answers WHERE answer_id = $1 AND "
                                          "tenant = $2", answer_id, tenant))
         if found is None:

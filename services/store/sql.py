@@ -66,6 +66,8 @@ IDEMPOTENCY_TTL_MS = 24 * 3600 * 1000
 # A claim still in flight after this long belongs to a request that died with its process.
 IN_FLIGHT_TTL_MS = 5 * 60 * 1000
 _ANSWER_COLUMNS = [c.name for c in answers.columns]
+# An answer's key: each tenant has its own answer ids (migration 0003).
+_ANSWER_KEY = ("answer_id", "tenant")
 
 
 @asynccontextmanager
@@ -123,32 +125,36 @@ class SqlStore:
         async with transaction(self.engine) as conn:
             now = _now_ms()
             row = submission_row(submission, now)
-            if await _insert_new(conn, answers, "answer_id", [row]):
+            if await _insert_new(conn, answers, _ANSWER_KEY, [row]):
                 return SubmitOutcome("created", _record(row))
-            existing = (await _locked_rows(conn, [submission.answer_id]))[submission.answer_id]
-            other_body = (existing["body_sha256"] is not None
-                          and submission.body_sha256 is not None
-                          and existing["body_sha256"] != submission.body_sha256)
-            if other_body or existing["tenant"] != submission.tenant:
+            key = (submission.answer_id, submission.tenant)
+            existing = (await _locked_rows(conn, [key]))[key]
+            # Only the tenant's own answer under this id can conflict: another tenant's
+            # is another row (answer ids are per tenant).
+            if (existing["body_sha256"] is not None and submission.body_sha256 is not None
+                    and existing["body_sha256"] != submission.body_sha256):
                 return SubmitOutcome("conflict", _record(existing))
             changed = apply_submission(existing, submission)
             if changed is not None:
                 await _update_rows(conn, [changed])
             return SubmitOutcome("same", _record(changed or existing))
 
-    async def claim_submissions(self, submissions: Sequence[Submission]) -> dict[str, Claim]:
+    async def claim_submissions(
+        self, submissions: Sequence[Submission]
+    ) -> dict[tuple[str, str], Claim]:
         """See services.store.hot_path (the submit path's write, one transaction a batch)."""
         if not submissions:
             return {}
         async with _outages():
             return await self._hot.claim(submissions, _now_ms())
 
-    async def release_submissions(self, claims: Sequence[tuple[str, str]]) -> None:
+    async def release_submissions(self, claims: Sequence[tuple[str, str, str]]) -> None:
         if not claims:
             return
         async with transaction(self.engine) as conn:
-            await conn.execute(_RELEASE, [{"b_answer_id": answer_id, "b_sha": sha}
-                                          for answer_id, sha in claims])
+            await conn.execute(_RELEASE, [
+                {"b_answer_id": answer_id, "b_tenant": tenant, "b_sha": sha}
+                for answer_id, tenant, sha in claims])
 
     async def apply(self, updates: Sequence[ResultUpdate]) -> int:
         return await self.apply_batch(updates)
@@ -179,8 +185,13 @@ class SqlStore:
             found = await self._hot.get_row(answer_id, tenant)
         return None if found is None else _record(found)
 
-    async def get_many(self, answer_ids: Sequence[str]) -> dict[str, AnswerRecord]:
-        stmt = sa.select(answers).where(answers.c.answer_id.in_(list(answer_ids)))
+    async def get_many(self, answer_ids: Sequence[str],
+                       tenant: str | None = None) -> dict[str, AnswerRecord]:
+        where: list[Any] = [answers.c.answer_id.in_(list(answer_ids))]
+        if tenant is not None:
+            where.append(answers.c.tenant == tenant)
+        # Of an id several tenants use (tenant None), the smallest tenant's answer.
+        stmt = sa.select(answers).where(*where).order_by(answers.c.tenant.desc())
         async with transaction(self.engine, write=False) as conn:
             rows = (await conn.execute(stmt)).mappings().all()
         return {row["answer_id"]: _record(dict(row)) for row in rows}
@@ -189,17 +200,25 @@ class SqlStore:
         c = answers.c
         where = _filters(query)
         if query.cursor:
-            at, answer_id = _decode_cursor(query.cursor)
-            where.append(sa.or_(c.answered_at_ms < at,
-                                sa.and_(c.answered_at_ms == at, c.answer_id < answer_id)))
+            at, answer_id, tenant = _decode_cursor(query.cursor)
+            # (answered_at, answer_id, tenant) orders every row: two tenants' answers of one
+            # id at one time are both listed (tenant None: a cursor of before 0003, whose
+            # position is (at, answer_id) alone).
+            where.append(sa.or_(
+                c.answered_at_ms < at,
+                sa.and_(c.answered_at_ms == at, c.answer_id < answer_id),
+                sa.and_(c.answered_at_ms == at, c.answer_id == answer_id,
+                        c.tenant < tenant) if tenant is not None else sa.false()))
         limit = max(1, min(int(query.limit), 1000))
         stmt = (sa.select(answers).where(*where)
-                .order_by(c.answered_at_ms.desc(), c.answer_id.desc()).limit(limit + 1))
+                .order_by(c.answered_at_ms.desc(), c.answer_id.desc(), c.tenant.desc())
+                .limit(limit + 1))
         async with transaction(self.engine, write=False) as conn:
             rows = [dict(r) for r in (await conn.execute(stmt)).mappings()]
         more = len(rows) > limit
         rows = rows[:limit]
-        cursor = _encode_cursor(rows[-1]["answered_at_ms"], rows[-1]["answer_id"]) if more else None
+        cursor = _encode_cursor(rows[-1]["answered_at_ms"], rows[-1]["answer_id"],
+                                rows[-1]["tenant"]) if more else None
         return Page([_record(r) for r in rows], cursor)
 
     async def stats(self, query: StatsQuery) -> list[GroupStats]:
@@ -234,7 +253,7 @@ class SqlStore:
                  "headers": {}, "body": b"", "created_at_ms": now}
         t = idempotency_keys
         async with transaction(self.engine) as conn:
-            if await _insert_new(conn, t, "key", [claim]):
+            if await _insert_new(conn, t, ("tenant", "key"), [claim]):
                 return None
             where = (t.c.tenant == tenant, t.c.key == key)
             row = (await conn.execute(sa.select(t).where(*where).with_for_update())).one()
@@ -347,21 +366,23 @@ class SqlStore:
 
 
 async def _apply_answer_events(conn: AsyncConnection, events: Sequence[AnswerEvent]) -> int:
-    """New answers inserted in one statement; the rest locked, folded and updated."""
+    """New answers inserted in one statement; the rest locked, folded and updated. An answer
+    is its (answer_id, tenant): the tenant each event carries (decode.tenant_of) picks the
+    row, so two tenants' answers of one id never touch each other's."""
     now = _now_ms()
-    by_answer: dict[str, list[AnswerEvent]] = {}
+    by_answer: dict[tuple[str, str], list[AnswerEvent]] = {}
     for item in events:
-        by_answer.setdefault(item.answer_id, []).append(item)
-    fresh = {answer_id: _fold(None, items, now) for answer_id, items in by_answer.items()}
-    inserted = await _insert_new(conn, answers, "answer_id",
+        by_answer.setdefault((item.answer_id, item.tenant), []).append(item)
+    fresh = {key: _fold(None, items, now) for key, items in by_answer.items()}
+    inserted = await _insert_new(conn, answers, _ANSWER_KEY,
                                  [row for row in fresh.values() if row is not None])
-    rest = [answer_id for answer_id in by_answer if answer_id not in inserted]
+    rest = [key for key in by_answer if key not in inserted]
     if not rest:
         return len(inserted)
     existing = await _locked_rows(conn, rest)
     updated = []
-    for answer_id in rest:
-        row = _fold(existing[answer_id], by_answer[answer_id], now)
+    for key in rest:
+        row = _fold(existing[key], by_answer[key], now)
         if row is not None:
             updated.append(row)
     await _update_rows(conn, updated)
@@ -387,37 +408,47 @@ def _fold(row: Row | None, items: Sequence[AnswerEvent], now: int) -> Row | None
 
 
 async def _insert_new(
-    conn: AsyncConnection, table: sa.Table, key: str, rows: list[Row]
+    conn: AsyncConnection, table: sa.Table, key: str | tuple[str, ...], rows: list[Row]
 ) -> set[Any]:
-    """Insert the rows that do not exist yet (one statement); the keys of those inserted.
-    Rows go in key order: on PostgreSQL an insert meeting another transaction's uncommitted
-    row of the same key waits for it, and two writers (sink, gateway claims: hot_path.py)
-    taking shared keys in different orders could each wait for the other."""
+    """Insert the rows that do not exist yet (one statement); the keys of those inserted
+    (a tuple of the values per row when `key` names several columns). Rows go in key
+    order: on PostgreSQL an insert meeting another transaction's uncommitted row of the
+    same key waits for it, and two writers (sink, gateway claims: hot_path.py) taking
+    shared keys in different orders could each wait for the other. Answers go in
+    (answer_id, tenant) order, the order hot_path.py's claims use too."""
     if not rows:
         return set()
+    names = (key,) if isinstance(key, str) else key
     insert = postgresql.insert if conn.dialect.name == "postgresql" else sqlite.insert
-    stmt = insert(table).on_conflict_do_nothing().returning(table.c[key])
-    result = await conn.execute(stmt, sorted(rows, key=lambda row: row[key]))
-    return {r[0] for r in result}
+    stmt = insert(table).on_conflict_do_nothing().returning(*(table.c[n] for n in names))
+    result = await conn.execute(stmt, sorted(rows, key=lambda row: [row[n] for n in names]))
+    return {r[0] if isinstance(key, str) else tuple(r) for r in result}
 
 
-async def _locked_rows(conn: AsyncConnection, answer_ids: list[str]) -> dict[str, Row]:
-    stmt = sa.select(answers).where(answers.c.answer_id.in_(answer_ids))
+async def _locked_rows(conn: AsyncConnection,
+                       keys: list[tuple[str, str]]) -> dict[tuple[str, str], Row]:
+    """The rows of these (answer_id, tenant) keys, locked on PostgreSQL."""
+    c = answers.c
+    stmt = sa.select(answers).where(sa.tuple_(c.answer_id, c.tenant).in_(keys))
     if conn.dialect.name == "postgresql":
         # Locked in one order for every writer, as the inserts are (_insert_new).
-        stmt = stmt.order_by(answers.c.answer_id).with_for_update()
-    return {r["answer_id"]: dict(r) for r in (await conn.execute(stmt)).mappings()}
+        stmt = stmt.order_by(c.answer_id, c.tenant).with_for_update()
+    return {(r["answer_id"], r["tenant"]): dict(r)
+            for r in (await conn.execute(stmt)).mappings()}
 
 
 _UPDATE = (
     sa.update(answers)
-    .where(answers.c.answer_id == sa.bindparam("b_answer_id"))
-    .values({name: sa.bindparam(name) for name in _ANSWER_COLUMNS if name != "answer_id"})
+    .where(answers.c.answer_id == sa.bindparam("b_answer_id"),
+           answers.c.tenant == sa.bindparam("b_tenant"))
+    .values({name: sa.bindparam(name) for name in _ANSWER_COLUMNS
+             if name not in _ANSWER_KEY})
 )
 
 
 _RELEASE = sa.delete(answers).where(
     answers.c.answer_id == sa.bindparam("b_answer_id"),
+    answers.c.tenant == sa.bindparam("b_tenant"),
     answers.c.body_sha256 == sa.bindparam("b_sha"),
     answers.c.status == "submitted",
     answers.c.submitted_event_id.is_(None),
@@ -426,8 +457,8 @@ _RELEASE = sa.delete(answers).where(
 
 async def _update_rows(conn: AsyncConnection, rows: list[Row]) -> None:
     if rows:
-        params = [{**{k: v for k, v in r.items() if k != "answer_id"},
-                   "b_answer_id": r["answer_id"]} for r in rows]
+        params = [{**{k: v for k, v in r.items() if k not in _ANSWER_KEY},
+                   "b_answer_id": r["answer_id"], "b_tenant": r["tenant"]} for r in rows]
         await conn.execute(_UPDATE, params)
 
 
@@ -459,20 +490,24 @@ def _filters(query: AnswerQuery) -> list[Any]:
     return where
 
 
-def _encode_cursor(answered_at_ms: int, answer_id: str) -> str:
-    raw = orjson.dumps([answered_at_ms, answer_id])
+def _encode_cursor(answered_at_ms: int, answer_id: str, tenant: str) -> str:
+    raw = orjson.dumps([answered_at_ms, answer_id, tenant])
     return base64.urlsafe_b64encode(raw).decode().rstrip("=")
 
 
-def _decode_cursor(cursor: str) -> tuple[int, str]:
+def _decode_cursor(cursor: str) -> tuple[int, str, str | None]:
+    """(answered_at, answer_id, tenant) of a cursor; tenant None for one issued before
+    answers were keyed by tenant ([at, answer_id])."""
     try:
         raw = base64.urlsafe_b64decode(cursor + "=" * (-len(cursor) % 4))
-        at, answer_id = orjson.loads(raw)
+        at, answer_id, *rest = orjson.loads(raw)
     except (binascii.Error, ValueError, TypeError):
         raise InvalidCursor("invalid cursor") from None
-    if not isinstance(at, int) or not isinstance(answer_id, str):
+    tenant = rest[0] if len(rest) == 1 else None
+    if not isinstance(at, int) or not isinstance(answer_id, str) or len(rest) > 1 \
+            or (rest and not isinstance(tenant, str)):
         raise InvalidCursor("invalid cursor")
-    return at, answer_id
+    return at, answer_id, tenant
 
 
 def _record(row: Row) -> AnswerRecord:

@@ -13,11 +13,12 @@ metadata = sa.MetaData()
 
 ID = sa.String(200)
 
+# Keyed by (answer_id, tenant): each tenant has its own answer ids (migration 0003).
 answers = sa.Table(
     "answers",
     metadata,
     sa.Column("answer_id", ID, primary_key=True),
-    sa.Column("tenant", ID, nullable=False),
+    sa.Column("tenant", ID, primary_key=True),
     sa.Column("status", sa.String(16), nullable=False),
     sa.Column("model", ID),
     # When it was submitted, or first seen when its submission was not (sort and window key).

@@ -7,6 +7,9 @@ five pipeline stages and the store sink, with the results store on SQLite and Po
 - two gateway processes on one store taking the same answer ids at once: every same-body
   submit is a 202 and the answer is stored and formatted once; of two bodies under one id,
   one is a 202 and the other a 409, and the result is the 202's;
+- two tenants submitting the same answer_ids (one by one with ?wait=, and in batches, at
+  once): every submit is a 202, each tenant's answer is formatted and stored, and every
+  read (by id, ?wait=, the list) gives each tenant only its own;
 - the broker down: 503 with Retry-After and nothing recorded.
 """
 
@@ -97,24 +100,25 @@ async def _key(url: str, tenant: str = "acme") -> str:
         await store.close()
 
 
-async def _records(url: str, ids: list[str]) -> dict[str, Any]:
+async def _records(url: str, ids: list[str], tenant: str | None = None) -> dict[str, Any]:
     store = _store(url)
     try:
-        return await store.get_many(ids)
+        return await store.get_many(ids, tenant)
     finally:
         await store.close()
 
 
-def _wait_formatted(harness: Harness, url: str, ids: list[str]) -> dict[str, Any]:
-    """The store's records of `ids` once every one of them is formatted."""
+def _wait_formatted(harness: Harness, url: str, ids: list[str],
+                    tenant: str | None = None) -> dict[str, Any]:
+    """The store's records of `ids` (the tenant's) once every one of them is formatted."""
 
     def all_formatted() -> bool:
-        records = asyncio.run(_records(url, ids))
+        records = asyncio.run(_records(url, ids, tenant))
         return len(records) == len(ids) and all(
             r.status == "formatted" for r in records.values())
 
     harness.wait_for(all_formatted, "every answer formatted in the store")
-    return asyncio.run(_records(url, ids))
+    return asyncio.run(_records(url, ids, tenant))
 
 
 @pytest.fixture
@@ -319,3 +323,73 @@ def test_broker_down_is_503_and_nothing_is_recorded(harness: Harness, tmp_path: 
     got = httpx.get(f"{gateway.url}/v1/answers/{answer['answer_id']}",
                     headers={"Authorization": f"Bearer {key}"})
     assert got.status_code == 404
+
+
+def test_two_tenants_using_the_same_answer_ids(harness: Harness, pipeline: str) -> None:
+    """Answer ids are per tenant: tenant tb submitting ta's answer_ids (a single submit with
+    ?wait= at the same moment, and a batch) is never a 409 and learns nothing of ta's;
+    both tenants' answers go through the pipeline under the same Kafka key, each is
+    formatted and stored on its own, and each tenant reads only its own result."""
+    gateway = Gateway(harness, pipeline)
+    gateway.start()
+    keys = {tenant: asyncio.run(_key(pipeline, tenant)) for tenant in ("ta", "tb")}
+    # Warm the stages up (group joins) so that ?wait= meets a steady pipeline.
+    warm = small_answers(1, prefix="tenant-warm")
+    harness.submit(warm)
+    harness.wait_for_keys("answers.formatted", {warm[0]["answer_id"]})
+
+    def of(tenant: str, answers: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        # Each tenant's own body under the same id (its model, and its own text).
+        return [{**a, "text": f"{a['text']} Said to {tenant}.",
+                 "metadata": {"model": f"m-{tenant}"}} for a in answers]
+
+    single = small_answers(1, prefix="tenant-single")
+    batch = small_answers(5, prefix="tenant-batch")
+    waited: dict[str, httpx.Response] = {}
+    batches: dict[str, httpx.Response] = {}
+    barrier = threading.Barrier(2)
+
+    def submit(tenant: str) -> None:
+        headers = {"Authorization": f"Bearer {keys[tenant]}"}
+        barrier.wait()
+        waited[tenant] = httpx.post(f"{gateway.url}/v1/answers?wait=30", headers=headers,
+                                    content=orjson.dumps(of(tenant, single)[0]), timeout=60)
+        batches[tenant] = httpx.post(f"{gateway.url}/v1/answers:batch", headers=headers,
+                                     content=orjson.dumps(of(tenant, batch)), timeout=60)
+
+    threads = [threading.Thread(target=submit, args=(tenant,)) for tenant in keys]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(timeout=WAIT_S)
+    assert not any(thread.is_alive() for thread in threads)
+    ids = [a["answer_id"] for a in single + batch]
+    for tenant, key in keys.items():
+        # ?wait= gave the tenant's own result (not the other tenant's of the same id).
+        r = waited[tenant]
+        assert r.status_code == 200, r.text
+        assert r.json()["metadata"] == {"model": f"m-{tenant}", "tenant": tenant}
+        doc = batches[tenant].json()
+        assert (doc["accepted"], doc["refused"]) == (5, 0), doc
+        assert [line["status"] for line in doc["results"]] == [202] * 5
+        records = _wait_formatted(harness, pipeline, ids, tenant)
+        headers = {"Authorization": f"Bearer {key}"}
+        for answer_id in ids:
+            assert records[answer_id].tenant == tenant and records[answer_id].model == f"m-{tenant}"
+            got = httpx.get(f"{gateway.url}/v1/answers/{answer_id}", headers=headers)
+            assert got.status_code == 200 and got.headers["citeflow-status"] == "formatted"
+            result = got.json()
+            assert result["metadata"] == {"model": f"m-{tenant}", "tenant": tenant}
+            assert f"Said to {tenant}." in result["text"]
+        listed = httpx.get(f"{gateway.url}/v1/answers?limit=100", headers=headers).json()
+        assert sorted((i["answer_id"], i["tenant"]) for i in listed["items"]) == sorted(
+            (answer_id, tenant) for answer_id in ids)
+    # One Kafka key, two answers: each id was formatted twice, by two events (one each).
+    formatted: dict[str, set[str]] = {}
+    for record in harness.read("answers.formatted"):
+        assert record.key is not None
+        value = orjson.loads(record.value)
+        if record.key.decode() in ids:
+            formatted.setdefault(record.key.decode(), set()).add(
+                value["data"]["metadata"]["tenant"])
+    assert formatted == {answer_id: {"ta", "tb"} for answer_id in ids}

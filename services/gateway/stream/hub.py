@@ -120,9 +120,11 @@ class Hub:
         self._warm = asyncio.Event()
         self._by_tenant: dict[str | None, set[Subscriber]] = {}
         self._ending: set[Subscriber] = set()
-        self._waiters: dict[str, list[asyncio.Future[AnswerRecord]]] = {}
+        # Keyed by (answer_id, tenant): answer ids are per tenant.
+        self._waiters: dict[tuple[str, str], list[asyncio.Future[AnswerRecord]]] = {}
         self._recent_ids: dict[str, None] = {}
-        self._recent: dict[str, AnswerRecord] = {}  # answer id -> latest outcome
+        # (answer id, tenant) -> latest outcome
+        self._recent: dict[tuple[str, str], AnswerRecord] = {}
         self._overflow = frames.control("overflow", {
             "detail": f"this client fell more than {self.limits.client_buffer} events behind "
                       "and was disconnected; reconnect with Last-Event-ID (EventSource does) "
@@ -188,7 +190,7 @@ class Hub:
         self.ring.append(frame)
         if history:
             return
-        self._resolve_waiters(update.answer_id)
+        self._resolve_waiters((update.answer_id, update.tenant))
         ended = []
         offered = 0
         for group in (self._by_tenant.get(frame.tenant), self._by_tenant.get(None)):
@@ -207,8 +209,9 @@ class Hub:
         self._recent_ids[update.event_id] = None
         if len(self._recent_ids) > self.limits.recent_ids:
             del self._recent_ids[next(iter(self._recent_ids))]
-        self._recent.pop(update.answer_id, None)
-        self._recent[update.answer_id] = record_of(update)
+        key = (update.answer_id, update.tenant)
+        self._recent.pop(key, None)
+        self._recent[key] = record_of(update)
         if len(self._recent) > self.limits.recent_outcomes:
             del self._recent[next(iter(self._recent))]
 
@@ -428,15 +431,19 @@ class Hub:
 
     # -- ?wait= --------------------------------------------------------------------------
 
-    async def wait_for(self, answer_id: str, timeout: float) -> AnswerRecord | None:
-        """The answer's outcome (formatted, rejected or dead-lettered) when it passes
-        through the hub within `timeout` seconds, or already did recently (the last
-        `recent_outcomes` outcomes); None when the time runs out."""
-        recent = self._recent.get(answer_id)
+    async def wait_for(self, answer_id: str, tenant: str,
+                       timeout: float) -> AnswerRecord | None:
+        """The tenant's answer's outcome (formatted, rejected or dead-lettered) when it
+        passes through the hub within `timeout` seconds, or already did recently (the last
+        `recent_outcomes` outcomes); None when the time runs out. Answer ids are per
+        tenant: outcomes are kept and waited for by (answer_id, tenant), so another
+        tenant's outcome of the same id neither ends nor answers this wait."""
+        key = (answer_id, tenant)
+        recent = self._recent.get(key)
         if recent is not None:
             return recent
         future: asyncio.Future[AnswerRecord] = asyncio.get_running_loop().create_future()
-        waiters = self._waiters.setdefault(answer_id, [])
+        waiters = self._waiters.setdefault(key, [])
         waiters.append(future)
         try:
             return await asyncio.wait_for(future, timeout)
@@ -445,12 +452,12 @@ class Hub:
         finally:
             waiters.remove(future)
             if not waiters:
-                self._waiters.pop(answer_id, None)
+                self._waiters.pop(key, None)
 
-    def _resolve_waiters(self, answer_id: str) -> None:
-        for future in self._waiters.get(answer_id, ()):
+    def _resolve_waiters(self, key: tuple[str, str]) -> None:
+        for future in self._waiters.get(key, ()):
             if not future.done():
-                future.set_result(self._recent[answer_id])
+                future.set_result(self._recent[key])
 
 
 async def write_all(write: Write, parts: list[bytes]) -> None:

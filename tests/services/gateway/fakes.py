@@ -31,19 +31,44 @@ from services.store.api import (
 )
 
 
+class Answers(dict[tuple[str, str], AnswerRecord]):
+    """Answers by (answer_id, tenant), as the store keys them. For tests of one tenant, a
+    plain answer_id stands for the (first) answer of that id, and setting one keys it by
+    the record's tenant."""
+
+    def _key(self, key: str | tuple[str, str]) -> tuple[str, str]:
+        if isinstance(key, tuple):
+            return key
+        return next((k for k in self if k[0] == key), (key, ""))
+
+    def __getitem__(self, key: str | tuple[str, str]) -> AnswerRecord:
+        return super().__getitem__(self._key(key))
+
+    def __contains__(self, key: object) -> bool:
+        return isinstance(key, (str, tuple)) and super().__contains__(self._key(key))
+
+    def __delitem__(self, key: str | tuple[str, str]) -> None:
+        super().__delitem__(self._key(key))
+
+    def __setitem__(self, key: str | tuple[str, str],
+                    value: AnswerRecord) -> None:
+        super().__setitem__(key if isinstance(key, tuple) else (key, value.tenant), value)
+
+
 class FakeStore:
     """Enough of the ResultsStore Protocol for the gateway's routes; `down` makes every
-    call raise StoreUnavailable."""
+    call raise StoreUnavailable. Answers are keyed by (answer_id, tenant), as in the store."""
 
     def __init__(self) -> None:
-        self.answers: dict[str, AnswerRecord] = {}
+        self.answers = Answers()
         self.keys: dict[str, tuple[ApiKey, str]] = {}
         self.idempotency: dict[tuple[str, str], StoredResponse] = {}
         self.down = False
         self.verify_calls = 0
         self.stats_queries: list[StatsQuery] = []
         self.answer_queries: list[AnswerQuery] = []
-        self.unstored: set[str] = set()  # claimed, not yet seen on the topic by the sink
+        # claimed, not yet seen on the topic by the sink
+        self.unstored: set[tuple[str, str]] = set()
 
     def _check(self) -> None:
         if self.down:
@@ -58,7 +83,8 @@ class FakeStore:
 
     async def record_submitted(self, submission: Submission) -> SubmitOutcome:
         self._check()
-        found = self.answers.get(submission.answer_id)
+        key = (submission.answer_id, submission.tenant)
+        found = self.answers.get(key)
         if found is not None:
             same = found.body_sha256 in (None, submission.body_sha256)
             return SubmitOutcome("same" if same else "conflict", found)
@@ -69,39 +95,40 @@ class FakeStore:
             reason=None, detail=None, summary=None, latency_ms=None, position=None,
             body_sha256=submission.body_sha256,
         )
-        self.answers[submission.answer_id] = record
+        self.answers[key] = record
         return SubmitOutcome("created", record)
 
-    async def claim_submissions(self, submissions: Sequence[Submission]) -> dict[str, Claim]:
+    async def claim_submissions(
+        self, submissions: Sequence[Submission]
+    ) -> dict[tuple[str, str], Claim]:
         self._check()
-        claims: dict[str, Claim] = {}
+        claims: dict[tuple[str, str], Claim] = {}
         for submission in submissions:
-            if submission.answer_id in claims:
+            key = (submission.answer_id, submission.tenant)
+            if key in claims:
                 continue
             outcome = await self.record_submitted(submission)
             if outcome.outcome == "created":
-                self.unstored.add(submission.answer_id)
-            stored = (outcome.record.status != "submitted"
-                      or submission.answer_id not in self.unstored)
-            claims[submission.answer_id] = Claim(
-                "conflict" if outcome.outcome == "conflict"
-                or outcome.record.tenant != submission.tenant else outcome.outcome, stored)
+                self.unstored.add(key)
+            stored = outcome.record.status != "submitted" or key not in self.unstored
+            claims[key] = Claim(outcome.outcome, stored)
         return claims
 
-    async def release_submissions(self, claims: Sequence[tuple[str, str]]) -> None:
+    async def release_submissions(self, claims: Sequence[tuple[str, str, str]]) -> None:
         self._check()
-        for answer_id, sha in claims:
-            found = self.answers.get(answer_id)
+        for answer_id, tenant, sha in claims:
+            key = (answer_id, tenant)
+            found = self.answers.get(key)
             if (found is not None and found.status == "submitted"
-                    and found.body_sha256 == sha and answer_id in self.unstored):
-                del self.answers[answer_id]
-                self.unstored.discard(answer_id)
+                    and found.body_sha256 == sha and key in self.unstored):
+                del self.answers[key]
+                self.unstored.discard(key)
 
-    def mark_stored(self, answer_id: str) -> None:
+    def mark_stored(self, answer_id: str, tenant: str = "acme") -> None:
         """Test helper: the sink saw the answer on `answers.submitted`."""
-        self.unstored.discard(answer_id)
+        self.unstored.discard((answer_id, tenant))
 
-    def finish(self, answer_id: str, status: Status, result: bytes | None = None,
+    def finish(self, answer_id: str | tuple[str, str], status: Status, result: bytes | None = None,
                reason: str | None = None) -> AnswerRecord:
         """Test helper: move an answer to a final status."""
         record = replace(self.answers[answer_id], status=status, result=result, reason=reason,
@@ -114,14 +141,15 @@ class FakeStore:
 
     async def get(self, answer_id: str, tenant: str | None) -> AnswerRecord | None:
         self._check()
-        record = self.answers.get(answer_id)
-        if record is None or (tenant is not None and record.tenant != tenant):
-            return None
-        return record
+        if tenant is None:
+            return self.answers[answer_id] if answer_id in self.answers else None
+        return self.answers.get((answer_id, tenant))
 
-    async def get_many(self, answer_ids: Sequence[str]) -> dict[str, AnswerRecord]:
+    async def get_many(self, answer_ids: Sequence[str],
+                       tenant: str | None = None) -> dict[str, AnswerRecord]:
         self._check()
-        return {a: self.answers[a] for a in answer_ids if a in self.answers}
+        found = {a: await self.get(a, tenant) for a in answer_ids}
+        return {a: r for a, r in found.items() if r is not None}
 
     async def query(self, query: AnswerQuery) -> Page:
         self._check()
@@ -225,7 +253,7 @@ class FakeHub:
     """Resolves waits when a test calls `deliver`."""
 
     def __init__(self) -> None:
-        self.waiting: dict[str, asyncio.Future[AnswerRecord]] = {}
+        self.waiting: dict[tuple[str, str], asyncio.Future[AnswerRecord]] = {}
 
     async def start(self) -> None: ...
 
@@ -234,14 +262,16 @@ class FakeHub:
     def ready(self) -> bool:
         return True
 
-    async def wait_for(self, answer_id: str, timeout: float) -> AnswerRecord | None:
-        future = self.waiting.setdefault(answer_id, asyncio.get_running_loop().create_future())
+    async def wait_for(self, answer_id: str, tenant: str,
+                       timeout: float) -> AnswerRecord | None:
+        future = self.waiting.setdefault((answer_id, tenant),
+                                         asyncio.get_running_loop().create_future())
         try:
             return await asyncio.wait_for(asyncio.shield(future), timeout)
         except TimeoutError:
             return None
 
     def deliver(self, record: AnswerRecord) -> None:
-        future = self.waiting.get(record.answer_id)
+        future = self.waiting.get((record.answer_id, record.tenant))
         if future is not None and not future.done():
             future.set_result(record)

@@ -211,7 +211,7 @@ async def test_wait_returns_the_result_and_is_bounded(gw: Gw) -> None:
     formatted = b'{"answer_id":"gemini-1","text":"t"}'
 
     async def deliver_soon() -> None:
-        while "gemini-1" not in gw.hub.waiting:
+        while ("gemini-1", "t1") not in gw.hub.waiting:
             await asyncio.sleep(0.01)
         gw.hub.deliver(gw.store.finish("gemini-1", "formatted", formatted))
 

@@ -181,12 +181,12 @@ async def test_a_result_the_hub_has_seen_is_read_before_the_store_has_it(gw: Gw)
     from dataclasses import replace
 
     formatted = replace(gw.store.answers["a-1"], status="formatted", result=FORMATTED)
-    gw.hub.waiting["a-1"] = asyncio.get_running_loop().create_future()
+    gw.hub.waiting[("a-1", "acme")] = asyncio.get_running_loop().create_future()
     gw.hub.deliver(formatted)
     r = await gw.client.get("/v1/answers/a-1", headers=gw.auth())
     assert r.content == FORMATTED and r.headers["citeflow-status"] == "formatted"
     other = replace(formatted, tenant="globex")
-    gw.hub.waiting["a-1"] = asyncio.get_running_loop().create_future()
+    gw.hub.waiting[("a-1", "acme")] = asyncio.get_running_loop().create_future()
     gw.hub.deliver(other)
     r = await gw.client.get("/v1/answers/a-1", headers=gw.auth())
     assert r.headers["citeflow-status"] == "submitted"

@@ -234,7 +234,7 @@ async def test_wait_returns_the_formatted_result_when_it_arrives(gw: Gw) -> None
     formatted = b'{"answer_id":"a-1","text":"t"}'
 
     async def deliver_soon() -> None:
-        while "a-1" not in gw.hub.waiting:
+        while ("a-1", "acme") not in gw.hub.waiting:
             await asyncio.sleep(0.01)
         gw.hub.deliver(gw.store.finish("a-1", "formatted", formatted))
 
@@ -307,3 +307,61 @@ async def test_integers_beyond_64_bits_are_accepted_and_hashed(gw: Gw) -> None:
 
 def body_std(obj: object) -> bytes:
     return json.dumps(obj).encode()
+
+
+async def test_two_tenants_submitting_one_answer_id_each_get_their_own(gw: Gw) -> None:
+    """Answer ids are per tenant: another tenant's submit of the same answer_id (at the same
+    moment, so in one claim batch; again alone; in a batch) is a 202 of its own answer,
+    never a 409 that tells it the id exists, and each tenant reads and waits for only its
+    own answer."""
+    other = await gw.key_for("globex", "submit", "read")
+    ours, theirs = answer("a-1"), answer("a-1", query="another question?")
+    first, second = await asyncio.gather(
+        gw.client.post("/v1/answers", content=body(ours), headers=gw.auth()),
+        gw.client.post("/v1/answers", content=body(theirs), headers=gw.auth(other)))
+    assert (first.status_code, second.status_code) == (202, 202)
+    assert first.json()["event_id"] != second.json()["event_id"]
+    # Again with the same bodies: the same answers (not produced again once acknowledged);
+    # and with another body under one's own id: the tenant's own conflict only.
+    for key, sent in ((gw.key, ours), (other, theirs)):
+        r = await gw.client.post("/v1/answers", content=body(sent), headers=gw.auth(key))
+        assert r.status_code == 202
+    assert sorted(tenant for _, tenant, _ in gw.producer.sent) == ["acme", "globex"]
+    conflict = await gw.client.post("/v1/answers", headers=gw.auth(other),
+                                    content=body(answer("a-1", query="a third?")))
+    assert conflict.status_code == 409
+    # Each reads its own answer under the id.
+    assert gw.store.answers[("a-1", "acme")].body_sha256 != \
+        gw.store.answers[("a-1", "globex")].body_sha256
+    for key, tenant in ((gw.key, "acme"), (other, "globex")):
+        r = await gw.client.get("/v1/answers/a-1", headers=gw.auth(key))
+        assert r.status_code == 200 and r.json()["tenant"] == tenant
+    # A batch of ids the other tenant holds (b-1 even with acme's very body): every line a
+    # 202; only another body under globex's own a-1 is a 409.
+    await gw.client.post("/v1/answers:batch", content=body(answer("b-1")), headers=gw.auth())
+    lines = b"\n".join([body(answer("b-1")), body(theirs), body(answer("a-1"))])
+    r = await gw.client.post("/v1/answers:batch", content=lines, headers=gw.auth(other))
+    assert [line["status"] for line in r.json()["results"]] == [202, 202, 409]
+    assert gw.store.answers[("b-1", "globex")].tenant == "globex"
+    assert gw.store.answers[("b-1", "acme")].tenant == "acme"
+
+
+async def test_wait_takes_only_the_outcome_of_the_tenants_own_answer(gw: Gw) -> None:
+    """?wait= of tenant acme is not answered by tenant globex's result of the same id."""
+    other = await gw.key_for("globex", "submit", "read")
+    await gw.client.post("/v1/answers", content=body(answer("a-1", query="theirs?")),
+                         headers=gw.auth(other))
+    theirs = gw.store.finish(("a-1", "globex"), "formatted", b'{"answer_id":"a-1"}')
+    ours = b'{"answer_id":"a-1","text":"ours"}'
+
+    async def deliver_soon() -> None:
+        while ("a-1", "acme") not in gw.hub.waiting:
+            await asyncio.sleep(0.01)
+        gw.hub.deliver(theirs)  # another tenant's: not this wait's
+        gw.hub.deliver(gw.store.finish(("a-1", "acme"), "formatted", ours))
+
+    task = asyncio.create_task(deliver_soon())
+    r = await gw.client.post("/v1/answers?wait=5", content=body(answer("a-1")),
+                             headers=gw.auth())
+    await task
+    assert r.status_code == 200 and r.content == ours

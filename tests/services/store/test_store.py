@@ -64,7 +64,7 @@ async def test_migrate_is_idempotent_and_matches_the_tables(store: SqlStore) -> 
 
     async with store.engine.connect() as conn:
         revision, diff = await conn.run_sync(check)
-    assert revision == "0003"
+    assert revision == "0004"
     assert diff == []
 
 
@@ -129,8 +129,10 @@ async def test_record_submitted_created_same_conflict(store: SqlStore) -> None:
     assert same.outcome == "same" and same.record.status == "submitted"
     other = Submission("a-6", "acme", T0, body_sha256="h2")
     assert (await store.record_submitted(other)).outcome == "conflict"
-    another_tenant = Submission("a-6", "evil", T0, body_sha256="h1")
-    assert (await store.record_submitted(another_tenant)).outcome == "conflict"
+    # Another tenant's a-6 is another answer (answer ids are per tenant): created.
+    another_tenant = Submission("a-6", "evil", T0, body_sha256="h9")
+    created = await store.record_submitted(another_tenant)
+    assert (created.outcome, created.record.tenant) == ("created", "evil")
     # The sink then sees the same answer's submission and result: no going back to
     # `submitted`, and the gateway's hash stays.
     await store.apply_batch(flow("a-6"))
@@ -152,22 +154,28 @@ async def test_claim_submissions_created_same_conflict_and_stored(store: SqlStor
 
     claims = await store.claim_submissions([sub("c-1"), sub("c-2"), sub("c-1", "h9")])
     # A repeated id in one call: the first counts.
-    assert claims == {"c-1": Claim("created", False), "c-2": Claim("created", False)}
+    assert claims == {("c-1", "acme"): Claim("created", False),
+                      ("c-2", "acme"): Claim("created", False)}
     # Visible at once as `submitted`, with the hash; not yet `stored`.
     record = await store.get("c-1", "acme")
     assert record is not None and record.status == "submitted" and record.body_sha256 == "h1"
+    # Another tenant's c-1 in the same batch is its own answer: created, not a conflict.
     again = await store.claim_submissions([sub("c-1"), sub("c-2", "h2"), sub("c-3"),
-                                           sub("c-1", tenant="evil")])
-    assert again == {"c-1": Claim("same", False), "c-2": Claim("conflict", False),
-                     "c-3": Claim("created", False)}
-    evil = await store.claim_submissions([sub("c-1", tenant="evil")])
-    assert evil == {"c-1": Claim("conflict", False)}
+                                           sub("c-1", "h7", tenant="evil")])
+    assert again == {("c-1", "acme"): Claim("same", False),
+                     ("c-2", "acme"): Claim("conflict", False),
+                     ("c-3", "acme"): Claim("created", False),
+                     ("c-1", "evil"): Claim("created", False)}
+    evil = await store.claim_submissions([sub("c-1", "h8", tenant="evil")])
+    assert evil == {("c-1", "evil"): Claim("conflict", False)}  # its own c-1, other body
     # The sink sees c-1 on answers.submitted: the broker holds it.
     await store.apply_batch([sub("c-1")])
-    assert await store.claim_submissions([sub("c-1")]) == {"c-1": Claim("same", True)}
+    assert await store.claim_submissions([sub("c-1")]) == {("c-1", "acme"): Claim("same", True)}
+    assert await store.claim_submissions([sub("c-1", "h7", tenant="evil")]) == {
+        ("c-1", "evil"): Claim("same", False)}  # the sink saw acme's, not evil's
     # A row first seen from the topic (no hash known): the same submission, stored.
     await store.apply_batch(flow("c-4"))
-    assert await store.claim_submissions([sub("c-4")]) == {"c-4": Claim("same", True)}
+    assert await store.claim_submissions([sub("c-4")]) == {("c-4", "acme"): Claim("same", True)}
 
 
 async def test_release_drops_only_unstored_claims_of_that_body(store: SqlStore) -> None:
@@ -176,22 +184,27 @@ async def test_release_drops_only_unstored_claims_of_that_body(store: SqlStore) 
 
     await store.claim_submissions([sub("r-1"), sub("r-2"), sub("r-3")])
     await store.apply_batch([sub("r-2")])  # stored: the sink saw it
-    await store.release_submissions([("r-1", "h1"), ("r-2", "h1"), ("r-3", "other")])
+    # Another tenant's r-3 of the same body hash: not released by acme's release.
+    await store.claim_submissions([Submission("r-3", "evil", T0, body_sha256="h1")])
+    await store.release_submissions([("r-1", "acme", "h1"), ("r-2", "acme", "h1"),
+                                     ("r-3", "acme", "other"), ("r-3", "nobody", "h1")])
     assert await store.get("r-1", None) is None
     assert await store.get("r-2", None) is not None
-    assert await store.get("r-3", None) is not None
+    assert await store.get("r-3", "acme") is not None
+    assert await store.get("r-3", "evil") is not None
     # Released: the next claim is new again.
-    assert await store.claim_submissions([sub("r-1")]) == {"r-1": Claim("created", False)}
+    assert await store.claim_submissions([sub("r-1")]) == {
+        ("r-1", "acme"): Claim("created", False)}
     # A formatted answer is never released.
     await store.apply_batch(flow("r-4"))
-    await store.release_submissions([("r-4", "h1")])
+    await store.release_submissions([("r-4", "acme", "h1")])
     assert await store.get("r-4", None) is not None
 
 
 async def test_concurrent_claims_of_one_answer(store: SqlStore) -> None:
     sub = Submission("c-9", "acme", T0, body_sha256="h")
     claims = await asyncio.gather(*(store.claim_submissions([sub]) for _ in range(5)))
-    assert sorted(c["c-9"].outcome for c in claims) == ["created", "same", "same", "same",
+    assert sorted(c[("c-9", "acme")].outcome for c in claims) == ["created", "same", "same", "same",
                                                          "same"]
 
 
@@ -250,7 +263,8 @@ async def test_a_claim_larger_than_one_statement(store: SqlStore) -> None:
 
     await store.claim_submissions([sub("big-7"), sub("big-900"), sub("big-1202")])
     claims = await store.claim_submissions([sub(f"big-{n}") for n in range(1203)])
-    assert [n for n in range(1203) if claims[f"big-{n}"].outcome == "same"] == [7, 900, 1202]
+    assert [n for n in range(1203)
+            if claims[(f"big-{n}", "acme")].outcome == "same"] == [7, 900, 1202]
     assert sum(c.outcome == "created" for c in claims.values()) == 1200
     assert await store.get("big-1100", "acme") is not None
 
@@ -265,7 +279,7 @@ async def test_claims_and_reads_through_a_postgresql_restart(pg_server: Any,
     await store.migrate()
     try:
         claim = [Submission("pg-1", "acme", T0, body_sha256="h")]
-        assert await store.claim_submissions(claim) == {"pg-1": Claim("created", False)}
+        assert await store.claim_submissions(claim) == {("pg-1", "acme"): Claim("created", False)}
         pg_server.stop()
         try:
             with pytest.raises(StoreUnavailable):
@@ -277,7 +291,7 @@ async def test_claims_and_reads_through_a_postgresql_restart(pg_server: Any,
         record = await store.get("pg-1", "acme")
         assert record is not None and record.status == "submitted"
         assert await store.claim_submissions([Submission("pg-2", "acme", T0)]) == {
-            "pg-2": Claim("created", False)}
+            ("pg-2", "acme"): Claim("created", False)}
     finally:
         await store.close()
 
@@ -567,5 +581,95 @@ async def test_migration_0002_keeps_documents_and_scopes_their_ids(store_url: st
         theirs = DocumentRecord("old", "tb", "submitted", "pdf", "p-b", "def", T0, T0)
         assert await store.claim_document(theirs) == theirs
         assert await store.get_document("old", "ta") == kept
+    finally:
+        await store.close()
+
+
+async def test_one_answer_id_under_two_tenants_is_two_answers(store: SqlStore) -> None:
+    """Answer ids are per tenant (migration 0003): two tenants' claims of one id in one
+    batch are both `created`, the sink's records land on each tenant's own row, and every
+    read sees only the reader's tenant's answer."""
+    data = {t: r.answer("shared", tenant=t, model=f"m-{t}", seed=n)
+            for n, t in enumerate(("ta", "tb"))}
+    claims = await store.claim_submissions([
+        Submission("shared", t, T0, body_sha256=f"h-{t}", model=f"m-{t}") for t in data])
+    assert claims == {("shared", "ta"): Claim("created", False),
+                      ("shared", "tb"): Claim("created", False)}
+    # tb's result arrives; ta's is still in flight: ta's answer stays `submitted`.
+    await store.apply_batch([decode_record(r.submitted(data["ta"], iso(T0), offset=0)),
+                             decode_record(r.submitted(data["tb"], iso(T0), offset=1)),
+                             decode_record(r.formatted(data["tb"], iso(T0), offset=1))])
+    ta, tb = await store.get("shared", "ta"), await store.get("shared", "tb")
+    assert ta is not None and (ta.tenant, ta.status, ta.model, ta.body_sha256) == (
+        "ta", "submitted", "m-ta", "h-ta")
+    assert tb is not None and (tb.tenant, tb.status, tb.model, tb.body_sha256) == (
+        "tb", "formatted", "m-tb", "h-tb")
+    await store.apply_batch([decode_record(r.formatted(data["ta"], iso(T0), offset=0))])
+    ta = await store.get("shared", "ta")
+    assert ta is not None and ta.status == "formatted" and ta.result != tb.result
+    assert (await store.get("shared", "tb")) == tb  # untouched by ta's result
+    assert await store.get("shared", "tc") is None
+    # Lists, `since` and get_many see only the tenant's own.
+    for tenant in ("ta", "tb"):
+        page = await store.query(AnswerQuery(tenant=tenant))
+        assert [(a.answer_id, a.tenant) for a in page.items] == [("shared", tenant)]
+        since = await store.since({}, tenant, frozenset({"formatted"}), 10)
+        assert [(a.answer_id, a.tenant) for a in since] == [("shared", tenant)]
+        assert (await store.get_many(["shared"], tenant))["shared"].tenant == tenant
+    # An admin list pages through both (the cursor orders them by tenant too).
+    first = await store.query(AnswerQuery(tenant=None, limit=1))
+    second = await store.query(AnswerQuery(tenant=None, limit=1, cursor=first.next_cursor))
+    assert sorted(a.tenant for a in first.items + second.items) == ["ta", "tb"]
+    assert second.next_cursor is None
+    # A conflict is only another body under the tenant's own id; a release only its own.
+    assert (await store.record_submitted(Submission("shared", "tb", T0, body_sha256="x"))
+            ).outcome == "conflict"
+    await store.claim_submissions([Submission("fresh", t, T0, body_sha256="h") for t in data])
+    await store.release_submissions([("fresh", "ta", "h")])
+    assert await store.get("fresh", "ta") is None
+    assert await store.get("fresh", "tb") is not None
+
+
+async def test_migration_0003_keeps_answers_and_scopes_their_ids(store_url: str) -> None:
+    """A store of revision 0002 with answers: upgraded, every row and column is kept, and
+    another tenant may then use their answer_ids (created, its own row)."""
+    from alembic import command
+    from alembic.config import Config
+
+    from services.store.engine import MIGRATIONS
+
+    def to(revision: str) -> Any:
+        def run(connection: sa.Connection) -> None:
+            config = Config()
+            config.set_main_option("script_location", str(MIGRATIONS))
+            config.attributes["connection"] = connection
+            command.upgrade(config, revision)
+        return run
+
+    store = SqlStore(store_url)
+    try:
+        async with store.engine.begin() as conn:
+            await conn.run_sync(to("0002"))
+            await conn.execute(sa.text(
+                "INSERT INTO answers (answer_id, tenant, status, model, answered_at_ms, "
+                "submitted_at_ms, body_sha256, event_id, updated_at_ms, result, reason, "
+                "pos_topic, pos_partition, pos_offset, citations, coverage) VALUES "
+                "('old', 'ta', 'formatted', 'm', 1, 1, 'h', 'e-1', 2, :result, NULL, "
+                "'answers.formatted', 0, 7, 3, 0.5), "
+                "('old-2', 'tb', 'submitted', NULL, 3, 3, 'h2', 'e-2', 4, NULL, NULL, "
+                "NULL, NULL, NULL, NULL, NULL)"), {"result": b'{"x": 1}'})
+        await store.migrate()
+        kept = await store.get("old", "ta")
+        assert kept is not None and (
+            kept.status, kept.model, kept.body_sha256, kept.result, kept.position,
+            kept.summary is not None and kept.summary.citations) == (
+            "formatted", "m", "h", b'{"x": 1}', Position("answers.formatted", 0, 7), 3)
+        assert (await store.get("old-2", "tb")) is not None
+        claims = await store.claim_submissions([Submission("old", "tb", T0, body_sha256="z")])
+        assert claims == {("old", "tb"): Claim("created", False)}
+        assert await store.get("old", "ta") == kept
+        page = await store.query(AnswerQuery(tenant=None))
+        assert sorted((a.answer_id, a.tenant) for a in page.items) == [
+            ("old", "ta"), ("old", "tb"), ("old-2", "tb")]
     finally:
         await store.close()

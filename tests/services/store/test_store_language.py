@@ -54,8 +54,8 @@ async def test_language_is_kept_filtered_and_grouped(store: SqlStore) -> None:
     assert [(g.key, g.answers) for g in only] == [(None, 1)]
 
 
-async def test_migration_0003_keeps_answers_and_adds_their_language(store_url: str) -> None:
-    """A store of revision 0002 with a formatted answer: upgraded, the answer is kept (its
+async def test_migration_0004_keeps_answers_and_adds_their_language(store_url: str) -> None:
+    """A store of revision 0003 with a formatted answer: upgraded, the answer is kept (its
     language unknown), and answers stored after it carry theirs."""
     import sqlalchemy as sa
     from alembic import command
@@ -63,16 +63,16 @@ async def test_migration_0003_keeps_answers_and_adds_their_language(store_url: s
 
     from services.store.engine import MIGRATIONS
 
-    def to_0002(connection: sa.Connection) -> None:
+    def to_0003(connection: sa.Connection) -> None:
         config = Config()
         config.set_main_option("script_location", str(MIGRATIONS))
         config.attributes["connection"] = connection
-        command.upgrade(config, "0002")
+        command.upgrade(config, "0003")
 
     store = SqlStore(store_url)
     try:
         async with store.engine.begin() as conn:
-            await conn.run_sync(to_0002)
+            await conn.run_sync(to_0003)
             await conn.execute(sa.text(
                 "INSERT INTO answers (answer_id, tenant, status, answered_at_ms, updated_at_ms,"
                 " citations) VALUES ('old', 'acme', 'formatted', 1, 2, 3)"))

@@ -8,9 +8,11 @@ import threading
 from urllib.parse import quote
 
 import httpx
+import orjson
 import pymupdf
 import pytest
 
+from tests.integration.conftest import small_answers
 from tests.services.gateway.hostile.conftest import Hostile
 
 pytestmark = pytest.mark.integration
@@ -145,3 +147,45 @@ def test_worst_documents_through_ingest_and_the_reader(hostile: Hostile) -> None
     # The other tenant learns nothing of it.
     assert httpx.get(f"{hostile.url}/v1/documents/{huge}/pages/1.png",
                      headers=hostile.auth(hostile.b), timeout=10).status_code == 404
+
+
+def test_another_tenants_answer_ids_are_neither_an_oracle_nor_taken(hostile: Hostile) -> None:
+    """tb submitting an answer_id ta uses was a 409 answer_id_conflict (an existence oracle,
+    per line of :batch too), and tb submitting it first blocked ta for good. Each tenant has
+    its own answer ids now: tb pre-submits ta's ids (alone and in a batch), both tenants
+    then race for fresh ids; every submit is a 202 and each tenant reads its own answer."""
+    tag = secrets.token_hex(4)
+    taken = small_answers(3, prefix=f"taken-{tag}")
+    raced = small_answers(4, prefix=f"raced-{tag}")
+
+    def bodies(tenant: str, answers: list[dict[str, object]]) -> list[bytes]:
+        return [orjson.dumps({**a, "metadata": {"model": f"m-{tenant}"}}) for a in answers]
+
+    def submit(key: str, tenant: str, answers: list[dict[str, object]],
+               found: dict[str, list[int]]) -> None:
+        sent = bodies(tenant, answers)
+        with httpx.Client(base_url=hostile.url, headers=hostile.auth(key), timeout=30) as c:
+            statuses = [c.post("/v1/answers", content=sent[0]).status_code]
+            batch = c.post("/v1/answers:batch", content=b"\n".join(sent[1:])).json()
+            found[tenant] = statuses + [line["status"] for line in batch["results"]]
+
+    found: dict[str, list[int]] = {}
+    submit(hostile.b, "tb", taken, found)  # tb first, with ids ta is about to use
+    submit(hostile.a, "ta", taken, found)
+    assert found == {"tb": [202] * 3, "ta": [202] * 3}
+    raced_found: dict[str, list[int]] = {}
+    threads = [threading.Thread(target=submit, args=(key, tenant, raced, raced_found))
+               for key, tenant in ((hostile.a, "ta"), (hostile.b, "tb"))]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(timeout=60)
+    assert raced_found == {"tb": [202] * 4, "ta": [202] * 4}
+    with httpx.Client(base_url=hostile.url, timeout=30) as client:
+        for key, tenant in ((hostile.a, "ta"), (hostile.b, "tb")):
+            for a in taken + raced:
+                got = client.get(f"/v1/answers/{a['answer_id']}", headers=hostile.auth(key))
+                assert got.status_code == 200
+                doc = got.json()
+                mine = doc.get("metadata") or doc  # formatted result, or status document
+                assert (mine.get("tenant"), mine.get("model")) == (tenant, f"m-{tenant}"), doc

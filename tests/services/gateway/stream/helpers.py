@@ -131,24 +131,26 @@ class SinceStore(FakeStore):
 
     def __init__(self) -> None:
         super().__init__()
-        self.order: list[str] = []  # answer ids, oldest change first
+        # (answer id, tenant)s, oldest change first
+        self.order: list[tuple[str, str]] = []
 
     def put(self, message: Message) -> AnswerRecord:
         update = decode_record(message)
         assert isinstance(update, ResultUpdate)
         record = record_of(update)
-        self.answers[update.answer_id] = record
-        if update.answer_id in self.order:
-            self.order.remove(update.answer_id)
-        self.order.append(update.answer_id)
+        key = (update.answer_id, update.tenant)
+        self.answers[key] = record
+        if key in self.order:
+            self.order.remove(key)
+        self.order.append(key)
         return record
 
     async def since(self, positions: Positions, tenant: str | None,
                     statuses: frozenset[Status], limit: int) -> list[AnswerRecord]:
         self._check()
         found = []
-        for answer_id in self.order:
-            record = self.answers[answer_id]
+        for key in self.order:
+            record = self.answers[key]
             p = record.position
             if p is None or p.offset <= positions.get((p.topic, p.partition), -1):
                 continue

@@ -177,7 +177,7 @@ async def test_filters_and_included_failures() -> None:
     assert failures.events("dead_lettered") == ["d-1"]
     assert by_model.events() == ["a-2"]
     # The records' own summaries decide (the same result twice: both or neither).
-    summaries = [hub._recent[a].summary for a in ("a-1", "a-2")]
+    summaries = [hub._recent[(a, "acme")].summary for a in ("a-1", "a-2")]
     assert clean.events() == [a for a, s in zip(("a-1", "a-2"), summaries, strict=True)
                               if s is not None and s.problems > 0]
     for task in (t1, t2, t3, t4):
@@ -318,8 +318,8 @@ async def test_disconnected_client_frees_its_queue() -> None:
 async def test_wait_for_resolves_on_the_outcome_and_times_out_otherwise() -> None:
     hub = make_hub()
     attach(hub, [("answers.rejected", 0)])
-    waiting = asyncio.create_task(hub.wait_for("a-1", 5))
-    rejected_wait = asyncio.create_task(hub.wait_for("r-1", 5))
+    waiting = asyncio.create_task(hub.wait_for("a-1", "acme", 5))
+    rejected_wait = asyncio.create_task(hub.wait_for("r-1", "acme", 5))
     await settle()
     hub.publish(formatted("a-1", 0))
     hub.publish(rejected("r-1", 0))
@@ -327,10 +327,32 @@ async def test_wait_for_resolves_on_the_outcome_and_times_out_otherwise() -> Non
     assert record is not None and record.status == "formatted" and record.result
     failed = await rejected_wait
     assert failed is not None and failed.status == "rejected"
-    assert await hub.wait_for("never", 0.05) is None
+    assert await hub.wait_for("never", "acme", 0.05) is None
     assert not hub._waiters
-    again = await hub.wait_for("a-1", 0.05)  # passed recently: at once
+    again = await hub.wait_for("a-1", "acme", 0.05)  # passed recently: at once
     assert again is record
+
+
+async def test_wait_for_matches_the_tenant_of_the_answer() -> None:
+    """Answer ids are per tenant: a wait for one tenant's answer is neither ended nor
+    answered by another tenant's outcome of the same answer_id, now or recently passed
+    (their event ids differ: derived from bodies that carry the tenant)."""
+    hub = make_hub()
+    theirs = asyncio.create_task(hub.wait_for("same", "evil", 5))
+    ours = asyncio.create_task(hub.wait_for("same", "acme", 5))
+    await settle()
+    hub.publish(formatted("same", 0, tenant="evil", event_id="fmt-evil"))
+    await settle()
+    assert not ours.done()
+    found = await theirs
+    assert found is not None and found.tenant == "evil"
+    # evil's outcome passed recently: acme's wait does not take it.
+    assert await hub.wait_for("same", "acme", 0.05) is None
+    hub.publish(formatted("same", 1, tenant="acme", event_id="fmt-acme"))
+    record = await ours
+    assert record is not None and record.tenant == "acme"
+    again = await hub.wait_for("same", "evil", 0)
+    assert again is not None and again.tenant == "evil"
 
 
 async def test_history_fills_the_ring_but_is_streamed_to_nobody() -> None:
