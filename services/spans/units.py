@@ -35,6 +35,7 @@ from services.spans.markers import MarkerStripper
 from services.spans.resolve import resolve_quote
 from services.spans.search import QuoteFinder
 from services.spans.sections import Piece, same_offset, source_ref, utf16_offsets
+from services.text.scripts import UNSPACED_CHAR
 
 MIN_WORDS = 3
 # Quotations of every language: “…”, "…", «…», „…“ / „…”, »…«, ‹…›, 「…」, 『…』, and ‘…’
@@ -48,7 +49,6 @@ _QUOTATION = re.compile(
 # Scripts written without spaces: a quotation of at least `MIN_CHARS` of their characters is
 # long enough to check.
 MIN_CHARS = 4
-_UNSPACED = re.compile(r"[\u3040-\u30ff\u3400-\u9fff\uf900-\ufaff\u0e00-\u0eff\u1000-\u109f\u1780-\u17ff]")
 _FINAL_PUNCT = ".!?\u2026\u3002\uff01\uff1f\u0964\u06d4\u061f"
 _QUOTATION_TRIM = " ,;:.!?\u2026\u3002\uff0c\u3001\uff01\uff1f\uff1a\uff1b"
 _NEAR = 2048
@@ -241,7 +241,7 @@ def _words(text: str) -> int:
 def _checkable(quotation: str) -> bool:
     """Whether a quotation is long enough to be a verbatim claim: `MIN_WORDS` words, or
     `MIN_CHARS` characters of a script written without spaces."""
-    return _words(quotation) >= MIN_WORDS or len(_UNSPACED.findall(quotation)) >= MIN_CHARS
+    return _words(quotation) >= MIN_WORDS or len(UNSPACED_CHAR.findall(quotation)) >= MIN_CHARS
 
 
 def _sentence_spans(

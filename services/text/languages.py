@@ -142,13 +142,12 @@ _FOLDED = (scripts.LATIN, scripts.GREEK, scripts.CYRILLIC)
 def strip_particle(word: str) -> str:
     """A Korean word without its particle (`한라산은` -> `한라산`), keeping a stem of at least
     one syllable."""
-    for particle in _KOREAN_PARTICLES:
-        if len(word) > len(particle) and word.endswith(particle):
-            return word[: -len(particle)]
-    return word
+    return _strip_ending(word, _KOREAN_PARTICLES, keep=1)
 
 
 def _strip_ending(word: str, endings: list[str], keep: int = 3) -> str:
+    """`word` without the first of `endings` (longest first) it ends with, when at least
+    `keep` characters stay."""
     for ending in endings:
         if len(word) - len(ending) >= keep and word.endswith(ending):
             return word[: -len(ending)]

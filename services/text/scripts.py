@@ -145,7 +145,9 @@ _RUNS = re.compile(
 )
 _HAN_BREAK = re.compile(f"[{''.join(sorted(_HAN_BREAKS))}]+")
 _CLUSTER = re.compile(f".[{MARKS}]*", re.DOTALL)  # a base character with its marks
-_NON_ASCII_DIGIT = re.compile(r"[^\x00-\x7f]")
+# A character of a script written without spaces (quotes and sentences in them are measured
+# in these, not in words).
+UNSPACED_CHAR = re.compile(f"[{_HAN}{_HIRAGANA}{_KATAKANA}{_SOUTHEAST}]")
 
 
 def _ngrams(units: list[str] | str, size: int) -> list[str]:

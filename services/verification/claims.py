@@ -41,7 +41,6 @@ class Claim:
     items: frozenset[str]  # content terms and numbers: what a source must contain
     numbers: frozenset[str]
     negated: bool
-    language: str | None = None  # the language its terms were read in (None: detected)
     # Each item's first spelling in the claim, in claim order (made on first use).
     _spellings: dict[str, str] | None = None
 
@@ -52,7 +51,7 @@ class Claim:
             items = self.items
             for word in _SURFACE.findall(self.text):
                 lower = word.lower()
-                for item in (lower, *terms_of(words(lower), self.language)):
+                for item in (lower, *terms_of(words(lower))):
                     if item in items and item not in found:
                         found[item] = word
             self._spellings = found
