@@ -17,7 +17,7 @@ $(STAMP): pyproject.toml
 	$(BIN)/python -m pip install --quiet --upgrade pip
 	@# Older virtualenvs hold the full pymupdf, whose files pymupdf-lite shares: remove it first.
 	$(BIN)/python -m pip uninstall --quiet --yes pymupdf pymupdf-layout pymupdf4llm 2>/dev/null || true
-	$(BIN)/python -m pip install --quiet -e ".[test,native,bench]"
+	$(BIN)/python -m pip install --quiet -e ".[test,native,bench,langchain,llamaindex]"
 	touch $(STAMP)
 
 install: $(STAMP) vendor

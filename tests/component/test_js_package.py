@@ -41,4 +41,6 @@ def test_types_cover_the_formatted_contract() -> None:
         assert f"export interface {definition} " in types or \
             f"export type {definition} " in types, definition
     package = json.loads((PACKAGE / "package.json").read_text())
-    assert package["types"] == "index.d.ts" and (PACKAGE / package["main"]).is_file()
+    # `main` is the served component, copied in when packing (prepack runs generate.py).
+    assert package["types"] == "index.d.ts" and package["main"] == "citeflow.js"
+    assert package["scripts"]["prepack"] == "python3 generate.py"
