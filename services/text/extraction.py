@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from schemas.answers import AnswerSubmitted, CitationIn, Source
 from services.text.footnotes import check_definitions, footnote_definitions
 from services.text.hits import CitationHit, ClusterHit, ProblemHit, SentenceHit
-from services.text.lexical import fold_punctuation, span_tokens, terms_of
+from services.text.lexical import fold_punctuation, span_tokens, terms_of, without_references
 from services.text.markdown import code_regions, fenced_blocks, inside
 from services.text.markers import find_markers
 from services.text.sentences import split_sentences
@@ -57,7 +57,7 @@ class Extracted:
         if missing:
             sentences = self.sentences
             spans = [(sentences[i].start, sentences[i].end) for i in missing]
-            tokens = span_tokens(self.without_markers(), spans)
+            tokens = list(map(without_references, span_tokens(self.without_markers(), spans)))
             self._tokens.update(zip(missing, tokens, strict=True))
             known.update(zip(missing, map(terms_of, tokens), strict=True))
         return known

@@ -51,7 +51,7 @@ _SNOWBALL = {
     "ga": "irish", "eu": "basque", "yi": "yiddish",
 }
 _STOPWORD_LISTS = {
-    "ar": "arabic", "bg": "bulgarian", "ca": "catalan", "cs": "czech", "da": "danish",
+    "en": "english", "ar": "arabic", "bg": "bulgarian", "ca": "catalan", "cs": "czech", "da": "danish",
     "nl": "dutch", "fi": "finnish", "fr": "french", "de": "german", "hi": "hindi",
     "hu": "hungarian", "id": "indonesian", "it": "italian", "no": "norwegian", "pl": "polish",
     "pt": "portuguese", "ro": "romanian", "ru": "russian", "sk": "slovak", "es": "spanish",
@@ -223,8 +223,9 @@ _BY_SCRIPT = {
 }
 
 
-# Latin-script languages often written without diacritics in plain ASCII.
-_ASCII_CANDIDATES = ("de", "fr", "es", "it", "pt", "nl", "id", "sv", "da", "no", "fi", "tr",
+# Latin-script languages often written without diacritics in plain ASCII; English first, so
+# it wins ties (`a`, `in`, `for` are function words of Portuguese too).
+_ASCII_CANDIDATES = ("en", "de", "fr", "es", "it", "pt", "nl", "id", "sv", "da", "no", "fi", "tr",
                      "pl", "cs", "ro", "hu")
 
 

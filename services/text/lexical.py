@@ -58,6 +58,18 @@ DISCOURSE: frozenset[str] = frozenset(
     describe describes described thus""".split()
 )
 
+# A claim that names its source by number (`as per passage 1`, `Passage ID 2 mentions`,
+# `sources 1 and 3`) frames itself: the words and numbers are no claim content (the number is
+# not the source's, and would count as a changed figure).
+REFERENCE_WORDS: frozenset[str] = frozenset(
+    """passage passages source sources document documents doc docs reference references ref
+    excerpt excerpts snippet snippets result results citation citations quelle quellen
+    dokument dokumente fuente fuentes documento documentos pasaje fonte fonti источник
+    источники документ""".split()
+)
+_NUMBERING = frozenset("id no nr number nummer número".split())
+_LISTING = frozenset("and or und oder et ou y o e и".split())
+
 BM25_K1 = 1.2
 BM25_B = 0.75
 
@@ -125,6 +137,40 @@ def _units(tokens: list[str]) -> list[str]:
             units = _UNITS[token] = scripts.split_word(token)
         found.extend(units)
     return found
+
+
+def without_references(tokens: list[str]) -> list[str]:
+    """`tokens` without the numbered references to sources among them (`REFERENCE_WORDS`);
+    the same list when there are none."""
+    if REFERENCE_WORDS.isdisjoint(tokens):
+        return tokens
+    kept: list[str] = []
+    position, count = 0, len(tokens)
+    while position < count:
+        end = _reference_end(tokens, position)
+        if end > position:
+            position = end
+        else:
+            kept.append(tokens[position])
+            position += 1
+    return kept if len(kept) < count else tokens
+
+
+def _reference_end(tokens: list[str], start: int) -> int:
+    """Where the numbered reference at `start` ends (`passage 1`, `source id 2`, `sources 1
+    and 3`); `start` when none starts there."""
+    if tokens[start] not in REFERENCE_WORDS:
+        return start
+    count = len(tokens)
+    position = start + 1
+    if position < count and tokens[position] in _NUMBERING:
+        position += 1
+    end = start
+    while position < count and tokens[position].isdigit():
+        end = position = position + 1
+        if position + 1 < count and tokens[position] in _LISTING and tokens[position + 1].isdigit():
+            position += 1
+    return end
 
 
 def span_tokens(text: str, spans: Iterable[tuple[int, int]]) -> list[list[str]]:

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 
 from services.text.languages import ENGLISH_MARKS
 from services.text.languages import NEGATIONS as OTHER_NEGATIONS
-from services.text.lexical import terms_of, words
+from services.text.lexical import terms_of, without_references, words
 from services.text.normalize import IGNORABLE
 
 # Words that negate what they govern; `t` is what `n't` leaves (`don't` -> `don`, `t`).
@@ -68,7 +68,7 @@ def canonical_text(text: str) -> str:
 def read_items(canonical: str) -> tuple[set[str], frozenset[str], bool]:
     """The content terms and numbers, the numbers, and whether it negates, of a canonical
     text (one tokenization)."""
-    tokens = words(canonical)
+    tokens = without_references(words(canonical))
     items = terms_of(tokens)
     if has_digit(canonical):
         numbers = frozenset(numbers_of(tokens))

@@ -4,7 +4,9 @@ Words cannot be matched across languages, so a claim whose language differs from
 source's (services.text.languages; undetermined texts and close neighbours match anything)
 is `unverifiable` with the reason `cross_language`, unless its numbers decide: a number of the
 claim that the source lacks (while the source has numbers; thousands separators aside) makes
-it `unsupported` with the same reason. Names do not decide: languages spell them differently
+it `unsupported` with the same reason. Only numbers a language would write in digits decide:
+months (`4月`, `4월`: `April`) and numbers below ten (`3 Brücken`: `three bridges`) are
+spelled as words in other languages. Names do not decide: languages spell them differently
 (`Rhine`, `Rhein`).
 """
 
@@ -20,6 +22,7 @@ CROSS_LANGUAGE = "cross_language"
 # A thousands separator between digits (`1,233`, `1.233`, `1 233`): numbers are compared
 # without them, as languages write them differently.
 _GROUPING = re.compile(r"(?<=\d)[,.\u00a0\u202f\u2009' ](?=\d{3}(?!\d))")
+_MONTH = re.compile(r"(?<!\d)\d{1,2}\s*[月월]")  # a month by its number (Chinese, Japanese, Korean)
 
 
 def source_language(texts: list[str] | tuple[str, ...]) -> str:
@@ -36,10 +39,14 @@ def decided_across(claim: str, source_texts: list[str] | tuple[str, ...]) -> tup
     """The verdict on a claim read against a source in another language (`unverifiable`, or
     `unsupported` when its numbers decide) and the numbers the source lacks."""
     sample = _GROUPING.sub("", " ".join(source_texts))
-    claim = _GROUPING.sub("", claim)
+    claim = _MONTH.sub(" ", _GROUPING.sub("", claim))
     lacking: list[str] = []
     if has_digit(claim):
         source_numbers = set(numbers_of(words(sample))) if has_digit(sample) else set()
         if source_numbers:
-            lacking += [n for n in dict.fromkeys(numbers_of(words(claim))) if n not in source_numbers]
+            lacking += [
+                n
+                for n in dict.fromkeys(numbers_of(words(claim)))
+                if n not in source_numbers and len(n) > 1
+            ]
     return ("unsupported" if lacking else "unverifiable"), lacking

@@ -162,3 +162,14 @@ def test_clear_memo_can_keep_the_vocabulary() -> None:
     assert "glaciers" in lexical._TERM_OF and not lexical._TEXTS
     lexical.clear_memo()
     assert not lexical._TERM_OF
+
+
+def test_numbered_references_to_sources_are_no_claim_content() -> None:
+    from services.text.lexical import without_references
+
+    assert without_references("as per passage 1 the tower".split()) == ["as", "per", "the", "tower"]
+    assert without_references("passage id 2 mentions".split()) == ["mentions"]
+    assert without_references("sources 1 and 3 agree".split()) == ["agree"]
+    assert without_references("laut quelle 2 ist".split()) == ["laut", "ist"]
+    kept = "the northwest passage opened in 2016".split()
+    assert without_references(kept) is kept

@@ -74,6 +74,14 @@ def test_languages_are_told_apart(text: str, language: str) -> None:
     assert language_of(text) == language
 
 
+def test_english_wins_ties_of_function_words_with_other_languages() -> None:
+    # `a`, `in` and `for` are Portuguese function words too; none of English's marks is here
+    text = ("Professional accountancy organizations play a crucial role in providing support "
+            "for accountants facing ethical dilemmas.")
+    assert language_of(text) == "en"
+    assert language_of("Organizações profissionais em apoio a contadores") == "pt"
+
+
 def test_undetermined_and_neighbours_match_anything_close() -> None:
     assert same_language("und", "zh") and same_language("da", "no")
     assert not same_language("en", "de")

@@ -49,6 +49,17 @@ _NUMBERS = {
 }
 
 
+_REFERENCES = {
+    "answer_id": "references",
+    "text": (
+        "As passage 1 says, the tower was finished in 1889 [1]. "
+        "Sources 1 and 2 agree that it has 4 floors [1][2]. "
+        "Passage ID 2 mentions two restaurants [2]."
+    ),
+    "sources": _NUMBERS["sources"],
+}
+
+
 def _both(data: dict[str, Any]) -> tuple[Verification, Verification, int]:
     """`verify` with the counted passages and with passages read; the spans stage's own
     support (decided from the counts where it can) is checked against the latter."""
@@ -122,6 +133,14 @@ def test_counts_equal_reading_with_numbers_and_negations() -> None:
     assert counted > 0
     assert {"number", "negation"} <= {c for o in fast.outcomes.values() for c in o.conflicts}
     _same(fast, slow)
+
+
+def test_counts_equal_reading_with_numbered_references_to_sources() -> None:
+    fast, slow, counted = _both(_REFERENCES)
+    assert counted > 0
+    _same(fast, slow)
+    first = fast.outcomes[0]
+    assert (first.verdict, list(first.conflicts)) == ("supported", [])  # `1` is no figure
 
 
 def test_counts_and_rivals_equal_reading_on_the_e2e_benchmark_answers() -> None:

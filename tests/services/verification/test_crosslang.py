@@ -31,6 +31,14 @@ def test_numbers_decide_across_languages() -> None:
     )
 
 
+def test_months_and_small_numbers_spelled_as_words_do_not_decide() -> None:
+    apollo = "Apollo 13 was launched on April 11, 1970, with three astronauts aboard."
+    outcome = _outcome("阿波罗13号于1970年4月11日发射，载有3名宇航员。", apollo)
+    assert (outcome.verdict, outcome.reason) == ("unverifiable", "cross_language")
+    outcome = _outcome("阿波罗13号于1971年4月11日发射。", apollo)
+    assert (outcome.verdict, outcome.missing) == ("unsupported", ["1971"])
+
+
 def test_same_language_is_judged_as_ever() -> None:
     outcome = _outcome("The Rhine flows into the North Sea.", ENGLISH)
     assert outcome.verdict == "supported" and outcome.reason is None
