@@ -90,16 +90,25 @@ def chapter_cmd(file: Path, href: str, doc_id: str | None) -> None:
 @click.argument("file", type=FILE)
 @click.argument("number", type=int)
 @click.option("--quote", help="Text to highlight (a TextQuoteSelector's exact).")
+@click.option("--prefix", default="", help="Text just before the quote (its prefix).")
+@click.option("--suffix", default="", help="Text just after the quote (its suffix).")
 @click.option("--png", "png", type=click.Path(dir_okay=False, path_type=Path),
               help="Write the page as PNG here (the quote highlighted when found).")
 @click.option("--zoom", type=click.FloatRange(0.1, 8.0), default=2.0, show_default=True)
-def page_cmd(file: Path, number: int, quote: str | None, png: Path | None, zoom: float) -> None:
-    """Render PDF page NUMBER (1-based) and print {page, found, rects, ...}.
+def page_cmd(
+    file: Path, number: int, quote: str | None, prefix: str, suffix: str, png: Path | None,
+    zoom: float,
+) -> None:
+    """Render PDF page NUMBER (1-based) and print where the reader places the quote:
+    {page, found, match, confidence, pages, rects, moved, has_text_layer, note, ...}.
 
-    `found` is false on pages without a text layer (page-only fallback).
+    The quote is searched as the reader does (the page text as ingest reads it, the hinted
+    page first, then the others); `rects` are on page NUMBER, `pages` gives them per page.
+    A page without a text layer gets no rectangles (page-only fallback).
     """
     try:
-        view = page_view(file.read_bytes(), number, quote, png, zoom)
+        view = page_view(file.read_bytes(), number, quote, png, zoom, prefix=prefix,
+                         suffix=suffix)
     except DocumentRejection as exc:
         _refuse(exc, page=number)
     _print(view)

@@ -79,6 +79,19 @@ ORDINAL_LANGUAGES: frozenset[str] = frozenset(
 # reads as an ordinal without being told the language.
 ORDINAL_LETTERS = "äöüßøæåčšžřľťňďůýąęłśźżćńőűŕĺğış" "ÄÖÜØÆÅČŠŽŘĽŤŇĎŮÝĄĘŁŚŹŻĆŃŐŰŔĹĞŞ"
 
+# German words that stand before an ordinal and its capitalised noun (`der 3. Versuch`,
+# `im 19. Jahrhundert`, `seinen 50. Geburtstag`): articles, their contractions with a
+# preposition, possessives, demonstratives. Before one of them a day or Roman numeral and its
+# period read as an ordinal without being told the language. (`am` is left out: English
+# `I am 3. Tom is 5.` ends there; `am 3. Mai` is read by the month.)
+ORDINAL_DETERMINERS: frozenset[str] = frozenset(
+    """der die das dem den des im vom zum zur beim ins ans aufs
+    mein meine meinem meinen meiner meines dein deine deinem deinen deiner deines
+    sein seine seinem seinen seiner seines ihr ihre ihrem ihren ihrer ihres
+    unser unsere unserem unseren unserer unseres euer eure eurem euren eurer eures
+    dieser diese dieses diesem diesen jeder jede jedes jedem jeden""".split()
+)
+
 # Words that start sentences in German and Danish (pySBD's lists): after a dotted acronym
 # (`Jeg bor i E.U. Hvad med dig?`) only these mark a new sentence.
 SENTENCE_STARTERS: frozenset[str] = frozenset(

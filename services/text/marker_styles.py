@@ -14,6 +14,8 @@ from __future__ import annotations
 
 import re
 
+from services.text import scripts
+
 # OpenAI's citation token delimiters (private-use characters).
 CITE_START, CITE_SEPARATOR, CITE_STOP = "\ue200", "\ue202", "\ue201"
 SUPERSCRIPTS = "\u2070\u00b9\u00b2\u00b3\u2074\u2075\u2076\u2077\u2078\u2079"  # ⁰¹²³⁴⁵⁶⁷⁸⁹
@@ -44,6 +46,8 @@ RARE_MARKER = re.compile(
 )
 _OPERATORS = "=+-*/^<>±×÷"
 _SHORTEST_WORD = 3  # a superscript after a shorter word (`x²`, `m²`, `mc²`) is an exponent
+# Scripts whose letters name variables and units (`x²`, `m²`, `см²`, `π²`).
+_SYMBOL_SCRIPTS = frozenset({scripts.LATIN, scripts.GREEK, scripts.CYRILLIC})
 
 
 def has_rare_start(text: str) -> bool:
@@ -74,7 +78,17 @@ def is_exponent(text: str, start: int, end: int) -> bool:
     word_start = start - 1
     while word_start > 0 and text[word_start - 1].isalpha():
         word_start -= 1
-    if start - word_start < _SHORTEST_WORD:
+    if start - word_start < _SHORTEST_WORD and _is_symbol(text, word_start, start):
         return True
     # A formula just before the word: `area = length²`.
     return any(c in _OPERATORS for c in text[max(0, word_start - 12) : word_start])
+
+
+def _is_symbol(text: str, word_start: int, end: int) -> bool:
+    """Whether the short word `text[word_start:end]` reads as a variable or a unit: written
+    in the letters of `_SYMBOL_SCRIPTS`, or right after a number (`12 m²`, `١٠٠ كم²`). A
+    short word of another script is a word (`ہے¹۔`: the Urdu `is`, then a citation)."""
+    if scripts.char_class(text[end - 1]) in _SYMBOL_SCRIPTS:
+        return True
+    before = text[max(0, word_start - 3) : word_start].rstrip()
+    return before[-1:].isdigit()

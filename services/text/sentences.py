@@ -16,7 +16,8 @@ sentence as the CJK ones do (Devanagari `।` `॥`, Arabic and Urdu `؟` `۔`, 
 Ethiopic `።` `፧`, Burmese `။`); a colon after an Armenian or Arabic-script word, a
 semicolon after a Greek word (the Greek question mark) and an Arabic comma that does not
 separate list items end one too. Abbreviations, titles and ordinals of other languages
-(services.text.lexicon_langs: `Srta.`, `l'Ing.`, `пгт.`, `12. Juni`, `XII. Pluku`) do not;
+(services.text.lexicon_langs: `Srta.`, `l'Ing.`, `пгт.`, `12. Juni`, `XII. Pluku`,
+`der 3. Versuch`) do not;
 quotations and titles (`„…“`, `«…»`, `《…》`, `「…」`) protect what they hold. An optional
 BCP 47 `language` is a hint only: it adds the titles that are ordinary words elsewhere, reads
 periods after numbers as ordinals, and tells Arabic from Persian and Urdu.
@@ -81,6 +82,9 @@ _ANY_ABBREVIATION = lexicon.ABBREVIATIONS | lexicon_langs.ALL
 _ORDINAL_REACH = 300  # how far back a sentence is searched for letters of ordinal languages
 _ROMAN = re.compile(r"[IVXLC]{2,7}")
 _ORDINAL_LETTERS = re.compile(f"[{lexicon_langs.ORDINAL_LETTERS}]")
+_DETERMINERS = lexicon_langs.ORDINAL_DETERMINERS
+# Letters read back for a determiner: one more than the longest, so a longer word is none.
+_LONGEST_DETERMINER = max(map(len, _DETERMINERS)) + 1
 _LETTERS = re.compile(r"[^\W\d_]+")
 # Letters only Persian and Urdu write (Arabic writes ي ك ى ة): their sentences do not end at
 # a comma.
@@ -259,24 +263,24 @@ def _period_ends(scan: _Scan, rs: int, k: int) -> bool:
         return scan.text[k : k + 1].isupper()
     if lower in lexicon.GENERAL:
         return scan.text[k : k + 1].isupper()
-    ends = _other_language_ends(scan, token, k, scan.text[rs - 1 : rs].isalnum())
+    ends = _other_language_ends(scan, token, rs, k)
     if ends is not None:
         return ends
     return scan.is_start(k)
 
 
-def _other_language_ends(scan: _Scan, token: str, k: int, bare: bool) -> bool | None:
-    """Whether a period after `token` ends its sentence by the rules of other languages
-    (services.text.lexicon_langs); None when they do not decide. `bare`: the period follows
-    the token itself (not a bracket or quote: `[1].` is no ordinal)."""
+def _other_language_ends(scan: _Scan, token: str, rs: int, k: int) -> bool | None:
+    """Whether the period at `rs` after `token` ends its sentence by the rules of other
+    languages (services.text.lexicon_langs); None when they do not decide."""
     text = scan.text
+    bare = text[rs - 1 : rs].isalnum()  # not after a bracket or quote: `[1].` is no ordinal
     apostrophe = max(token.rfind("'"), token.rfind("’"))
     if apostrophe >= 0:  # `l'Ing.`, `dell'Avv.`
         token = token[apostrophe + 1 :]
     lower = token.lower()
     if lower not in lexicon_langs.ALL:
         if bare and (token.isdigit() and len(token) <= 2 or _ROMAN.fullmatch(token)):
-            return _ordinal_ends(scan, k)
+            return _ordinal_ends(scan, rs - len(token), k)
         if "\u0370" <= token[-1:] <= "\u03ff" and "\u0370" <= text[k : k + 1] <= "\u03ff":
             return True  # Greek: `κανένας. το κόστος`
         return None
@@ -295,14 +299,17 @@ def _other_language_ends(scan: _Scan, token: str, k: int, bare: bool) -> bool | 
     return None
 
 
-def _ordinal_ends(scan: _Scan, k: int) -> bool | None:
-    """A period after a day or a Roman numeral (`12. Juni`, `XII. Pluku`): an ordinal, not
-    an end, before a month's name, or before a word where the language writes ordinals so
-    (told so, or not told and the sentence has letters only such languages use)."""
+def _ordinal_ends(scan: _Scan, number: int, k: int) -> bool | None:
+    """A period after a day or a Roman numeral starting at `number` (`12. Juni`,
+    `XII. Pluku`): an ordinal, not an end, before a month's name, or before a word where the
+    language writes ordinals so (told so, or not told and the sentence has letters only such
+    languages use, or a German determiner stands before the number and a noun after it:
+    `der 3. Versuch`)."""
     match = _LETTERS.match(scan.text, k)
     if match is None:
         return None
-    if match.group().lower() in lexicon_langs.MONTHS:
+    word = match.group()
+    if word.lower() in lexicon_langs.MONTHS:
         return False
     language = scan.language
     if language:
@@ -310,7 +317,25 @@ def _ordinal_ends(scan: _Scan, k: int) -> bool | None:
     low = max(scan.start, k - _ORDINAL_REACH)
     if not scan.text[low:k].isascii() and _ORDINAL_LETTERS.search(scan.text, low, k):
         return False
+    if word not in _STARTERS and _word_before(scan, number) in _DETERMINERS:
+        return False
     return None
+
+
+def _word_before(scan: _Scan, position: int) -> str:
+    """The word a blank before `position` in the current sentence, lower-cased (`der`, `Im`);
+    "" when there is none or it is neither lower case nor capitalised."""
+    text, low = scan.text, scan.start
+    end = position
+    while end > low and text[end - 1] in " \t\u00a0":
+        end -= 1
+    if end == position:
+        return ""
+    begin = end
+    while begin > low and end - begin < _LONGEST_DETERMINER and text[begin - 1].isalpha():
+        begin -= 1
+    word = text[begin:end]
+    return word if word.islower() else word.lower() if word.istitle() else ""
 
 
 def _dots(scan: _Scan, rs: int, re_: int, k: int, dots: int, spaced: bool) -> None:

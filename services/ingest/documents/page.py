@@ -1,14 +1,14 @@
-"""The reader's PDF page view: a PNG render and highlight rectangles for a quote.
+"""A PDF page view for `citeflow page`: the reader's placement of a quote
+(`pdf_locate.locate`, on the text as ingest reads it) and, optionally, a PNG render with the
+quote highlighted.
 
 Rectangles are in PDF points of the page as displayed (its /Rotate applied, origin top
 left), so they overlay the PNG after scaling by its zoom. Pages without a text layer
-(scans) give `found: false` and the page alone (page-only fallback, seed 001).
+(scans) give `found: false` and the page alone (page-only fallback).
 """
 
 from __future__ import annotations
 
-import re
-import unicodedata
 from pathlib import Path
 from typing import Any
 
@@ -16,52 +16,18 @@ import pymupdf
 
 from services.ingest.documents.limits import DEFAULT_LIMITS, IngestLimits
 from services.ingest.documents.pdf import PDF_FAILURES, open_pdf
-from services.ingest.documents.pdf_text import TEXT_FLAGS
+from services.ingest.documents.pdf_locate import PdfIndex, locate
 from services.ingest.documents.rejection import DocumentRejection
 
-# Search the text as ingest extracts it (ligatures expanded) and across line-end hyphens.
-SEARCH_FLAGS = TEXT_FLAGS | pymupdf.TEXT_DEHYPHENATE
-PREFIX_CHARS = 50
-_TYPOGRAPHIC = str.maketrans({
-    "\u2018": "'", "\u2019": "'", "\u201c": '"', "\u201d": '"', "\u2013": "-", "\u2014": "-",
-    "\u00ad": None, "\u200b": None, "\u200c": None, "\u200d": None, "\ufeff": None,
-})
-_SPACES = re.compile(r"\s+")
-_INNER_HYPHEN = re.compile(r"(?<=\w)-(?=\w)")
 HIGHLIGHT = (1.0, 0.94, 0.54)
 
 
-def quote_variants(quote: str) -> list[tuple[str, str]]:
-    """Search strings to try, best first, with the name of each match kind."""
-    normalised = _SPACES.sub(" ", unicodedata.normalize("NFKC", quote).translate(_TYPOGRAPHIC))
-    normalised = normalised.strip()
-    variants = [("exact", quote.strip()), ("normalised", normalised),
-                ("dehyphenated", _INNER_HYPHEN.sub("", normalised))]
-    if len(normalised) > PREFIX_CHARS:
-        variants.append(("prefix", normalised[:PREFIX_CHARS].rsplit(" ", 1)[0]))
-    unique: list[tuple[str, str]] = []
-    seen: set[str] = set()
-    for kind, text in variants:
-        if text and text not in seen:
-            seen.add(text)
-            unique.append((kind, text))
-    return unique
-
-
-def find_quote(page: pymupdf.Page, quote: str) -> tuple[str | None, list[pymupdf.Quad]]:
-    """The match kind and the quads of the first variant of `quote` found on the page."""
-    textpage = page.get_textpage(flags=SEARCH_FLAGS)
-    for kind, text in quote_variants(quote):
-        quads = page.search_for(text, quads=True, flags=SEARCH_FLAGS, textpage=textpage)
-        if quads:
-            return kind, quads
-    return None, []
-
-
-def _render(page: pymupdf.Page, quads: list[pymupdf.Quad], png: Path, zoom: float) -> None:
-    """Write the page as PNG, the quads highlighted (on the in-memory document only)."""
-    if quads:
-        annotation = page.add_highlight_annot(quads)
+def _render(page: pymupdf.Page, rects: list[list[float]], png: Path, zoom: float) -> None:
+    """Write the page as PNG, `rects` (as displayed) highlighted on the in-memory document."""
+    if rects:
+        annotation = page.add_highlight_annot(
+            [pymupdf.Rect(rect) * page.derotation_matrix for rect in rects]
+        )
         annotation.set_colors(stroke=HIGHLIGHT)
         annotation.update()
     page.get_pixmap(matrix=pymupdf.Matrix(zoom, zoom), annots=True).save(str(png))
@@ -74,32 +40,22 @@ def page_view(
     png: Path | None = None,
     zoom: float = 2.0,
     limits: IngestLimits = DEFAULT_LIMITS,
+    prefix: str = "",
+    suffix: str = "",
 ) -> dict[str, Any]:
-    """`{page, found, match, rects, has_text_layer, width, height, rotation}`; writes the
-    page as PNG (with the quote highlighted when found) when `png` is given."""
+    """The reader's placement of `quote` from page `number` (`locate`'s view: page, found,
+    match, confidence, pages, rects, moved, has_text_layer, width, height, note) with the
+    page's `rotation` and `png`; writes the page as PNG (the quote's rectangles on it
+    highlighted) when `png` is given."""
     document, _ = open_pdf(data, limits)
     with document:
-        if not 1 <= number <= document.page_count:
-            raise DocumentRejection(
-                "page_out_of_range", f"page {number} is not in 1..{document.page_count}"
-            )
+        view = locate(PdfIndex(document, len(data)), number, quote or "", prefix, suffix)
+        if not quote and view["has_text_layer"]:
+            view["note"] = None  # nothing was asked for: nothing is missing
         try:
             page = document.load_page(number - 1)
-            has_text = bool(page.get_text(flags=TEXT_FLAGS).strip())
-            kind, quads = find_quote(page, quote) if quote and has_text else (None, [])
-            rects = [quad.rect * page.rotation_matrix for quad in quads]
             if png is not None:
-                _render(page, quads, png, zoom)
+                _render(page, view["rects"], png, zoom)
         except PDF_FAILURES as exc:
             raise DocumentRejection("unreadable_page", f"page {number}: {exc}") from None
-        return {
-            "page": number,
-            "found": bool(quads),
-            "match": kind,
-            "rects": [[round(v, 2) for v in (r.x0, r.y0, r.x1, r.y1)] for r in rects],
-            "has_text_layer": has_text,
-            "width": round(page.rect.width, 2),
-            "height": round(page.rect.height, 2),
-            "rotation": page.rotation,
-            "png": str(png) if png is not None else None,
-        }
+        return {**view, "rotation": page.rotation, "png": str(png) if png is not None else None}

@@ -89,13 +89,6 @@ TERMINATORS = [
 MARKERS = ["[1]", "[^1]", "【1†source】", "¹", "<sup>1</sup>"]
 
 
-# services.text.markers does not read a superscript marker before the Urdu full stop
-# (`ہے¹۔`): the marker finder's gap, not the segmenter's (the brackets pass there).
-_SUPERSCRIPT_BEFORE_URDU_STOP = pytest.mark.xfail(
-    strict=True, reason="markers: a superscript before ۔ is not read as a marker"
-)
-
-
 def _marker_cases() -> list[Any]:
     cases = []
     for stop, first, second, glued in TERMINATORS:
@@ -109,12 +102,7 @@ def _marker_cases() -> list[Any]:
             if glued and not superscript:  # (a superscript glued to a word is no marker)
                 layouts["glued"] = f"{first}{stop}{marker}"
             for name, layout in layouts.items():
-                marks = [_SUPERSCRIPT_BEFORE_URDU_STOP] if (
-                    superscript and stop == "۔" and name == "before"
-                ) else []
-                cases.append(
-                    pytest.param(layout, second, marks=marks, id=f"{stop}-{marker}-{name}")
-                )
+                cases.append(pytest.param(layout, second, id=f"{stop}-{marker}-{name}"))
     return cases
 
 

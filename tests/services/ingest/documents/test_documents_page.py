@@ -7,7 +7,7 @@ from pathlib import Path
 import pymupdf
 import pytest
 
-from services.ingest.documents.page import page_view, quote_variants
+from services.ingest.documents.page import page_view
 from services.ingest.documents.rejection import DocumentRejection
 from tests.services.ingest.documents.builders import build_pdf
 
@@ -22,20 +22,36 @@ def test_quote_found_with_rectangles_on_the_page() -> None:
     assert 40 <= x0 < x1 <= 400 and 40 <= y0 < y1 <= 70
 
 
-def test_normalised_quote_is_tried() -> None:
+def test_quote_is_matched_normalised() -> None:
     view = page_view(build_pdf([LINES]), 1, "the dog\u2019s\u00a0day")
-    assert view["found"] and view["match"] == "normalised"
+    assert view["found"] and view["match"] == "exact" and view["confidence"] == 1.0
 
 
 def test_quote_not_on_the_page() -> None:
     view = page_view(build_pdf([LINES]), 1, "nowhere to be seen")
     assert (view["found"], view["rects"], view["match"]) == (False, [], None)
+    assert view["note"] == "passage not located on this page"
+
+
+def test_quote_on_another_page_says_where() -> None:
+    view = page_view(build_pdf([LINES, ["Only on the second page."]]), 1, "second page")
+    assert (view["found"], view["rects"], view["moved"]) == (True, [], True)
+    assert list(view["pages"]) == ["2"] and "page 2" in view["note"]
+
+
+def test_no_quote_no_note() -> None:
+    view = page_view(build_pdf([LINES]), 1)
+    assert (view["found"], view["note"], view["has_text_layer"]) == (False, None, True)
 
 
 def test_page_without_text_layer_falls_back_to_the_page(tmp_path: Path) -> None:
     png = tmp_path / "scan.png"
-    view = page_view(build_pdf([LINES, []], blank=frozenset({1})), 2, "quick", png=png)
+    data = build_pdf([LINES, []], blank=frozenset({1}))
+    view = page_view(data, 2, "nowhere to be seen", png=png)
     assert (view["found"], view["has_text_layer"], view["rects"]) == (False, False, [])
+    assert view["note"] == "page only, no text layer"
+    moved = page_view(data, 2, "quick")  # found on the page before the scan
+    assert (moved["rects"], moved["moved"], list(moved["pages"])) == ([], True, ["1"])
     assert png.read_bytes().startswith(b"\x89PNG")
 
 
@@ -63,10 +79,3 @@ def test_page_out_of_range(number: int) -> None:
     with pytest.raises(DocumentRejection) as caught:
         page_view(build_pdf([LINES]), number)
     assert caught.value.code == "page_out_of_range"
-
-
-def test_quote_variants_order_and_dedup() -> None:
-    kinds = [kind for kind, _ in quote_variants("co\u00adoperate \ufb01rst-class")]
-    assert kinds == ["exact", "normalised", "dehyphenated"]
-    long = "word " * 20
-    assert quote_variants(long)[-1][0] == "prefix"
