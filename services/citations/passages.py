@@ -27,7 +27,7 @@ from services.citations.checks import (
     unchecked,
 )
 from services.text.extraction import Extracted
-from services.text.lexical import span_tokens, terms_of, words
+from services.text.lexical import NO_NAMES, name_terms, span_tokens, terms_of, words
 from services.text.protected import positions
 from services.verification.claims import negates, numbers_of
 
@@ -67,6 +67,9 @@ class SourceIndex:
     # same in canonical form (found on first use).
     as_is: bool | None = None
     numbers: frozenset[str] | None = None  # every digit token (asked for by number claims)
+    # The bits of the source's name terms (services.text.lexical.name_terms): every passage
+    # holds them.
+    name_mask: int = 0
 
     def mask(self, terms: set[str]) -> int:
         """The bitmask of `terms` in this source's vocabulary (unknown terms dropped)."""
@@ -84,7 +87,7 @@ class SourceIndex:
         self.columns, self.window_terms = columns, None
 
 
-_INDEXES: dict[tuple[str, ...], SourceIndex] = {}
+_INDEXES: dict[tuple[tuple[str, ...], frozenset[str]], SourceIndex] = {}
 # Passage scores rounded to 6 digits, by ratio: `round` with digits goes through a decimal
 # string (costlier than the whole overlap search), and the few ratios of small counts recur.
 _ROUNDED: dict[float, float] = {}
@@ -136,10 +139,11 @@ def chunk_sentences(text: str) -> list[tuple[int, int]]:
     return spans
 
 
-def source_index(chunks: Sequence[Chunk]) -> SourceIndex:
-    """The window index of a source's chunks (memoised by their texts, bounded; the columns
-    are added when it is used again)."""
-    key = tuple([chunk.text for chunk in chunks])
+def source_index(chunks: Sequence[Chunk], names: frozenset[str] = NO_NAMES) -> SourceIndex:
+    """The window index of a source's chunks and name terms (memoised by them, bounded; the
+    columns are added when it is used again)."""
+    texts = tuple([chunk.text for chunk in chunks])
+    key = (texts, names)
     cached = _INDEXES.get(key)
     if cached is not None:
         if cached.window_terms is not None:
@@ -148,17 +152,18 @@ def source_index(chunks: Sequence[Chunk]) -> SourceIndex:
     windows: list[tuple[int, int, int]] = []
     window_terms: list[set[str]] = []
     negations: list[bool] = []
-    for position, text in enumerate(key):
+    for position, text in enumerate(texts):
         spans = chunk_sentences(text)
         windows += zip(repeat(position), *zip(*spans)) if spans else ()
         tokens = span_tokens(text, spans)
         window_terms += map(terms_of, tokens)
         negations += map(negates, tokens)
     # Bit order is free: only overlaps and their sizes are ever read.
-    vocabulary = set().union(*window_terms)
+    vocabulary = set().union(names, *window_terms)
     bits = dict(zip(vocabulary, map(lshift, repeat(1), range(len(vocabulary)))))
     masks = [sum(map(bits.__getitem__, terms)) for terms in window_terms]
     cached = SourceIndex(windows, masks, bits, negations)
+    cached.name_mask = sum(map(bits.__getitem__, names))
     if len(windows) <= MAX_COLUMN_WINDOWS:
         cached.window_terms = window_terms
     if len(_INDEXES) >= _MEMO_LIMIT:
@@ -258,7 +263,11 @@ class PassageFinder:
         if cited in self._indexes:
             return self._indexes[cited]
         source = self._by_index.get(cited)
-        index = source_index(source.chunks) if source is not None and source.chunks else None
+        index = (
+            source_index(source.chunks, name_terms(source.title, source.authors))
+            if source is not None and source.chunks
+            else None
+        )
         if index is not None and not index.masks:
             index = None
         self._indexes[cited] = index
@@ -308,7 +317,7 @@ class PassageFinder:
             if pages and (page := pages.get((sentence, cited))) is not None:
                 best = _on_page(index, chunks, want, page, best)
             position, start, end = windows[best]
-            covered = want & masks[best]
+            covered = want & (masks[best] | index.name_mask)
             first = final = best
             # Widen by the next chunk sentence, then the previous one (windows of a chunk
             # are in text order: the next one only moves the end, the previous the start).

@@ -24,6 +24,7 @@ from __future__ import annotations
 from bisect import bisect_right
 from collections.abc import Callable, Mapping, Sequence
 
+from schemas.answers import Source
 from schemas.citations import CitationExtraction, Sentence, SupportingPassage
 from schemas.construct import maker
 from schemas.spans import AnswerQuality, AnswerUnit, SourceSpan, Support
@@ -33,6 +34,7 @@ from services.spans.sections import Piece
 from services.spans.units import UnitContext
 from services.text.extraction import blank
 from services.text.languages import UNDETERMINED, language_of
+from services.text.lexical import NO_NAMES, name_terms
 from services.verification.claims import surface_words
 from services.verification.crosslang import crosses, source_language
 from services.verification.judges import LEXICAL, Judge, verdict_of
@@ -63,9 +65,12 @@ _answer_quality = maker(AnswerQuality)
 class SourcePieces:
     """The pieces of each source and their views for the verification (built on first use)."""
 
-    __slots__ = ("_languages", "_pieces", "_views")
+    __slots__ = ("_languages", "_names", "_pieces", "_views")
 
-    def __init__(self, pieces: Sequence[Piece]) -> None:
+    def __init__(
+        self, pieces: Sequence[Piece], names: Mapping[int, frozenset[str]] | None = None
+    ) -> None:
+        self._names = names or {}  # source index -> its name terms
         self._pieces: dict[int, list[Piece]] = {}
         for piece in pieces:
             self._pieces.setdefault(piece.source_index, []).append(piece)
@@ -76,7 +81,11 @@ class SourcePieces:
         """The view of source `index`; None when it has no text (or does not exist)."""
         if index not in self._views:
             pieces = self._pieces.get(index)
-            self._views[index] = source_view([p.text for p in pieces]) if pieces else None
+            self._views[index] = (
+                source_view([p.text for p in pieces], self._names.get(index, NO_NAMES))
+                if pieces
+                else None
+            )
         return self._views[index]
 
     def language(self, index: int) -> str:
@@ -91,6 +100,15 @@ class SourcePieces:
     def pieces(self, index: int) -> list[Piece]:
         """The pieces of source `index`, in view order."""
         return self._pieces.get(index, [])
+
+
+def source_names(sources: Sequence[Source]) -> dict[int, frozenset[str]]:
+    """The name terms (title and authors) of each source that has a name."""
+    return {
+        source.index: name_terms(source.title, source.authors)
+        for source in sources
+        if source.title or source.authors
+    }
 
 
 def blanked(text: str, extraction: CitationExtraction) -> str:
@@ -423,7 +441,7 @@ def citation_support(
         verbatim[sentence_index] = verbatim.get(sentence_index, frozenset()) | {source}
     by_pair = passage_pairs(extraction)
     support: list[Support | None] = [None] * len(extraction.citations)
-    by_source = SourcePieces(pieces)
+    by_source = SourcePieces(pieces, source_names(ctx.answer.sources))
     decided = (
         DecidedSingles(extraction.passages, by_pair, verbatim_spans, support, by_source.language)
         if judge is LEXICAL

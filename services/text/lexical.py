@@ -273,6 +273,24 @@ def text_terms(text: str) -> set[str]:
     return terms_of(words(text))
 
 
+NO_NAMES: frozenset[str] = frozenset()
+_NAMES: dict[tuple[str, ...], frozenset[str]] = {}
+
+
+def name_terms(title: str | None, authors: Sequence[str] = ()) -> frozenset[str]:
+    """The content terms of a source's own name: its title and authors (memoised, bounded).
+    A claim that names its source (`the novel Moby-Dick opens by saying`, `Kraut argues`)
+    frames itself with them: every passage of the source holds them."""
+    key = (title or "", *authors)
+    found = _NAMES.get(key)
+    if found is None:
+        found = frozenset(text_terms(" ".join(key))) if any(key) else NO_NAMES
+        if len(_NAMES) >= _MAX_TEXTS:
+            _NAMES.clear()
+        _NAMES[key] = found
+    return found
+
+
 @dataclass(frozen=True, slots=True)
 class TextTerms:
     """Statistics of one text: its token count and how often each content term occurs."""

@@ -16,7 +16,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from services.citations.passages import chunk_sentences
-from services.text.lexical import fold_punctuation, span_terms, words
+from services.text.lexical import NO_NAMES, fold_punctuation, span_terms, words
 from services.text.normalize import (
     IGNORABLE,
     Normalized,
@@ -28,7 +28,7 @@ from services.verification.claims import has_digit, numbers_of
 from services.verification.crosslang import source_language
 
 _MEMO_LIMIT = 1_024
-_VIEWS: dict[tuple[str, ...], SourceView] = {}
+_VIEWS: dict[tuple[tuple[str, ...], frozenset[str]], SourceView] = {}
 # How far a window boundary may move to leave a folded piece (e.g. a ligature) it cuts.
 _NUDGE = 4
 
@@ -53,7 +53,9 @@ class SourceView:
     maps: tuple[Normalized | None, ...]  # None: read as it is
     windows: tuple[Window, ...]
     window_items: tuple[set[str], ...]  # each window's items, in order (mapped over)
-    vocabulary: frozenset[str]
+    vocabulary: frozenset[str]  # the windows' items and the name terms
+    # The source's name terms (services.text.lexical.name_terms): every window holds them.
+    names: frozenset[str] = NO_NAMES
     _numbers: frozenset[str] | None = None
     _language: str | None = None
 
@@ -90,14 +92,15 @@ class SourceView:
         return 0, view.original_length
 
 
-def source_view(texts: Sequence[str]) -> SourceView | None:
-    """The view of a source made of the piece `texts`; None when it has no text at all."""
-    key = tuple(texts)
+def source_view(texts: Sequence[str], names: frozenset[str] = NO_NAMES) -> SourceView | None:
+    """The view of a source made of the piece `texts`, with its name terms; None when it
+    has no text at all."""
+    key = (tuple(texts), names)
     cached = _VIEWS.get(key)
     if cached is not None:
         return cached
-    maps = tuple(map(_canonical, key))
-    texts = tuple(text if view is None else view.text for text, view in zip(key, maps))
+    maps = tuple(map(_canonical, key[0]))
+    texts = tuple(text if view is None else view.text for text, view in zip(key[0], maps))
     windows: list[Window] = []
     for number, text in enumerate(texts):
         spans = chunk_sentences(text)
@@ -108,7 +111,7 @@ def source_view(texts: Sequence[str]) -> SourceView | None:
     if not windows:
         return None
     items = tuple(window.items for window in windows)
-    view = SourceView(texts, maps, tuple(windows), items, frozenset().union(*items))
+    view = SourceView(texts, maps, tuple(windows), items, frozenset().union(names, *items), names)
     if len(_VIEWS) >= _MEMO_LIMIT:
         _VIEWS.clear()
     _VIEWS[key] = view

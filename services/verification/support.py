@@ -189,6 +189,8 @@ def best_window(items: frozenset[str], view: SourceView) -> tuple[Evidence, froz
     best = counts.index(max(counts))
     core = windows[best]
     covered = items & core.items
+    if view.names:
+        covered |= items & view.names  # (every window holds them)
     first = last = core
     for neighbour in (best + 1, best - 1):
         if not 0 <= neighbour < len(windows) or covered == items:
@@ -225,6 +227,8 @@ def assess(
             # the passage's items include its numbers: nothing else to read
             evidence.append(Evidence(view, 0, 0, 0, None, passage))
             in_evidence |= items & passage.items
+            if view.names:
+                in_evidence |= items & view.names  # (every passage holds them)
             negated = negated or passage.negated
             if numbers:
                 found |= numbers & view.numbers

@@ -26,6 +26,7 @@ from services.spans.support import (
     citation_support,
     passage_pairs,
     sentence_bounds,
+    source_names,
 )
 from services.spans.units import UnitContext, sentence_units
 from services.verification.judges import LEXICAL
@@ -60,6 +61,24 @@ _REFERENCES = {
 }
 
 
+_NAMED = {
+    "answer_id": "named",
+    "text": (
+        "In Moby-Dick, Herman Melville has Ishmael go to sea when he has little money [1]. "
+        "Melville's narrator also mentions the watery part of the world [1][2]. "
+        "The Everest guide by Hillary says May is the month for the summit [2]."
+    ),
+    "sources": [
+        {"index": 1, "title": "Moby-Dick", "authors": ["Herman Melville"], "chunks": [
+            {"text": "Call me Ishmael. Having little money in my purse, I thought I would "
+                     "sail about a little and see the watery part of the world."}]},
+        {"index": 2, "title": "Everest guide", "authors": ["Edmund Hillary"], "chunks": [
+            {"text": "Climbers usually attempt the summit in May. The watery part of the "
+                     "world is below."}]},
+    ],
+}
+
+
 def _both(data: dict[str, Any]) -> tuple[Verification, Verification, int]:
     """`verify` with the counted passages and with passages read; the spans stage's own
     support (decided from the counts where it can) is checked against the latter."""
@@ -80,9 +99,10 @@ def _both(data: dict[str, Any]) -> tuple[Verification, Verification, int]:
     read = {key: read_passage(p.link, p.text) for key, p in passages.items()}
     counted = sum(p.terms is not None for p in passages.values())
     sources = [source.index for source in answer.sources]
+    names = source_names(answer.sources)
     results = [
-        verify(claims, sentences, sources, SourcePieces(index.pieces).view, verbatim, LEXICAL,
-               given, uncited)
+        verify(claims, sentences, sources, SourcePieces(index.pieces, names).view, verbatim,
+               LEXICAL, given, uncited)
         for given in (passages, read)
     ]
     support, quality = citation_support(ctx, index.pieces, units, LEXICAL)
@@ -143,9 +163,16 @@ def test_counts_equal_reading_with_numbered_references_to_sources() -> None:
     assert (first.verdict, list(first.conflicts)) == ("supported", [])  # `1` is no figure
 
 
+def test_counts_equal_reading_with_the_sources_own_names() -> None:
+    fast, slow, counted = _both(_NAMED)
+    assert counted > 0
+    _same(fast, slow)
+    assert fast.outcomes[0].verdict == "supported"  # title and author frame the claim
+
+
 def test_counts_and_rivals_equal_reading_on_the_e2e_benchmark_answers() -> None:
-    """The answers `bench e2e` sends: about a third of their citations look for a better
-    source, each decided from its passage's rival."""
+    """The answers `bench e2e` sends: some of their citations look for a better source,
+    each decided from its passage's rival."""
     rivals = 0
     for seed in range(40):
         data = bench_answer(f"e2e-{seed}", seed=seed, **ANSWER_SHAPE)
@@ -153,7 +180,7 @@ def test_counts_and_rivals_equal_reading_on_the_e2e_benchmark_answers() -> None:
         fast, slow, found = _both(data)
         assert found > 0
         _same(fast, slow)
-    assert rivals > 40
+    assert rivals > 20
 
 
 @pytest.mark.corpus

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import unicodedata
 
+from services.text.lexical import name_terms
 from services.verification.claims import read_claim
 from services.verification.judges import LEXICAL
 from services.verification.sources import SourceView, source_view
@@ -100,6 +101,25 @@ def test_the_better_source_is_the_best_scoring_not_the_one_holding_most_words() 
     views = {n: source_view([t]) for n, t in sources.items()}
     bounds = {n: len(read_claim(claim).items & views[n].vocabulary) for n in (2, 3)}
     assert bounds[2] > bounds[3]  # source 2 does hold more of the claim's words
+
+
+def test_the_cited_sources_own_title_and_authors_frame_the_claim() -> None:
+    chapter = ("Call me Ishmael. Some years ago, having little money in my purse, I thought I "
+               "would sail about a little and see the watery part of the world.")
+    claim = "Herman Melville's Moby-Dick opens with Ishmael wanting to see the watery world."
+    named = {1: source_view([chapter], name_terms("Moby-Dick", ["Herman Melville"])),
+             2: source_view([OTHER], name_terms("Everest", ["Edmund Hillary"]))}
+    plain = {1: source_view([chapter]), 2: source_view([OTHER])}
+    judged = [
+        verify([CitedClaim(0, 1, 0, claim, (1,))], [], [1, 2], views.get, {}, LEXICAL).outcomes[0]
+        for views in (named, plain)
+    ]
+    assert judged[0].verdict == "supported" and judged[0].missing == ["wanting"]
+    assert judged[1].verdict == "partial"
+    assert {"Herman", "Moby", "Dick"} <= set(judged[1].missing)
+    # another source's name is no help: cited there, the claim is still unsupported
+    wrong = verify([CitedClaim(0, 2, 0, claim, (2,))], [], [1, 2], named.get, {}, LEXICAL)
+    assert wrong.outcomes[0].verdict == "unsupported"
 
 
 def test_a_source_without_text_is_unverifiable() -> None:
