@@ -1,5 +1,5 @@
 """`citeflow bench hostile`: the gateway's ordinary reads while one key (and keyless
-clients) send the worst request of each kind of issue 22, beside the same reads alone.
+clients) send the worst request of each kind, beside the same reads alone.
 
 A real `citeflow serve` (one worker, the embedded broker, an SQLite store) serves
 formatted answers to tenant `reader` at a fixed rate (open loop: queueing counts), and
@@ -10,6 +10,11 @@ oversized and half-sent request heads, trickled heads, oversize chunked bodies, 
 keys. Figures: reads p99 alone and under attack (target: within 2x), /healthz p99 under
 attack (target: under 100 ms), and the gateway's peak RSS (target: under 512 MB; its
 renderer processes are listed apart).
+
+The clients run on the gateway's machine, so each window also says where the machine's CPU
+went: to the gateway and its reader processes, to the bench's own clients (the read load,
+the probe, the attackers), and to processes outside the bench. A window beside busy
+neighbours is not a measurement of the gateway: compare the "outside" rows of both sides.
 """
 
 from __future__ import annotations
@@ -85,6 +90,61 @@ def _sample(pid: int, into: Sampled) -> None:
         into.samples += 1
 
 
+HZ = os.sysconf("SC_CLK_TCK")
+
+
+def _own_and_reaped(pid: int) -> int:
+    """CPU ticks of `pid` and of its children it has waited for."""
+    try:
+        with open(f"/proc/{pid}/stat") as handle:
+            fields = handle.read().rsplit(") ", 1)[1].split()
+    except (OSError, IndexError):
+        return 0
+    return sum(int(f) for f in fields[11:15])  # utime, stime, cutime, cstime
+
+
+def _tree_ticks(pid: int) -> int:
+    return _own_and_reaped(pid) + sum(_tree_ticks(child) for child in _children(pid))
+
+
+def _busy_ticks() -> int:
+    with open("/proc/stat") as handle:
+        ticks = [int(t) for t in handle.readline().split()[1:]]
+    return sum(ticks[:8]) - ticks[3] - ticks[4]  # all but idle and iowait
+
+
+@dataclass
+class CpuShares:
+    """Cores used during a window: by the gateway and its reader processes, by the rest of
+    the bench (its clients in this process and the load generator's, the embedded broker),
+    and by everything else on the machine."""
+
+    gateway: float
+    clients: float
+    outside: float
+
+
+class CpuMeter:
+    """Ticks at the start of a window, read again at its end."""
+
+    def __init__(self, gateway_pid: int) -> None:
+        self.gateway_pid = gateway_pid
+        self.started = time.perf_counter()
+        self.gateway, self.total, self.busy = self._read()
+
+    def _read(self) -> tuple[int, int, int]:
+        # The gateway is this process's child and not waited for: it is in `total` live.
+        return _tree_ticks(self.gateway_pid), _tree_ticks(os.getpid()), _busy_ticks()
+
+    def shares(self) -> CpuShares:
+        gateway, total, busy = self._read()
+        seconds = (time.perf_counter() - self.started) * HZ
+        bench = total - self.total  # the gateway, the broker, this process, the clients
+        served = gateway - self.gateway
+        return CpuShares(served / seconds, (bench - served) / seconds,
+                         max(busy - self.busy - bench, 0) / seconds)
+
+
 def _probe_healthz(port: int, stop: threading.Event, latencies: list[float]) -> None:
     with httpx.Client(base_url=f"http://127.0.0.1:{port}", timeout=30) as client:
         while not stop.wait(0.05):
@@ -140,7 +200,7 @@ def _chapter(text: str) -> bytes:
 
 
 def _bomb() -> bytes:
-    """Issue 22's 54 KB EPUB: chapters of ~1 MB that compress ~500:1."""
+    """A 54 KB EPUB: chapters of ~1 MB that compress ~500:1."""
     return _epub({f"c{i}.xhtml": _chapter("a " * 500_000) for i in range(30)})
 
 
@@ -315,15 +375,17 @@ class Phase:
     reads: LoadResult
     healthz_p99_ms: float
     healthz_count: int
+    cpu: CpuShares
 
 
-def _phase(port: int, reader: str, seconds: float) -> Phase:
+def _phase(port: int, gateway_pid: int, reader: str, seconds: float) -> Phase:
     reads = Target("127.0.0.1", port, "GET", "/v1/answers/{id}",
                    {"Authorization": f"Bearer {reader}"}, [], 0,
                    ids=[read_id(n) for n in range(READ_IDS)])
     stop = threading.Event()
     latencies: list[float] = []
     prober = threading.Thread(target=_probe_healthz, args=(port, stop, latencies), daemon=True)
+    meter = CpuMeter(gateway_pid)
     prober.start()
     try:
         result = run_load(reads, seconds=seconds, rate=READS_PER_S, concurrency=8)
@@ -331,7 +393,8 @@ def _phase(port: int, reader: str, seconds: float) -> Phase:
         stop.set()
         prober.join(timeout=30)
     ordered = sorted(latencies)
-    return Phase(result, percentile(ordered, 0.99) if ordered else float("nan"), len(ordered))
+    return Phase(result, percentile(ordered, 0.99) if ordered else float("nan"), len(ordered),
+                 meter.shares())
 
 
 def run(seconds: float, progress: Out, out: Out, kinds: tuple[str, ...] = KINDS,
@@ -382,7 +445,7 @@ def _measure(bench: Bench, workdir: Path, reader: str, attacker: str, doc_ids: l
         for round_ in range(1, repeat + 1):
             progress(f"round {round_}/{repeat}: reads alone, {READS_PER_S:.0f}/s for "
                      f"{seconds:.0f} s ...")
-            calm.append(_phase(port, reader, seconds))
+            calm.append(_phase(port, process.pid, reader, seconds))
             stop = threading.Event()
             attack = _attacks(port, attacker, doc_ids, stop, counts, kinds)
             threads += attack
@@ -391,7 +454,7 @@ def _measure(bench: Bench, workdir: Path, reader: str, attacker: str, doc_ids: l
             for thread in attack:
                 thread.start()
             try:
-                hostile.append(_phase(port, reader, seconds))
+                hostile.append(_phase(port, process.pid, reader, seconds))
             finally:
                 stop.set()
         sampled.stop.set()
@@ -437,6 +500,14 @@ def _report(calm: list[Phase], hostile: list[Phase], idle_rss: int, sampled: Sam
     out(f"{'gateway RSS (MB)':34}{idle_rss / mb:12.0f}{sampled.gateway_peak / mb:14.0f}"
         f"{'< 512 (peak)':>16}")
     out(f"{'reader processes RSS (MB, peak)':34}{'':12}{sampled.children_peak / mb:14.0f}")
+    for label, pick in (("gateway + readers", lambda p: p.cpu.gateway),
+                        ("bench clients + broker", lambda p: p.cpu.clients),
+                        ("outside the bench", lambda p: p.cpu.outside)):
+        out(f"{'CPU, ' + label + ' (cores)':34}{med(calm, pick):12.2f}"
+            f"{med(hostile, pick):14.2f}")
+    for side, phases in (("alone", calm), ("under attack", hostile)):
+        out(f"  {side} per round: reads p99 (ms) / outside CPU (cores): " + ", ".join(
+            f"{p.reads.p99_ms:.1f} / {p.cpu.outside:.2f}" for p in phases))
     out(f"gateway {'alive' if alive else 'DEAD'} after the attacks; hostile requests sent:")
     for kind, n in sorted(counts.items()):
         out(f"  {kind:40}{n:8d}")

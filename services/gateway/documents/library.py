@@ -3,9 +3,9 @@
 Documents are keyed by content (their SHA-256), so two tenants' uploads of the same file
 share the parsed package and the rendered pages while the store keeps their rows apart.
 Opened EPUB packages, PDF indexes and sanitised chapters live in LRUs bounded in bytes;
-page PNGs are the renderer's (renderer.py: other processes, a pixel budget, a deadline). Everything here is synchronous
-CPU work: the routes call it in a worker thread, one document operation at a time per
-document (PyMuPDF documents are not thread-safe).
+page PNGs are the renderer's (renderer.py: other processes, a pixel budget, a deadline).
+Everything here is synchronous CPU work, done in the reader processes (reader_work.py), one
+operation at a time per document (PyMuPDF documents are not thread-safe).
 """
 
 from __future__ import annotations
@@ -88,8 +88,8 @@ class DocumentLibrary:
                  max_bytes: int = DEFAULT_CACHE_BYTES) -> None:
         self.store = store
         self.cache_dir = cache_dir
-        # Bounded in bytes, not entries (issue 22: 16 small EPUBs inflating to GBs were
-        # kept): opened packages by what they inflated, PDFs by their size, chapters by
+        # Bounded in bytes, not entries (16 small EPUBs inflating to GBs fit an LRU of
+        # entries): opened packages by what they inflated, PDFs by their size, chapters by
         # their text.
         self._documents = _Lru(max_bytes, _weight)
         self._chapters = _Lru(max_bytes // 4, _chapter_bytes)

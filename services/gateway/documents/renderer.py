@@ -1,5 +1,5 @@
 """The reader processes: PDF pages rendered, and all other reader work done, off the
-gateway's process, within a budget (issue 22 item 1).
+gateway's process, within a budget.
 
 MuPDF holds the GIL while it renders, so a render in a gateway thread stops the event loop,
 and one absurd page (4500x4500 pt at scale 4: 324 megapixels) took 6.6 s and 2 GB; lxml and
@@ -8,10 +8,13 @@ bleach on a large chapter did the same. Here:
 - a pixel budget per render: the scale is lowered (to a quarter step) until the page fits
   `max_page_pixels`; the response says which scale it got (`X-Render-Scale`);
 - renders and the reader's other work (reader_work.py) run in a pool of reader processes,
-  never in the gateway process, each job with a deadline: past it the pool is killed and
-  restarted and the request gets a 503;
-- at most `max_pending` jobs wait or run per gateway process: more get 503 at once
-  (nothing queues without bound);
+  never in the gateway process, at the idle scheduling class (Linux `SCHED_IDLE`): any
+  other runnable process on the machine, the gateway first, takes the CPU from them at once;
+- each job runs with a deadline: past it the pool is killed and restarted and the request
+  gets a 503;
+- the tenants take turns at the reader processes (turns.py), and at most `max_pending`
+  jobs of one tenant wait or run: more get 503 at once (nothing queues without bound); a
+  job that waits a whole deadline for its turn gets a 503 too;
 - rendered PNGs are cached on disk within `cache_bytes` (oldest out first).
 """
 
@@ -28,6 +31,7 @@ from dataclasses import dataclass, field
 from typing import Any, Callable
 from pathlib import Path
 
+from services.gateway.documents.turns import Turns
 from services.ingest.documents.limits import MiB
 
 
@@ -38,7 +42,7 @@ class RenderBudget:
     max_page_pixels: int = 12_000_000  # the pixmap of one render (RGB: 36 MB)
     deadline_s: float = 10.0
     workers: int = field(default_factory=lambda: int(os.environ.get(WORKERS_ENV) or 1))
-    max_pending: int = 8
+    max_pending: int = 8  # per tenant
     cache_bytes: int = 256 * MiB
 
 
@@ -65,9 +69,20 @@ _open: OrderedDict[str, object] = OrderedDict()
 _OPEN_DOCUMENTS = 2  # opened PDFs a renderer process keeps
 
 
+def _yield_cpu() -> None:
+    """Run only on CPU time nothing else wants: under `SCHED_IDLE` a waking process preempts
+    this one at once, and the kernel places wakeups on this CPU as on an idle one. A nice
+    value is not enough: with autogroups (one per session) it ranks this process only
+    against its own gateway."""
+    if hasattr(os, "SCHED_IDLE"):
+        os.sched_setscheduler(0, os.SCHED_IDLE, os.sched_param(0))
+    else:
+        os.nice(10)
+
+
 def _init_worker(gateway_pid: int) -> None:
     """A reader process ends with its gateway (even a `kill -9` of it), yields the CPU to
-    it, and imports what its jobs need before the first one arrives."""
+    everything else, and imports what its jobs need before the first one arrives."""
     from services.runtime.supervisor import die_with_parent
 
     die_with_parent()
@@ -75,7 +90,7 @@ def _init_worker(gateway_pid: int) -> None:
     # signal: this process is the init process's now, and nobody's reader.
     if os.getppid() != gateway_pid:
         os._exit(0)
-    os.nice(10)
+    _yield_cpu()
     import pymupdf  # noqa: F401
 
     import services.gateway.documents.reader_work  # noqa: F401
@@ -175,7 +190,8 @@ class PageRenderer:
         self.budget = budget or RenderBudget()
         self.cache = PngCache(cache_dir, self.budget.cache_bytes)
         self._pool: ProcessPoolExecutor | None = None
-        self._pending = 0
+        self._turns = Turns(self.budget.workers)
+        self._pending: dict[str, int] = {}
 
     def _executor(self) -> ProcessPoolExecutor:
         if self._pool is None:
@@ -194,30 +210,45 @@ class PageRenderer:
             process.kill()
         pool.shutdown(wait=False, cancel_futures=True)
 
-    async def work(self, job: Callable[..., Any], *args: Any) -> Any:
-        """`job(*args)` in a reader process, within the deadline and the pending bound;
-        RenderBusy when over budget (its own exceptions are raised here)."""
-        if self._pending >= self.budget.max_pending:
+    async def work(self, tenant: str, job: Callable[..., Any], *args: Any) -> Any:
+        """`job(*args)` in a reader process, in `tenant`'s turn, within the deadline and the
+        tenant's pending bound; RenderBusy when over budget (its own exceptions are raised
+        here)."""
+        pending = self._pending.get(tenant, 0)
+        if pending >= self.budget.max_pending:
             raise RenderBusy("too many reader jobs are pending; try again shortly")
-        self._pending += 1
+        self._pending[tenant] = pending + 1
         try:
-            future = asyncio.wrap_future(self._executor().submit(job, *args))
             try:
-                return await asyncio.wait_for(future, self.budget.deadline_s)
+                await self._turns.acquire(tenant, self.budget.deadline_s)
             except TimeoutError:
-                self._kill()
-                raise RenderBusy(
-                    f"the reader took longer than {self.budget.deadline_s:g} s") from None
+                raise RenderBusy("the reader is busy; try again shortly") from None
+            try:
+                return await self._run(job, *args)
+            finally:
+                self._turns.release(tenant)
         finally:
-            self._pending -= 1
+            self._pending[tenant] -= 1
+            if not self._pending[tenant]:
+                del self._pending[tenant]
 
-    async def render(self, path: str, key: str, number: int, scale: float) -> tuple[bytes, float]:
+    async def _run(self, job: Callable[..., Any], *args: Any) -> Any:
+        future = asyncio.wrap_future(self._executor().submit(job, *args))
+        try:
+            return await asyncio.wait_for(future, self.budget.deadline_s)
+        except TimeoutError:
+            self._kill()
+            raise RenderBusy(
+                f"the reader took longer than {self.budget.deadline_s:g} s") from None
+
+    async def render(self, tenant: str, path: str, key: str, number: int,
+                     scale: float) -> tuple[bytes, float]:
         """The page as PNG and the scale used; RenderBusy when over budget."""
         cache_key = f"{key}-{number}@{scale:g}"
         cached = await asyncio.to_thread(self.cache.get, cache_key)
         if cached is not None:
             return cached, float(await asyncio.to_thread(self._scale_of, cache_key, scale))
-        data, used = await self.work(render_page, path, number, scale,
+        data, used = await self.work(tenant, render_page, path, number, scale,
                                      self.budget.max_page_pixels)
         await asyncio.to_thread(self._store, cache_key, data, used)
         return data, used

@@ -1,4 +1,4 @@
-"""Documents over HTTP (issue 14 item 1): upload, status, and the reader's views, per tenant.
+"""Documents over HTTP: upload, status, and the reader's views, per tenant.
 
 `POST /v1/documents` (scope `submit`) stores the upload content-addressed, records it as
 `submitted` and produces `documents.submitted`; the ingest stage does the rest and the store
@@ -150,10 +150,12 @@ def _refused(exc: DocumentRejection) -> ProblemError:
     return ProblemError(status_code, exc.code, exc.message)
 
 
-async def _reader_work(request: Request, job: Any, *args: Any) -> Any:
-    """`job` in a reader process; its refusals as problems."""
+async def _reader_work(request: Request, record: DocumentRecord, job: Any,
+                       *args: Any) -> Any:
+    """`job` in a reader process, in the turn of the document's tenant; its refusals as
+    problems."""
     try:
-        return await reader_of(request).renderer.work(job, *args)
+        return await reader_of(request).renderer.work(record.tenant, job, *args)
     except DocumentRejection as exc:
         raise _refused(exc) from None
     except RenderBusy as exc:
@@ -170,7 +172,7 @@ async def chapter(request: Request) -> Response:
     href = request.path_params["href"]
     quote = await _quote(request, record.doc_id)
     reader = reader_of(request)
-    view = await _reader_work(request, reader_work.chapter_job, str(reader.store.root),
+    view = await _reader_work(request, record, reader_work.chapter_job, str(reader.store.root),
                               record.path, record.sha256, record.doc_id, href,
                               None if quote is None else _quote_args(quote))
     return _json(cast(ChapterView, view), headers=PRIVATE_CACHE)
@@ -180,7 +182,7 @@ async def resource(request: Request) -> Response:
     record = await _document(request, "epub")
     name = request.path_params["path"]
     # A DocumentRejection: stored as an EPUB, but not one.
-    found = await _reader_work(request, reader_work.resource_job,
+    found = await _reader_work(request, record, reader_work.resource_job,
                                str(reader_of(request).store.root), record.path,
                                record.sha256, name)
     if found is None:
@@ -213,7 +215,7 @@ async def page_png(request: Request) -> Response:
     reader = reader_of(request)
     try:
         data, used = await reader.renderer.render(
-            str(reader.store.path(record.path)), record.sha256, number, scale)
+            record.tenant, str(reader.store.path(record.path)), record.sha256, number, scale)
     except DocumentRejection as exc:
         raise _refused(exc) from None
     except RenderBusy as exc:
@@ -231,7 +233,7 @@ async def highlights(request: Request) -> Response:
         raise ProblemError(400, "invalid_parameter",
                            "give exact (with prefix/suffix) or answer_id with citation_id "
                            "or unit_id", path="exact")
-    found = await _reader_work(request, reader_work.highlights_job,
+    found = await _reader_work(request, record, reader_work.highlights_job,
                                str(reader_of(request).store.root), record.path,
                                record.sha256, number, _quote_args(quote))
     return _json(cast(PageHighlights, found), headers=PRIVATE_CACHE)

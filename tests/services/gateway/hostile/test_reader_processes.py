@@ -1,5 +1,6 @@
-"""The reader processes (page renders, chapters) end with their gateway, even when it is
-killed with SIGKILL: nothing of `citeflow serve` outlives it."""
+"""The reader processes (page renders, chapters) of a real `citeflow serve` run at the idle
+scheduling class, and end with their gateway, even when it is killed with SIGKILL: nothing
+of `citeflow serve` outlives it."""
 
 from __future__ import annotations
 
@@ -31,8 +32,25 @@ def _alive(pid: int) -> bool:
         return False
 
 
+def _reader_processes(children: list[int]) -> list[int]:
+    return [pid for pid in children if b"resource_tracker" not in
+            Path(f"/proc/{pid}/cmdline").read_bytes()]
+
+
+def _policies(pids: list[int]) -> set[int]:
+    """The scheduling classes of `pids` once they leave the default one (their initializer
+    runs after the imports of a spawned process), or the default after a minute."""
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        policies = {os.sched_getscheduler(pid) for pid in pids}
+        if policies != {os.SCHED_OTHER}:
+            return policies
+        time.sleep(0.1)
+    return policies
+
+
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="/proc")
-def test_reader_processes_end_with_a_killed_gateway(tmp_path: Path) -> None:
+def test_reader_processes_yield_the_cpu_and_end_with_a_killed_gateway(tmp_path: Path) -> None:
     port = free_port()
     process = subprocess.Popen(
         [sys.executable, "-m", "services.cli", "serve", "--port", str(port)],
@@ -50,6 +68,9 @@ def test_reader_processes_end_with_a_killed_gateway(tmp_path: Path) -> None:
             time.sleep(0.1)  # the resource tracker and the reader process it starts with
         children = _children(process.pid)
         assert len(children) >= 2, children
+        # Any other process that wakes takes the CPU from a reader at once.
+        readers = _reader_processes(children)
+        assert readers and _policies(readers) == {os.SCHED_IDLE}
         process.send_signal(signal.SIGKILL)
         process.wait(timeout=10)
         deadline = time.monotonic() + 30
