@@ -1,4 +1,4 @@
-"""Documents over HTTP and the reader's views (issue 14 item 1)."""
+"""Documents over HTTP and the reader's views."""
 
 from services.gateway.documents.routes import routes
 

@@ -1,7 +1,7 @@
 """The reader's CPU work, run in the reader processes (renderer.py), never in a gateway
 process: parsing and sanitising EPUB chapters, marking quotes, locating quotes on PDF
 pages, reading images out of containers. lxml, bleach and MuPDF hold the GIL for long
-stretches, so in a gateway thread they stalled every request (issue 22). Each reader
+stretches, so in a gateway thread they stalled every request. Each reader
 process keeps its own byte-bounded DocumentLibrary per document store."""
 
 from __future__ import annotations

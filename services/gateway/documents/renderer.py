@@ -1,5 +1,5 @@
 """The reader processes: PDF pages rendered, and all other reader work done, off the
-gateway's process, within a budget (issue 22 item 1).
+gateway's process, within a budget.
 
 MuPDF holds the GIL while it renders, so a render in a gateway thread stops the event loop,
 and one absurd page (4500x4500 pt at scale 4: 324 megapixels) took 6.6 s and 2 GB; lxml and

@@ -1,4 +1,4 @@
-"""Documents over HTTP (issue 14 item 1): upload, status, and the reader's views, per tenant.
+"""Documents over HTTP: upload, status, and the reader's views, per tenant.
 
 `POST /v1/documents` (scope `submit`) stores the upload content-addressed, records it as
 `submitted` and produces `documents.submitted`; the ingest stage does the rest and the store
