@@ -1,4 +1,4 @@
-"""The upstream contract (`answer.submitted` v1), acceptance and rejection (SPEC §3, §4.1)."""
+"""The upstream contract (`answer.submitted` v1), acceptance and rejection."""
 
 from __future__ import annotations
 
@@ -83,7 +83,7 @@ class Source(Model):
 
 
 class AnswerUnitIn(Model):
-    """An upstream classification of part of the answer (SPEC §4.4)."""
+    """An upstream classification of part of the answer."""
 
     id: str
     text: str
@@ -93,7 +93,7 @@ class AnswerUnitIn(Model):
 
 
 class CitationIn(Model):
-    """A citation the provider gave over the answer text (SPEC §10), offsets in code points.
+    """A citation the provider gave over the answer text, offsets in code points.
 
     `visible` False: `[start, end)` is the answer text the citation supports, with no marker
     in the text (Anthropic, Gemini, Cohere, Bedrock); an empty span is a point after the
@@ -130,9 +130,9 @@ class AnswerSubmitted(Model):
     answer_units: list[AnswerUnitIn] | None = None
     options: AnswerOptions | None = None
     metadata: dict[str, Any] | None = None
-    # Additive (SPEC §10): citations given as spans (provider-native input), beside markers.
+    # Additive: citations given as spans (provider-native input), beside markers.
     citations: list[CitationIn] | None = None
-    # Additive (SPEC §12): the answer's language as a BCP 47 tag (`de`, `zh-Hant`, `pt-BR`;
+    # Additive: the answer's language as a BCP 47 tag (`de`, `zh-Hant`, `pt-BR`;
     # `_` is read as `-`), a hint only: sentence segmentation reads every language without it.
     language: str | None = Field(
         default=None, max_length=35, pattern=r"^[A-Za-z]{1,8}([-_][A-Za-z0-9]{1,8})*$"

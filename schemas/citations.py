@@ -1,4 +1,4 @@
-"""`answer.cited`: citations, sentences, maps, segments, coverage, references, passages (SPEC §4.3)."""
+"""`answer.cited`: citations, sentences, maps, segments, coverage, references, passages."""
 
 from __future__ import annotations
 
@@ -10,9 +10,9 @@ from schemas.scoring import SourceScore
 
 
 class Citation(Span):
-    """One citation marker. `id` is the index of the source it cites (SPEC §4.3).
+    """One citation marker. `id` is the index of the source it cites.
 
-    A citation a provider gave as a span over the answer (SPEC §10) has no marker in the text:
+    A citation a provider gave as a span over the answer has no marker in the text:
     `marker` is "", `start == end` is where its chip goes (after the supported text), and
     `span` is the supported text; `None` for markers written in the text.
     """
@@ -24,7 +24,7 @@ class Citation(Span):
     problem: str | None = None
     cluster_index: int = 0
     sentence_index: int = 0
-    # Additive (SPEC §10): a pinpoint's page (`[1, p. 12]`), and a span citation's text (one
+    # Additive: a pinpoint's page (`[1, p. 12]`), and a span citation's text (one
     # nested value: two null keys per citation on every hop, not five).
     page: int | None = None
     span: Span | None = None
@@ -94,7 +94,7 @@ class Coverage(Model):
 
 class Rival(Model):
     """The other supplied source that best supports a sentence whose own passage's check
-    falls short of support (the better-source search of SPEC §11, made where the passages
+    falls short of support (the support check's better-source search, made where the passages
     are chosen; services.citations.rivals): its index (null when no source not cited in the
     sentence might score clearly better) and its best passage's check figures, as a
     passage's own (`terms` is the passage's)."""
@@ -118,7 +118,7 @@ class SupportingPassage(Model):
     end_char: int = 0
     passage: str
     score: float = 0.0
-    # The lexical support check (SPEC §11, services.verification) of this sentence against
+    # The lexical support check (services.verification) of this sentence against
     # this source, found while the passage is chosen (services.citations.checks): the
     # sentence's item count (content terms and numbers), its items the whole source lacks,
     # how many more the passage lacks (listed in `lacking_items` when the sentence cites

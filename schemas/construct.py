@@ -9,7 +9,7 @@ Hot-path notes: interpreted, the four instance slots are set through their slot 
 (cheaper than `object.__setattr__`, which looks the name up first and builds an argument
 tuple); compiled, `object.__setattr__(model, name, value)` is the cheaper one, as mypyc makes
 it a direct C call of the generic attribute setter (about 1,200 instructions less per model,
-0.95 M per SPEC §7 answer). Every instance of a class shares one fields-set. Sharing is safe:
+0.95 M per benchmark answer). Every instance of a class shares one fields-set. Sharing is safe:
 every field is set, so pydantic's own updates of the set (`__setattr__` adding a field name)
 change nothing, and `model_copy` copies it.
 

@@ -1,4 +1,4 @@
-"""Document events (SPEC §4.6): a reference in, sections and chunks out.
+"""Document events: a reference in, sections and chunks out.
 
 Size choice for `documents.ingested`: every section carries its full text, and a chunk is
 by definition `section.text[start_char:end_char]`, so chunks carry no text by default

@@ -1,4 +1,4 @@
-"""`answer.formatted` v1: the contract for frontends and dashboards (SPEC §4.5)."""
+"""`answer.formatted` v1: the contract for frontends and dashboards."""
 
 from __future__ import annotations
 
@@ -19,7 +19,7 @@ from schemas.spans import AnswerQuality, AnswerUnit, Link, Support
 
 
 class FormattedCitation(Citation):
-    """A citation with its support verdict (null for an invalid citation; SPEC §11)."""
+    """A citation with its support verdict (null for an invalid citation)."""
 
     support: Support | None = None
 
@@ -84,7 +84,7 @@ class AnswerFormatted(Model):
     problems: list[Problem]
     renderings: Renderings
     metadata: dict[str, Any] | None = None
-    # Additive (SPEC §11): ALCE citation recall/precision and verdict counts.
+    # Additive: ALCE citation recall/precision and verdict counts.
     quality: AnswerQuality | None = None
     # Additive: the answer's detected language (BCP 47 primary subtag, `und` when
     # undetermined), script (ISO 15924) and writing direction.

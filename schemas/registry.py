@@ -43,7 +43,7 @@ EVENT_TYPES: dict[str, EventType] = {
     e.name: e
     for e in (
         EventType("answer.submitted", 1, AnswerSubmitted, oldest_readable=0),
-        # A provider's own response, on `answers.submitted` too; ingest normalises it (§10).
+        # A provider's own response, on `answers.submitted` too; ingest normalises it.
         EventType("answer.provider", 1, ProviderAnswer),
         EventType("answer.accepted", 1, AnswerAccepted),
         EventType("answer.rejected", 1, AnswerRejected),

@@ -1,4 +1,4 @@
-"""`answer.scored`: retrieval-result scoring of every source (SPEC §4.2)."""
+"""`answer.scored`: retrieval-result scoring of every source."""
 
 from __future__ import annotations
 

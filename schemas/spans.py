@@ -1,4 +1,4 @@
-"""`answer.resolved`: answer units with exact source spans and locators (SPEC §4.4)."""
+"""`answer.resolved`: answer units with exact source spans and locators."""
 
 from __future__ import annotations
 
@@ -95,7 +95,7 @@ Verdict = Literal["supported", "partial", "unsupported", "unverifiable"]
 
 
 class Support(Model):
-    """Whether the cited source backs a citation's claim (SPEC §11).
+    """Whether the cited source backs a citation's claim.
 
     `score` is in [0, 1]; `link` is the index in `links` of the supporting passage that is
     the evidence (its locator is there); `evidence` is the best-supporting window of the

@@ -1,4 +1,4 @@
-"""Topic names of the pipeline (SPEC §2)."""
+"""Topic names of the pipeline."""
 
 from __future__ import annotations
 
@@ -27,7 +27,7 @@ ALL_TOPICS: tuple[str, ...] = (
 )
 
 # Topics upstream producers write to: an unknown event version there is a rejection,
-# on internal topics it is a dead letter (SPEC §2).
+# on internal topics it is a dead letter.
 UPSTREAM_TOPICS: frozenset[str] = frozenset({ANSWERS_SUBMITTED, DOCUMENTS_SUBMITTED})
 
 

@@ -2,7 +2,7 @@
 
 Each upcaster lifts `data` of one event name from version N to N+1 and is a pure
 function of the dict. A consumer runs the chain before validation, so replaying an
-old topic works (SPEC §2).
+old topic works.
 """
 
 from __future__ import annotations

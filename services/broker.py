@@ -141,7 +141,7 @@ def start_broker(port: int | None = None, log_path: Path | None = None) -> Embed
 
 
 def pipeline_topics(input_topics: Iterable[str], prefix: str = "") -> list[str]:
-    """Every topic of the pipeline (SPEC §2) plus the dead-letter topic of each input topic."""
+    """Every topic of the pipeline plus the dead-letter topic of each input topic."""
     names = list(ALL_TOPICS)
     for topic in input_topics:
         if topic not in names:

@@ -1,4 +1,4 @@
-"""A real headless browser as the last XSS oracle (SPEC §8): Chromium, driven by Selenium.
+"""A real headless browser as the last XSS oracle: Chromium, driven by Selenium.
 
 `inert_findings` loads HTML fragments into one page of headless Chromium with traps for the
 functions payloads call (`alert`, `confirm`, `prompt`, `print`, `open`), fires the usual

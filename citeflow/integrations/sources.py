@@ -1,4 +1,4 @@
-"""Retrieved passages (a framework's documents or nodes) as citeflow sources (SPEC §3): one
+"""Retrieved passages (a framework's documents or nodes) as citeflow sources: one
 source per passage in retrieval order, so the answer's `[n]` names the n-th passage; the
 loaders' metadata become titles, URLs, document ids and page/href hints."""
 

@@ -1,4 +1,4 @@
-"""`citeflow bench adapters`: provider-native input (SPEC §10). The SPEC §7 answer is
+"""`citeflow bench adapters`: provider-native input. The benchmark answer is
 rewritten as each provider would return it (its `[N]` markers turned into that provider's
 citations over the same sentences, with the same sources and quotes); then, per provider,
 normalisation per answer beside `orjson.loads` of the same line (the floor: reading the

@@ -4,7 +4,7 @@ Both runs use the same answers, the same broker, the same number of hops and one
 process per hop. The raw hop consumes a batch, produces it, waits for the acknowledgements
 and commits: the least any at-least-once hop can do. Its output is the input padded (JSON
 whitespace) to the size the pipeline's event has after the same hop, so both move the same
-message sizes (SPEC §7); `--raw-sizes input` passes records on unchanged instead.
+message sizes; `--raw-sizes input` passes records on unchanged instead.
 
 Latency (p50 "at half load") is measured two ways, both printed: each side at half of its
 own measured throughput (the usual meaning of half load: each system at 50% utilisation),

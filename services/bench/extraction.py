@@ -1,5 +1,5 @@
-"""Benchmark of citation extraction with sentence mapping on the SPEC §7 answer, beside pySBD
-segmenting the same text in the same run (SPEC §7: extraction within 0.5 ms)."""
+"""Benchmark of citation extraction with sentence mapping on the benchmark answer, beside pySBD
+segmenting the same text in the same run (target: extraction within 0.5 ms)."""
 
 from __future__ import annotations
 

@@ -1,10 +1,10 @@
-"""Benchmark of the formatting stage alone on the SPEC §7 answer (1,000 words, 50
+"""Benchmark of the formatting stage alone on the benchmark answer (1,000 words, 50
 citations, 10 sources, 20 verbatim units).
 
 The `answer.resolved` input is made by the real upstream stage logic (admission,
 `score_answer`, `cite_answer`, `resolve_answer`) from `services.bench.workload`. Only
 `format_answer` (all three renderings) and, for the breakdown, its parts are timed. As a
-reference, `html.escape` of a 9 KB text (SPEC §4.5 gives 0.04 ms for it) is timed
+reference, `html.escape` of a 9 KB text (about 0.04 ms) is timed
 alternately with `format_answer`, so their ratio holds while the machine's load changes.
 """
 
@@ -34,7 +34,7 @@ BUDGET_MS = 0.3
 
 
 def resolved_bench_answer() -> AnswerResolved:
-    """The SPEC §7 answer through the real stages up to `answer.resolved`."""
+    """The benchmark answer through the real stages up to `answer.resolved`."""
     admitted = admit_data(orjson.dumps(bench_answer()), event_id="bench-formatting")
     if not isinstance(admitted, AnswerAccepted):
         raise TypeError(f"benchmark answer rejected: {admitted}")

@@ -1,5 +1,5 @@
 """`citeflow bench hostile`: the gateway's ordinary reads while one key (and keyless
-clients) send the worst request of each kind, beside the same reads alone.
+clients) send the worst request of each hostile kind (`KINDS`), beside the same reads alone.
 
 A real `citeflow serve` (one worker, the embedded broker, an SQLite store) serves
 formatted answers to tenant `reader` at a fixed rate (open loop: queueing counts), and
@@ -200,7 +200,7 @@ def _chapter(text: str) -> bytes:
 
 
 def _bomb() -> bytes:
-    """A 54 KB EPUB: chapters of ~1 MB that compress ~500:1."""
+    """A 54 KB EPUB (a zip bomb): chapters of ~1 MB that compress ~500:1."""
     return _epub({f"c{i}.xhtml": _chapter("a " * 500_000) for i in range(30)})
 
 

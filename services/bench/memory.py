@@ -1,4 +1,4 @@
-"""`citeflow bench memory`: stage memory stays flat over many events (SPEC §7).
+"""`citeflow bench memory`: stage memory stays flat over many events.
 
 Every stage handler runs behind the same seam the Kafka runtime uses (bytes in, encoded
 events out), over distinct answers, and the resident set size is sampled as it goes. Every

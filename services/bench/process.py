@@ -1,4 +1,4 @@
-"""`citeflow bench process`: the in-process pipeline on the SPEC §7 answer, beside pySBD."""
+"""`citeflow bench process`: the in-process pipeline on the benchmark answer, beside pySBD."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""`citeflow bench reader`: click-to-highlight in headless Chromium (SPEC §9).
+"""`citeflow bench reader`: click-to-highlight in headless Chromium.
 
 The viewer measures itself: from the click event (performance.now() in its handler) to the
 second animation frame after the highlight was inserted (the frame that shows it has been

@@ -1,4 +1,4 @@
-"""`bench_scoring`: the scoring stage on the SPEC §7 answer, with and without the shared
+"""`bench_scoring`: the scoring stage on the benchmark answer, with and without the shared
 citation extraction, and with the lexical memo warm (chunks seen before) or cold."""
 
 from __future__ import annotations

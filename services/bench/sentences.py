@@ -1,8 +1,8 @@
-"""`citeflow bench sentences`: sentence segmentation in every language (SPEC §12).
+"""`citeflow bench sentences`: sentence segmentation in every language.
 
 - pySBD's per-language golden rules: citeflow not told the language (and told it) beside
   pySBD told it, counted in the same run;
-- a Chinese answer of SPEC §7's shape (10 sources of two 1,000-character chunks, 50
+- a Chinese answer of the benchmark answer's shape (10 sources of two 1,000-character chunks, 50
   citations, 20 verbatim quotes) through the whole pipeline in process, beside pySBD
   segmenting the same text told `zh`;
 - a 4 MB Thai text (no spaces, no punctuation): segmentation time at 1, 4 and 16 MB (linear
@@ -50,7 +50,7 @@ def _zh_chunk(rng: random.Random, length: int) -> str:
 
 def chinese_answer(*, citations: int = 50, sources: int = 10, verbatim: int = 20,
                    sentences: int = 58, seed: int = 7) -> dict[str, Any]:
-    """An `answer.submitted` data object in Chinese shaped like SPEC §7's benchmark answer
+    """An `answer.submitted` data object in Chinese shaped like the benchmark answer
     (58 sentences as the English one has, markers before and after the full stop)."""
     rng = random.Random(seed)
     source_list: list[dict[str, Any]] = []

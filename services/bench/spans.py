@@ -1,6 +1,6 @@
-"""Benchmark of the spans stage alone on the SPEC §7 answer (20 verbatim units).
+"""Benchmark of the spans stage alone on the benchmark answer (20 verbatim units).
 
-The `answer.cited` input is the SPEC §7 workload answer taken through the real upstream
+The `answer.cited` input is the benchmark answer taken through the real upstream
 stages (ingest admission, scoring, citations), once; only `resolve_answer` is timed (no
 envelope decoding or encoding). Wall time is the figure; process CPU time is reported beside
 it because on a shared machine other processes inflate wall time.
@@ -27,7 +27,7 @@ _WARMUP = 20
 
 
 def bench_cited(answer_id: str = "bench-spans") -> AnswerCited:
-    """The SPEC §7 answer as the citations stage publishes it."""
+    """The benchmark answer as the citations stage publishes it."""
     admitted = admit_data(orjson.dumps(bench_answer(answer_id)), event_id=answer_id)
     if isinstance(admitted, AnswerAccepted):
         return cite_answer(score_answer(admitted))
@@ -35,7 +35,7 @@ def bench_cited(answer_id: str = "bench-spans") -> AnswerCited:
 
 
 def bench_spans(runs: int = 300) -> dict[str, Any]:
-    """Per-answer time of `resolve_answer` on the SPEC §7 answer over `runs` runs (ms)."""
+    """Per-answer time of `resolve_answer` on the benchmark answer over `runs` runs (ms)."""
     cited = bench_cited()
     resolved = resolve_answer(cited)
     for _ in range(_WARMUP):

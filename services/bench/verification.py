@@ -1,6 +1,6 @@
 """`citeflow bench verification`: what the support verification costs per answer.
 
-Inputs: the corpus's ExpertQA answers (each doc a source of one chunk) and the SPEC §7
+Inputs: the corpus's ExpertQA answers (each doc a source of one chunk) and the benchmark
 answer, taken through the real upstream stages (ingest, scoring, citations) once. Timed: the
 verification alone, cold each run (source views and indexes forgotten, fresh locators: every
 answer of real traffic brings new chunks): in the spans stage `citation_support` (claims,
@@ -158,7 +158,7 @@ def _per_answer(
 
 def bench_verification(answers_dir: Path | None, runs: int) -> dict[str, Any]:
     """Verification cost on the ExpertQA answers (when `answers_dir` has them) and on the
-    SPEC §7 answer, beside the spans stage and the whole pipeline."""
+    benchmark answer, beside the spans stage and the whole pipeline."""
     figures: dict[str, Any] = {"target_ms": TARGET_MS}
     sets: dict[str, list[dict[str, Any]]] = {"section7": [bench_answer("bench-verify")]}
     if answers_dir is not None and (answers_dir / "expertqa_cited_answers.json").exists():

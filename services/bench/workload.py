@@ -1,4 +1,4 @@
-"""Deterministic benchmark inputs: the SPEC §7 answer (1,000 words, 50 citations,
+"""Deterministic benchmark inputs: the benchmark answer (1,000 words, 50 citations,
 10 sources of two 1,000-char chunks each, 20 verbatim answer units)."""
 
 from __future__ import annotations
@@ -40,7 +40,7 @@ def bench_answer(
     verbatim_units: int = 20,
     seed: int = 7,
 ) -> dict[str, Any]:
-    """An `answer.submitted` v1 data object shaped like SPEC §7's benchmark answer."""
+    """An `answer.submitted` v1 data object shaped like the benchmark answer."""
     rng = random.Random(seed)
     source_list: list[dict[str, Any]] = []
     for index in range(1, sources + 1):

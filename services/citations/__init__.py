@@ -1,4 +1,4 @@
-"""The citations stage (SPEC §4.3): maps, inline segments, coverage, AMA references and
+"""The citations stage: maps, inline segments, coverage, AMA references and
 supporting passages, built on the recognition of `services.text.extraction` (markers of every
 style, span citations, sentences), which the scoring stage uses too.
 

@@ -1,4 +1,4 @@
-"""What the support check (SPEC §11) needs of a supporting passage, found as it is chosen.
+"""What the support check needs of a supporting passage, found as it is chosen.
 
 The citations stage has every citing sentence's content terms and, per source, which terms
 each chunk sentence holds (`services.citations.passages.SourceIndex`). From those, for each

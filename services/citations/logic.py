@@ -1,4 +1,4 @@
-"""`cite_answer`: the citations stage's pure logic (SPEC §4.3), scored answer in, cited out.
+"""`cite_answer`: the citations stage's pure logic, scored answer in, cited out.
 
 Every value here is built from validated input, so the event models are assembled without
 re-validation (`services.citations.build`).

@@ -1,4 +1,4 @@
-"""Supporting passages (SPEC §4.3, seed 004): for each sentence and each eligible source it
+"""Supporting passages: for each sentence and each eligible source it
 cites, the window of that source's chunks that best supports the sentence.
 
 Support is lexical: the share of the sentence's content terms (citation markers removed) that

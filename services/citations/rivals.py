@@ -1,4 +1,4 @@
-"""The better-source search of SPEC §11 for sentences that cite one source, made where the
+"""The support check's better-source search for sentences that cite one source, made where the
 passages are chosen.
 
 When a sentence cites one source and the check of its passage there falls short of support

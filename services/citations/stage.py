@@ -14,5 +14,5 @@ STAGE = typed_stage(
     topics.ANSWERS_CITED,
     cite_answer,
     description="Citation extraction: markers, sentences, maps, segments, coverage, "
-    "references and supporting passages (SPEC §4.3).",
+    "references and supporting passages.",
 )

@@ -96,7 +96,7 @@ def eval_attribution(answers: Path, setting: str | None, languages: str | None,
               default=_answers_default, show_default="$CITEFLOW_CORPUS/answers or tests/corpus/answers")
 @click.option("--runs", default=50, show_default=True, help="Timed rounds per answer.")
 def bench_verification_cmd(answers: Path, runs: int) -> None:
-    """CPU the support verification adds per answer (ExpertQA answers and the SPEC §7 answer),
+    """CPU the support verification adds per answer (ExpertQA answers and the benchmark answer),
     beside the spans stage and the whole in-process pipeline on the same answers."""
     from rich.console import Console
     from rich.table import Table

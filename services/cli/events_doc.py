@@ -18,8 +18,6 @@ EVENTS_DOC = REPO_ROOT / "docs" / "events.md"
 ORDER = ("answer.submitted", "answer.provider", "answer.accepted", "answer.rejected",
          "answer.scored", "answer.cited", "answer.resolved", "answer.formatted",
          "document.submitted", "document.ingested", "document.rejected")
-# References to design documents that are not part of the repository.
-_EXTERNAL_REF = re.compile(r"\s*\((?:see )?SPEC §[\d.]+(?:, §[\d.]+)*\)|\s*SPEC §[\d.]+(?:, §[\d.]+)*:?")
 
 HEADER = """# Event contract
 
@@ -32,10 +30,9 @@ twins for JavaScript.
 
 
 def _clean(text: str | None) -> str:
-    """A description on one line, without references to documents outside the repository."""
+    """A description on one line (its `|` escaped for the table)."""
     if not text:
         return ""
-    text = _EXTERNAL_REF.sub("", text)
     return " ".join(text.split()).replace("|", "\\|")
 
 

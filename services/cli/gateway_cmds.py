@@ -108,7 +108,7 @@ def bench_hostile(seconds: float, repeat: int, kinds: tuple[str, ...]) -> None:
     """The gateway's p99 for ordinary reads while hostile clients send the worst request of
     each kind (huge page renders, zip bombs, cache fillers, oversized and slow heads,
     oversize bodies, random keys) beside p99 without them (target: within 2x), /healthz
-    p99 (under 100 ms) and the gateway's peak memory (under 512 MB). Issue 22."""
+    p99 (under 100 ms) and the gateway's peak memory (under 512 MB)."""
     from services.bench.hostile import KINDS, run
 
     run(seconds, progress=err.print, out=click.echo, kinds=kinds or KINDS, repeat=repeat)

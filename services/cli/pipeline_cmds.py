@@ -140,8 +140,8 @@ def bench_process(runs: int) -> None:
 @click.option("--corpus", type=click.Path(path_type=Path), default=None,
               help="Corpus directory (default: $CITEFLOW_CORPUS or tests/corpus).")
 def bench_sentences(runs: int, corpus: Path | None) -> None:
-    """Sentences in every language (SPEC §12): pySBD's per-language golden rules (citeflow
-    not told the language, beside pySBD told it), a Chinese answer of SPEC §7's shape in
+    """Sentences in every language: pySBD's per-language golden rules (citeflow
+    not told the language, beside pySBD told it), a Chinese answer shaped like the benchmark one in
     process beside pySBD told `zh`, and 1 and 4 MB of Thai without spaces."""
     from services.bench.sentences import report
     from services.cli.corpus import default_corpus

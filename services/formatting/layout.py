@@ -113,12 +113,12 @@ def marker_ranges(
     cites = [
         (start, end, key)
         for start, end, key in zip(starts, ends, keys)
-        if 0 <= start <= end <= length  # zero-width: a span citation's chip (SPEC §10)
+        if 0 <= start <= end <= length  # zero-width: a span citation's chip
     ]
     spans = [
         (start, end)
         for start, end in zip(map(_START, cluster_fields), map(_END, cluster_fields))
-        if 0 <= start <= end <= length  # zero-width: a span citation's chip (SPEC §10)
+        if 0 <= start <= end <= length  # zero-width: a span citation's chip
     ]
     # stable sorts by start (no-ops when in order)
     cites.sort(key=_first)

@@ -1,4 +1,4 @@
-"""The formatting stage's logic: `answer.resolved` to `answer.formatted` (SPEC §4.5).
+"""The formatting stage's logic: `answer.resolved` to `answer.formatted`.
 
 Everything upstream already validated is passed through as is (the same objects); the
 envelope objects built here are made with `schemas.construct`, so nothing is validated a

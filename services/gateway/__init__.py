@@ -1,1 +1,1 @@
-"""The HTTP gateway (`citeflow serve`, SPEC §9): submit answers, read results, keys, docs."""
+"""The HTTP gateway (`citeflow serve`): submit answers, read results, keys, docs."""

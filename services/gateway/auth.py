@@ -1,5 +1,5 @@
 """API keys: `Authorization: Bearer <key>` verified through the store, cached briefly in
-process, with scopes and a per-key token bucket (SPEC §9, issue 13 item 6)."""
+process, with scopes and a per-key token bucket."""
 
 from __future__ import annotations
 
@@ -68,8 +68,8 @@ class TokenBuckets:
 
 
 class AddressLimiter:
-    """A token bucket per client address for requests without a valid key (issue 22:
-    878 random keys a second, each a store lookup). Bounded: at most `entries` addresses,
+    """A token bucket per client address for requests without a valid key (random
+    keys, 878 a second, were each a store lookup). Bounded: at most `entries` addresses,
     the least recently seen forgotten first."""
 
     def __init__(self, rate_per_s: float, burst: float, entries: int = 10_000) -> None:

@@ -13,13 +13,13 @@ from services.gateway.problems import ProblemError
 
 def _too_large(limit: int, what: str) -> ProblemError:
     # `Connection: close` makes uvicorn close the connection after the response; without
-    # it, it kept reading (and discarding) the rest of a chunked body: 300 MB (issue 22).
+    # it, it kept reading (and discarding) the rest of a chunked body: 300 MB.
     return ProblemError(413, "too_large", f"{what} over the limit of {limit} bytes",
                         extra={"limit_bytes": limit}, headers={"Connection": "close"})
 
 
-# A body costs its key one request token per this many bytes past the first (issue 22: a
-# key sending oversize bodies made the gateway read 4 MiB for each request token).
+# A body costs its key one request token per this many bytes past the first (a
+# key sending oversize bodies once made the gateway read 4 MiB for each request token).
 BYTES_PER_TOKEN = 64 * 1024
 
 

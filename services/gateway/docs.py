@@ -19,7 +19,7 @@ STATIC_DIR = Path(__file__).resolve().parent / "static"
 APP_DIR = STATIC_DIR / "app"
 VENDOR_DIR = STATIC_DIR / "node_modules"
 # What /static/vendor/ serves: these files of the vendored packages and nothing else of
-# node_modules (issue 22: it served all of it, `.package-lock.json` included). A page that
+# node_modules (it once served all of it, `.package-lock.json` included). A page that
 # needs another vendored file adds it here.
 VENDOR_FILES: dict[str, str] = {
     "swagger-ui-dist/swagger-ui-bundle.js": "text/javascript; charset=utf-8",

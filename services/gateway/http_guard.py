@@ -1,4 +1,4 @@
-"""Limits on what a client may send before the application sees a request (issue 22 item 5).
+"""Limits on what a client may send before the application sees a request.
 
 uvicorn's httptools protocol puts no bound on a request head (a 32 MB header was answered
 200; 20 connections each holding an unfinished 8 MB header held 170 MB) and no deadline on

@@ -116,7 +116,7 @@ def openapi_document(max_wait_s: float) -> dict[str, Any]:
     paths: dict[str, Any] = {
         "/v1/answers": {
             "post": {
-                "summary": "Submit one answer (answer.submitted data, SPEC §3)",
+                "summary": "Submit one answer (answer.submitted data)",
                 "operationId": "submit_answer", "security": _AUTH,
                 "parameters": [{**_WAIT, "schema": {"type": "number", "minimum": 0,
                                                      "maximum": max_wait_s}},
@@ -227,7 +227,7 @@ def openapi_document(max_wait_s: float) -> dict[str, Any]:
     return {
         "openapi": "3.1.0",
         "info": {"title": "citeflow gateway", "version": "1",
-                 "description": "Submit answers, read verified citations (SPEC §9)."},
+                 "description": "Submit answers, read verified citations."},
         "paths": paths,
         "components": {
             "schemas": _components(),

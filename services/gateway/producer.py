@@ -69,7 +69,7 @@ class AnswerProducer:
         pause = _RECONNECT_S[0]
         while True:
             # max_batch_size: 1 MiB (make_producer), not aiokafka's 16 KB, which would cap
-            # 6 KB answers at about two per batch (SPEC §9).
+            # 6 KB answers at about two per batch.
             producer = make_producer(self._config,
                                      request_timeout_ms=int(self._send_timeout_s * 1000))
             try:

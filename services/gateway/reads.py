@@ -1,4 +1,4 @@
-"""`GET /v1/answers/{id}`, `GET /v1/answers` and `GET /v1/stats` (SPEC §9): every read is
+"""`GET /v1/answers/{id}`, `GET /v1/answers` and `GET /v1/stats`: every read is
 restricted to the key's tenant (admin keys: any, or `?tenant=`); another tenant's answer is
 a 404, never a 403; a store that cannot be reached is a 503."""
 
@@ -112,7 +112,7 @@ async def get_answer(request: Request) -> Response:
     principal = await gateway.authorize(request, "read")
     answer_id = request.path_params["answer_id"]
     note(request, answer_id=answer_id)
-    # An id no answer can have (SPEC §3's pattern) is not looked up: some characters (NUL)
+    # An id no answer can have (outside `ANSWER_ID_PATTERN`) is not looked up: some characters (NUL)
     # are not even storable.
     record = await _store_call(request, gateway.store.get(
         answer_id, principal.read_tenant())) if _ANSWER_ID.fullmatch(answer_id) else None

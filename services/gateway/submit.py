@@ -1,8 +1,8 @@
-"""`POST /v1/answers` and `POST /v1/answers:batch` (SPEC §9): validation is the ingest
+"""`POST /v1/answers` and `POST /v1/answers:batch`: validation is the ingest
 stage's own (`admit_data`), the key's tenant is stamped on the answer, the answer is produced
 and acknowledged by the broker before the response, and recorded as `submitted` at once.
 
-`POST /v1/providers/{provider}/answers` and `.../answers:batch` (SPEC §10) take an LLM
+`POST /v1/providers/{provider}/answers` and `.../answers:batch` take an LLM
 provider's own response instead: one `{"response", "request" (optional), "answer_id",
 "query", "options", "metadata"}` line, the line `citeflow process --from PROVIDER` reads. Both
 kinds of route run the same path (`submit_one`, `submit_lines`) and differ only in the ingest

@@ -24,7 +24,7 @@ def die_with_parent() -> None:
 
 
 def stage_command(spec: str) -> list[str]:
-    """The argv of one stage process (`citeflow run SPEC`)."""
+    """The argv of one stage process (`citeflow run STAGE`)."""
     return [sys.executable, "-m", "services.runtime", spec]
 
 

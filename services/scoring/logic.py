@@ -1,4 +1,4 @@
-"""`score_answer`: every source of an accepted answer scored, ranked and explained (SPEC §4.2).
+"""`score_answer`: every source of an accepted answer scored, ranked and explained.
 
 `passage_sources` holds the eligible sources that the answer actually cites, best first, capped
 at `max_citations`: supporting passages are only ever looked up for cited sources, so an

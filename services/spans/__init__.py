@@ -1,1 +1,1 @@
-"""The spans stage: answer units resolved to exact source spans, with locators (SPEC §4.4)."""
+"""The spans stage: answer units resolved to exact source spans, with locators."""

@@ -1,4 +1,4 @@
-"""The spans stage logic: `answer.cited` in, `answer.resolved` out (SPEC §4.4). Pure."""
+"""The spans stage logic: `answer.cited` in, `answer.resolved` out. Pure."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Source sections rebuilt from retrieved chunks (SPEC §4.4).
+"""Source sections rebuilt from retrieved chunks.
 
 Chunks of one section (same source, same section key) whose `[start_char, start_char +
 len(text))` ranges touch or overlap are joined into one `Piece` of section text, so a quote

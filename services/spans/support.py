@@ -1,4 +1,4 @@
-"""Support verdicts on the answer's citations (SPEC §11), placed in the sources.
+"""Support verdicts on the answer's citations, placed in the sources.
 
 The verdicts come from services.verification; this module hands it the answer's claims (each
 valid citation's sentence, or its own segment in a sentence with several citation clusters),

@@ -1,4 +1,4 @@
-"""The results store's one small interface (SPEC §9): what the store sink writes and what the
+"""The results store's one small interface: what the store sink writes and what the
 gateway reads. One implementation over SQLAlchemy Core serves SQLite and PostgreSQL.
 
 Positions: every row remembers the Kafka record (topic, partition, offset) that last changed
@@ -43,7 +43,7 @@ class Summary:
     sources_supplied: int = 0
     sources_cited: int = 0
     problems: int = 0
-    # ALCE-style quality when the formatted result carries it (issue 16), else None.
+    # ALCE-style quality when the formatted result carries it, else None.
     citation_recall: float | None = None
     citation_precision: float | None = None
     supported_citations: int | None = None

@@ -47,7 +47,7 @@ def _language(value: Any) -> str | None:
 def _quality(
     data: Mapping[str, Any], citations: list[Any]
 ) -> tuple[float | None, float | None, int | None, int | None]:
-    """ALCE recall/precision and the verdict counts from the `quality` block (issue 16);
+    """ALCE recall/precision and the verdict counts from the `quality` block;
     counts from each citation's `support.verdict` when the block has none; None where the
     result carries no support verification."""
     quality = _dict(data.get("quality"))

@@ -1,5 +1,5 @@
 """Markdown footnote definitions (`[^1]: Smith J. Title. https://…` lines, with indented
-continuation lines): read as references, not as answer sentences (SPEC §10). Nothing in them
+continuation lines): read as references, not as answer sentences. Nothing in them
 is a citation; a definition of a numbered footnote that links a URL other than its source's
 is a problem (`url_mismatch`), like a `[Web Source N](url)` whose URL does not match.
 """

@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 
 @dataclass(slots=True)
 class CitationHit:
-    """One cited source at one marker. `id` is the cited source's index (SPEC §4.3)."""
+    """One cited source at one marker. `id` is the cited source's index."""
 
     id: int
     marker: str
@@ -23,7 +23,7 @@ class CitationHit:
     cluster_index: int = 0
     sentence_index: int = 0
     page: int | None = None  # a pinpoint's page (`[1, p. 12]`)
-    # A span citation (SPEC §10, no marker in the text): the supported text, and every
+    # A span citation (no marker in the text): the supported text, and every
     # sentence it reaches (`sentence_index` is the one its chip is in, the last).
     span_start: int | None = None
     span_end: int | None = None

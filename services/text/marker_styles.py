@@ -1,4 +1,4 @@
-"""The rarer marker styles (SPEC §10), kept off the common `[N]` path: full-width `［1］`,
+"""The rarer marker styles, kept off the common `[N]` path: full-width `［1］`,
 HTML `<sup>1</sup>` / `<sup>[1]</sup>`, Unicode superscript digits (`level.¹`, `¹˒²`, `¹⁻³`),
 OpenAI file-search markers (`【4:0†source】`, `【1†source】`) and OpenAI's citation tokens
 (its citation-formatting guide): private-use characters around source ids,

@@ -1,4 +1,4 @@
-"""Citation markers (SPEC §4.3, §10): find them, resolve them to sources, group them into clusters.
+"""Citation markers: find them, resolve them to sources, group them into clusters.
 
 Syntaxes: `[1]`, `[1][2]`, `[1] [2]`, `[1], [2]`, `[1, 2]`, `[1,2,3]`, `[1; 2]`, ranges
 `[1-3]` / `[1–3]`, `[Document N]` (the Nth document source), `[Web Source N](url)` (the Nth web

@@ -1,6 +1,6 @@
 """Canonical text normalisation for quote matching, with a map back to original offsets.
 
-The canonical form (SPEC §4.4) removes differences that are not edits:
+The canonical form removes differences that are not edits:
 
 - whitespace runs and line breaks become one space;
 - line-end hyphenation (`infor-\\nmation`) is joined: the hyphen and the break are dropped

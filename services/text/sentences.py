@@ -7,11 +7,11 @@ parentheses (punctuation inside them is protected), list items and bullets. Cita
 right after the final punctuation (`capital.[1] Next`, `capital. [1] Next`) stay with the
 sentence they follow. Measured against the Pragmatic Segmenter Golden Rules (pySBD's tests).
 
-Chinese and Japanese (SPEC §10): `。！？` and the full-width `．` end a
+Chinese and Japanese: `。！？` and the full-width `．` end a
 sentence with no space after them, with the closing quotes and brackets that follow (`。」`)
 and the markers right after (`。[1]`); a marker before them (`首都[1]。`) is inside.
 
-Every language (SPEC §12), without being told it: the full stops of other scripts end a
+Every language, without being told it: the full stops of other scripts end a
 sentence as the CJK ones do (Devanagari `।` `॥`, Arabic and Urdu `؟` `۔`, Armenian `։`,
 Ethiopic `።` `፧`, Burmese `။`); a colon after an Armenian or Arabic-script word, a
 semicolon after a Greek word (the Greek question mark) and an Arabic comma that does not

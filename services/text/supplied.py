@@ -1,5 +1,5 @@
-"""Citations an answer brings as spans (`answer.citations`, from provider-native input, SPEC
-§10), merged with the markers found in its text.
+"""Citations an answer brings as spans (`answer.citations`, from provider-native
+input), merged with the markers found in its text.
 
 A span citation (`visible` False) gets a zero-width marker where its chip goes: after the
 supported text, trailing blanks left out. A visible one (`visible` True) is a marker the

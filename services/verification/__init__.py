@@ -1,1 +1,1 @@
-"""Citation support verification (SPEC §11): does the cited source back the claim? Pure logic."""
+"""Citation support verification: does the cited source back the claim? Pure logic."""

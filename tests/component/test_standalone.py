@@ -43,7 +43,8 @@ PAGE_JS = """fetch("answer.json").then((r) => r.json()).then((data) => {
 @pytest.fixture
 def page(tmp_path: Path) -> Iterator[tuple[str, dict[str, Any]]]:
     data = orjson.loads(formatted(ANSWER))
-    # The markup issue 21 gives renderings: a direction and isolated runs, kept as they are.
+    # The markup the formatting stage gives renderings.html: a direction and isolated runs,
+    # kept as they are.
     data["renderings"]["html"] = data["renderings"]["html"].replace(
         '<div class="answer-text">', '<div class="answer-text" dir="rtl">').replace(
         "</ol>", '<li><bdi dir="ltr">Moby-Dick</bdi></li></ol>')

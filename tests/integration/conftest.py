@@ -105,7 +105,7 @@ class Harness:
                                   partitions))
 
     def start(self, spec: str, name: str | None = None, **env: str) -> subprocess.Popen[bytes]:
-        """Start `citeflow run SPEC` as a process; its log is `<logs>/<name>.log`."""
+        """Start `citeflow run STAGE` as a process; its log is `<logs>/<name>.log`."""
         log_name = name or spec.rsplit(":", 1)[-1]
         log = open(self.logs / f"{log_name}.log", "ab")  # noqa: SIM115
         process = subprocess.Popen(

@@ -1,4 +1,4 @@
-"""Provider-native citations over the broker (SPEC §10): a `citeflow.answer.provider.v1`
+"""Provider-native citations over the broker: a `citeflow.answer.provider.v1`
 event on `answers.submitted` is normalised by the ingest process and comes out of the five
 stage processes as the same `answer.formatted` the in-process pipeline makes of the same
 line; a malformed provider response is rejected with its reason and its original bytes."""

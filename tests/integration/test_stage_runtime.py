@@ -106,7 +106,7 @@ def test_bad_messages_land_on_rejected_with_reasons(
 def test_bad_input_on_every_internal_topic_is_dead_lettered_with_its_reason(
     harness: Harness, pipeline_specs: list[str]
 ) -> None:
-    # SPEC §8: on every topic a stage reads after ingest, unreadable bytes, a non-event, an
+    # On every topic a stage reads after ingest, unreadable bytes, a non-event, an
     # event of another type and an unknown version each become a dead letter that keeps the
     # original bytes and names the reason; every stage keeps running and good answers pass.
     harness.create_topics(pipeline_specs)
@@ -150,7 +150,7 @@ def test_bad_input_on_every_internal_topic_is_dead_lettered_with_its_reason(
 def test_sigkill_any_stage_mid_stream_repeatedly_loses_nothing(
     harness: Harness, pipeline_specs: list[str]
 ) -> None:
-    # SPEC §8: every stage in turn is killed with SIGKILL while it works through a chunk,
+    # Every stage in turn is killed with SIGKILL while it works through a chunk,
     # and restarted; every answer still yields a result, and duplicates are recognisable.
     harness.create_topics(pipeline_specs)
     running = {spec: harness.start(spec) for spec in pipeline_specs}

@@ -1,4 +1,4 @@
-"""SSE on real parts (issue 13, "Proof on real parts"): the gateway app with the real hub
+"""SSE on real parts: the gateway app with the real hub
 under uvicorn, the embedded broker, the store sink process (`citeflow run store`) writing
 SQLite and PostgreSQL. 200 answers are published to answers.formatted while a client
 disconnects and reconnects with Last-Event-ID three times: it sees all 200 once, in

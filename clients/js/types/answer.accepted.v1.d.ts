@@ -20,7 +20,7 @@ export interface AnswerSubmitted {
   text: string;
 }
 
-/** An upstream classification of part of the answer (SPEC §4.4). */
+/** An upstream classification of part of the answer. */
 export interface AnswerUnitIn {
   id: string;
   kind: "verbatim" | "derived";
@@ -39,7 +39,7 @@ export interface Chunk {
   text: string;
 }
 
-/** A citation the provider gave over the answer text (SPEC §10), offsets in code points.
+/** A citation the provider gave over the answer text, offsets in code points.
 
 `visible` False: `[start, end)` is the answer text the citation supports, with no marker
 in the text (Anthropic, Gemini, Cohere, Bedrock); an empty span is a point after the

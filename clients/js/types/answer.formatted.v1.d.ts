@@ -69,7 +69,7 @@ export interface Coverage {
   sentences_total: number;
 }
 
-/** A citation with its support verdict (null for an invalid citation; SPEC §11). */
+/** A citation with its support verdict (null for an invalid citation). */
 export interface FormattedCitation {
   cluster_index: number;
   end: number;
@@ -216,7 +216,7 @@ export interface Span {
   start_utf16: number;
 }
 
-/** Whether the cited source backs a citation's claim (SPEC §11).
+/** Whether the cited source backs a citation's claim.
 
 `score` is in [0, 1]; `link` is the index in `links` of the supporting passage that is
 the evidence (its locator is there); `evidence` is the best-supporting window of the

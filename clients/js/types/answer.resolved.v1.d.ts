@@ -52,7 +52,7 @@ export interface AnswerUnit {
   text: string;
 }
 
-/** An upstream classification of part of the answer (SPEC §4.4). */
+/** An upstream classification of part of the answer. */
 export interface AnswerUnitIn {
   id: string;
   kind: "verbatim" | "derived";
@@ -82,9 +82,9 @@ export interface Chunk {
   text: string;
 }
 
-/** One citation marker. `id` is the index of the source it cites (SPEC §4.3).
+/** One citation marker. `id` is the index of the source it cites.
 
-A citation a provider gave as a span over the answer (SPEC §10) has no marker in the text:
+A citation a provider gave as a span over the answer has no marker in the text:
 `marker` is "", `start == end` is where its chip goes (after the supported text), and
 `span` is the supported text; `None` for markers written in the text. */
 export interface Citation {
@@ -117,7 +117,7 @@ export interface CitationExtraction {
   sentences: Array<Sentence>;
 }
 
-/** A citation the provider gave over the answer text (SPEC §10), offsets in code points.
+/** A citation the provider gave over the answer text, offsets in code points.
 
 `visible` False: `[start, end)` is the answer text the citation supports, with no marker
 in the text (Anthropic, Gemini, Cohere, Bedrock); an empty span is a point after the
@@ -189,7 +189,7 @@ export interface Problem {
 }
 
 /** The other supplied source that best supports a sentence whose own passage's check
-falls short of support (the better-source search of SPEC §11, made where the passages
+falls short of support (the support check's better-source search, made where the passages
 are chosen; services.citations.rivals): its index (null when no source not cited in the
 sentence might score clearly better) and its best passage's check figures, as a
 passage's own (`terms` is the passage's). */
@@ -319,7 +319,7 @@ export interface SpanResolution {
   units: Array<AnswerUnit>;
 }
 
-/** Whether the cited source backs a citation's claim (SPEC §11).
+/** Whether the cited source backs a citation's claim.
 
 `score` is in [0, 1]; `link` is the index in `links` of the supporting passage that is
 the evidence (its locator is there); `evidence` is the best-supporting window of the

@@ -88,8 +88,8 @@ class DocumentLibrary:
                  max_bytes: int = DEFAULT_CACHE_BYTES) -> None:
         self.store = store
         self.cache_dir = cache_dir
-        # Bounded in bytes, not entries (16 small EPUBs inflating to GBs fit an LRU of
-        # entries): opened packages by what they inflated, PDFs by their size, chapters by
+        # Bounded in bytes, not entries (by entries, 16 small EPUBs inflating to GBs
+        # were kept): opened packages by what they inflated, PDFs by their size, chapters by
         # their text.
         self._documents = _Lru(max_bytes, _weight)
         self._chapters = _Lru(max_bytes // 4, _chapter_bytes)

@@ -1,4 +1,4 @@
-"""The reader's pages (issue 14 items 2-3): the answer viewer and the dashboard."""
+"""The reader's pages: the answer viewer and the dashboard."""
 
 from services.gateway.pages.routes import routes
 

@@ -1,4 +1,4 @@
-"""The live stream (SPEC §9, issue 13 item 5): one Kafka consumer per gateway process fanned
+"""The live stream: one Kafka consumer per gateway process fanned
 out as Server-Sent Events to every client, resumable with Last-Event-ID."""
 
 from services.gateway.stream.endpoint import routes

@@ -5,7 +5,7 @@ reads, the offset of the last record it has passed (-1: none yet). A client that
 reconnects with it as `Last-Event-ID` missed exactly the records after it, partition by
 partition, whichever gateway replica it reaches (offsets are the broker's, not ours).
 
-The vector is the hub's, over every tenant's records, so ids are sealed (issue 22: a
+The vector is the hub's, over every tenant's records, so ids are sealed (in the clear, a
 tenant could count everyone's results from them): wire form `2.` + base64url (no padding)
 of a 16-byte synthetic IV and the encrypted varints (unsigned LEB128, three per entry:
 topic index in `STREAM_TOPICS`, partition, offset + 1; entries sorted). The cipher is

@@ -1,4 +1,4 @@
-"""Documents (SPEC §4.6): EPUB/PDF ingest, sanitised chapters, page renders with highlights."""
+"""Documents: EPUB/PDF ingest, sanitised chapters, page renders with highlights."""
 
 from services.ingest.documents.handler import handle_submitted
 

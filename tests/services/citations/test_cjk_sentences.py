@@ -1,4 +1,4 @@
-"""Chinese and Japanese sentence ends (SPEC §10), markers before and after them."""
+"""Chinese and Japanese sentence ends, markers before and after them."""
 
 from __future__ import annotations
 

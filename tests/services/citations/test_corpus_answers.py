@@ -91,7 +91,7 @@ def test_expertqa_sentences_match_claim_boundaries() -> None:
 
 
 def test_sentences_agree_with_pysbd_on_real_and_benchmark_answers() -> None:
-    """pySBD is the accuracy reference: on every corpus answer and the SPEC §7 answer our
+    """pySBD is the accuracy reference: on every corpus answer and the benchmark answer our
     sentences are exactly pySBD's (markers stay where pySBD leaves them)."""
     pysbd = pytest.importorskip("pysbd")
     from services.bench.workload import bench_answer

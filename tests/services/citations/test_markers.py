@@ -1,4 +1,4 @@
-"""Citation markers: every syntax of SPEC §4.3, what is not a citation, validity, clusters."""
+"""Citation markers: every syntax, what is not a citation, validity, clusters."""
 
 from __future__ import annotations
 

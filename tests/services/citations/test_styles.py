@@ -1,4 +1,4 @@
-"""Marker styles beyond `[N]` (SPEC §10): each style, exponents left alone, mixed styles, and
+"""Marker styles beyond `[N]`: each style, exponents left alone, mixed styles, and
 renderings without marker residue."""
 
 from __future__ import annotations

@@ -1,5 +1,5 @@
 """Formatting over the real upstream chain (admission, scoring, citations, spans): the
-SPEC §7 answer and the XSS corpus pushed through every upstream-supplied field at once."""
+benchmark answer and the XSS corpus pushed through every upstream-supplied field at once."""
 
 from __future__ import annotations
 

@@ -46,7 +46,7 @@ def test_answer_fields_and_extraction_pass_through(resolved, formatted) -> None:
         "Who agrees?",
         resolved.answer.text,
     )
-    # The extraction's citations, each with its support verdict added (SPEC §11).
+    # The extraction's citations, each with its support verdict added.
     assert [c.model_dump(exclude={"support"}) for c in formatted.citations] == [
         c.model_dump() for c in extraction.citations
     ]

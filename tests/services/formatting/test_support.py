@@ -1,5 +1,5 @@
-"""`answer.formatted` carries a support verdict on every valid citation and the quality block
-(SPEC §11), through the whole in-process pipeline and a validating JSON round trip."""
+"""`answer.formatted` carries a support verdict on every valid citation and the quality block,
+through the whole in-process pipeline and a validating JSON round trip."""
 
 from __future__ import annotations
 

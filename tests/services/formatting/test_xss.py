@@ -1,7 +1,7 @@
 """Every XSS payload of corpus/xss, pushed through every untrusted field, comes out inert:
 bleach with the renderer's allow-list leaves the HTML unchanged, a browser-style parse
 finds nothing executable, the markdown, rendered, links nowhere unsafe, and headless Chromium
-runs nothing (SPEC §8)."""
+runs nothing."""
 
 from __future__ import annotations
 

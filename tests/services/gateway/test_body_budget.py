@@ -1,4 +1,4 @@
-"""Issue 22: a body costs its key tokens by size, so one key cannot make the gateway read
+"""A body costs its key tokens by size, so one key cannot make the gateway read
 megabytes per request token; a refused body closes the connection (its rest is not read)."""
 
 from __future__ import annotations

@@ -62,7 +62,7 @@ def _from(secret: str, host: str = "10.0.0.1") -> Request:
 
 
 async def test_random_keys_are_limited_per_address_and_never_evict_valid_ones() -> None:
-    """Issue 22: 878 random keys a second were each a store lookup and an entry of the
+    """878 random keys a second were each a store lookup and an entry of the
     cache valid keys share (10,000 of them evicted every valid key)."""
     import pytest
 

@@ -1,4 +1,4 @@
-"""POST /v1/providers/{provider}/answers and :batch (SPEC §10): a provider's own response is
+"""POST /v1/providers/{provider}/answers and :batch: a provider's own response is
 admitted by the ingest stage's code (`admit_provider`, what `citeflow process --from` runs)
 and produced as the normalised answer.submitted, through the plain submit's path: tenancy,
 duplicates and 409, idempotency keys, ?wait=, problems with the JSON path (unit tests over

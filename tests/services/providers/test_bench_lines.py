@@ -1,4 +1,4 @@
-"""The `bench adapters` workload: the SPEC §7 answer as each provider returns it cites the same
+"""The `bench adapters` workload: the benchmark answer as each provider returns it cites the same
 sentences of the same sources as its `[N]` markers (no timing here)."""
 
 from __future__ import annotations

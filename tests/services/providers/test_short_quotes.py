@@ -1,4 +1,4 @@
-"""Verbatim claims need content (issue 15 item 4): a provider's or upstream quote that is
+"""Verbatim claims need content: a provider's or upstream quote that is
 empty, whitespace or punctuation is downgraded to derived with `quote_too_short`, never
 resolved to a span on a lone `.`."""
 

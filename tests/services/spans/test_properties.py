@@ -1,4 +1,4 @@
-"""Property-based invariants of span resolution (SPEC §4.4).
+"""Property-based invariants of span resolution.
 
 - Resolving any canonical rendering of a slice of a source (whitespace collapsed, line-end
   hyphenation joined or kept, soft hyphens and zero-width characters dropped, quotes and

@@ -1,4 +1,4 @@
-"""Support verdicts in the spans stage (SPEC §11): one per citation, evidence as a span."""
+"""Support verdicts in the spans stage: one per citation, evidence as a span."""
 
 from __future__ import annotations
 

@@ -513,7 +513,7 @@ async def test_a_late_submission_does_not_reorder_since(store: SqlStore) -> None
 
 
 async def test_doc_ids_are_per_tenant_and_claims_atomic(store: SqlStore) -> None:
-    """Issue 22: a doc_id was global, so a tenant uploading another's doc_id got 409 (it
+    """A doc_id was global, so a tenant uploading another's doc_id got 409 (it
     learnt the id existed, or took it first), and two racing uploads both got 202 with one
     row replacing the other's tenant, path and hash."""
     mine = [DocumentRecord("shared", tenant, "submitted", "pdf", f"p-{tenant}", tenant * 8,

@@ -1,4 +1,4 @@
-"""Sentences in every language, not told the language (SPEC §12): pySBD's per-language golden
+"""Sentences in every language, not told the language: pySBD's per-language golden
 rules (all of them), markers around every terminator of other scripts, abbreviations,
 ordinals, titles and quotations of other languages, invisible characters next to
 terminators, the optional language hint, and a 4 MB Thai text."""

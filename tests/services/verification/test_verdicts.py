@@ -1,4 +1,4 @@
-"""Hand-written cases for every verdict of the lexical judge (SPEC §11)."""
+"""Hand-written cases for every verdict of the lexical judge."""
 
 from __future__ import annotations
 

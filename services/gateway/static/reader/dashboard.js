@@ -212,7 +212,7 @@
         series(list(byModel), "invalid_citation_rate"), "%", WINDOW_SECONDS);
       lineChart(document.getElementById("chart-coverage"),
         series(list(byModel), "mean_coverage"), "%", WINDOW_SECONDS);
-      // Support (SPEC §11): ALCE citation recall and precision from the support verdicts.
+      // Support: ALCE citation recall and precision from the support verdicts.
       const named = (all, suffix) => all.map((s) => ({...s, name: s.name + " " + suffix}));
       lineChart(document.getElementById("chart-support"),
         named(series(list(byModel), "citation_recall"), "recall").concat(

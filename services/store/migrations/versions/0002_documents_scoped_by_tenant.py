@@ -1,7 +1,7 @@
 """Documents scoped by tenant: the primary key of `documents` is (doc_id, tenant).
 
 A doc_id was one namespace across tenants: a tenant uploading a doc_id another tenant had
-used got 409 (so it learnt the id existed) and could take an id first (issue 22). Rows
+used got 409 (so it learnt the id existed) and could take an id first. Rows
 are now keyed by (tenant, doc_id), so each tenant has its own doc_ids; the representation
 keeps the doc_id the client chose (not a prefixed or hashed one), so the ids in
 `documents.ingested` chunks, in answers' citations and in reader URLs are unchanged, and no

@@ -2,7 +2,7 @@
 
 An answer_id was one namespace across tenants: a tenant submitting another tenant's
 answer_id got 409 answer_id_conflict (so it learnt the id existed, also per line of
-`:batch`) and could take an id first, blocking the other tenant for good (issue 22). Rows
+`:batch`) and could take an id first, blocking the other tenant for good. Rows
 are now keyed by (answer_id, tenant), so each tenant has its own answer ids. As for
 documents (0002), the answer_id stays the one the client chose: it is the Kafka key, the
 subject of every event, in `answer.formatted` results and in `Location`s, and the tenant

@@ -88,7 +88,7 @@ def test_other_tenant_sees_nothing(client):
 
 
 def test_doc_ids_are_per_tenant(client):
-    """Issue 22: a doc_id another tenant used was a 409 (an existence oracle, and a way to
+    """A doc_id another tenant used was a 409 (an existence oracle, and a way to
     take a tenant's ids first); each tenant has its own now."""
     a = _upload(client, _pdf(["from a"]), "shared")
     b = _upload(client, _pdf(["from b"]), "shared", headers=B)
@@ -288,7 +288,7 @@ def test_a_stored_epub_that_is_not_one_is_refused_not_a_server_error(client):
 
 
 def test_content_is_served_only_once_ingested_and_outcomes_say_so(app, client):
-    """Issue 22: the reader served documents whatever their status, and a document ingest
+    """The reader served documents whatever their status, and a document ingest
     dead-lettered stayed `submitted`."""
     from dataclasses import replace
 

@@ -1,4 +1,4 @@
-"""Issue 22: the reader's caches held 16 documents whatever their size (16 small EPUBs
+"""The reader's caches held 16 documents whatever their size (16 small EPUBs
 inflating to GBs); they are bounded in bytes now."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Issue 22 item 1: a page render has a pixel budget, runs in a renderer process with a
+"""A page render has a pixel budget, runs in a renderer process with a
 deadline, and its cache is bounded in bytes."""
 
 from __future__ import annotations

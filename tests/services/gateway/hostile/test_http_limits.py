@@ -1,5 +1,5 @@
 """What a client can do to the gateway before any key is checked: heads too large or too
-slow, bodies too large or stalled (issue 22 item 5, and the 413 that did not close)."""
+slow, bodies too large or stalled, and a 413 that closes the connection."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
-"""Keys, scopes, tenants and what the gateway serves, tried as an attacker would (issue 22
-item 6 and the checks that held: traversal, injection, scopes, tenant reads, CSP)."""
+"""Keys, scopes, tenants and what the gateway serves, tried as an attacker would
+(traversal, injection, scopes, tenant reads, CSP)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Issue 22: SSE ids carried the hub's offsets over every tenant in the clear."""
+"""SSE ids carried the hub's offsets over every tenant in the clear."""
 
 from __future__ import annotations
 

@@ -113,7 +113,7 @@ def test_default_store_comes_from_the_environment(
 
 
 def test_an_event_over_the_size_limit_is_a_rejection_not_a_dead_letter(tmp_path: Path) -> None:
-    """Issue 22: ingest's estimate let through events its producer then refused (control
+    """Ingest's estimate let through events its producer then refused (control
     characters take 6 bytes of JSON each), and the document was dead-lettered instead of
     rejected; the encoded size is what is checked now."""
     from services.ingest.documents.handler import ingest_submitted

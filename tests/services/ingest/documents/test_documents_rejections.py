@@ -158,7 +158,7 @@ def test_event_size_limit() -> None:
 
 
 def _small_bomb() -> bytes:
-    """Issue 22: ten chapters of just under 1 MiB each that compress ~500:1 (an EPUB of
+    """Ten chapters of just under 1 MiB each that compress ~500:1 (an EPUB of
     about 20 KB) passed the old check, which skipped entries under 1 MiB."""
     chapters = [Chapter(f"c{i}.xhtml", xhtml("<p>" + "a " * 500_000 + "</p>"), f"C{i}")
                 for i in range(10)]
@@ -187,7 +187,7 @@ def test_the_budget_is_spent_while_inflating_across_entries() -> None:
 
 
 def test_spine_and_chapter_sizes_are_bounded_before_parsing() -> None:
-    """Issue 22: a document within the decompression budget could still be parsed whole
+    """A document within the decompression budget could still be parsed whole
     (lxml trees take several times their text); the reader parsed any chapter size."""
     from services.ingest.documents.chapter import chapter_view
     from services.ingest.documents.epub import open_epub

@@ -298,7 +298,7 @@ mark[data-citeflow-quote] { background: var(--citeflow-quote, #ffc233); color: i
       this.pageImages.clear();
       // The answer's direction as the formatter found it (additive field), else guessed.
       this.layout.setAttribute("dir", data.direction || direction(data.text));
-      // renderings.html is safe by construction (SPEC §4.5): its markup (and any dir
+      // renderings.html is safe by construction (the server escapes it): its markup (and any dir
       // attribute or bidi isolation in it) is kept as the server made it.
       this.answerBox.innerHTML = data.renderings.html;
       this.wire();
