@@ -223,9 +223,8 @@ _BY_SCRIPT = {
 }
 
 
-# Latin-script languages often written without diacritics in plain ASCII; English first, so
-# it wins ties (`a`, `in`, `for` are function words of Portuguese too).
-_ASCII_CANDIDATES = ("en", "de", "fr", "es", "it", "pt", "nl", "id", "sv", "da", "no", "fi", "tr",
+# Latin-script languages often written without diacritics in plain ASCII.
+_ASCII_CANDIDATES = ("de", "fr", "es", "it", "pt", "nl", "id", "sv", "da", "no", "fi", "tr",
                      "pl", "cs", "ro", "hu")
 
 
@@ -248,7 +247,10 @@ def _by_function_words(tokens: Collection[str]) -> str:
         found = len(stopwords(language).intersection(unique))
         if found > hits:
             best, hits = language, found
-    return best if 5 * hits >= len(tokens) else UNDETERMINED
+    if best == UNDETERMINED or 5 * hits < len(tokens):
+        return UNDETERMINED
+    # English wins ties: `a`, `in`, `for` are Portuguese function words too
+    return "en" if len(stopwords("en").intersection(unique)) >= hits else best
 
 
 def _cyrillic(text: str) -> str:

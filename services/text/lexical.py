@@ -142,8 +142,8 @@ def _units(tokens: list[str]) -> list[str]:
 def without_references(tokens: list[str]) -> list[str]:
     """`tokens` without the numbered references to sources among them (`REFERENCE_WORDS`);
     the same list when there are none."""
-    if REFERENCE_WORDS.isdisjoint(tokens):
-        return tokens
+    if REFERENCE_WORDS.isdisjoint(tokens) or not any(map(str.isdigit, tokens)):
+        return tokens  # (both tests run in C: the loop below runs only where both hold)
     kept: list[str] = []
     position, count = 0, len(tokens)
     while position < count:
