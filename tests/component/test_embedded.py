@@ -111,5 +111,6 @@ def test_changing_answer_id_loads_the_other_answer(site, driver):
     shown = ("return arguments[0].shadowRoot.querySelector('.answer [data-answer-id]')"
              "?.dataset.answerId;")
     wait_until(driver, lambda d: d.execute_script(shown, first) == ids[2])
-    assert first.get_attribute("data-state") == "ready"
+    # ready two animation frames after the answer is shown (its first paint)
+    wait_until(driver, lambda d: first.get_attribute("data-state") == "ready")
     assert violations(driver) == [] and traps_fired(driver) == []
