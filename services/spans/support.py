@@ -65,12 +65,10 @@ _answer_quality = maker(AnswerQuality)
 class SourcePieces:
     """The pieces of each source and their views for the verification (built on first use)."""
 
-    __slots__ = ("_languages", "_names", "_pieces", "_views")
+    __slots__ = ("_languages", "_pieces", "_sources", "_views")
 
-    def __init__(
-        self, pieces: Sequence[Piece], names: Mapping[int, frozenset[str]] | None = None
-    ) -> None:
-        self._names = names or {}  # source index -> its name terms
+    def __init__(self, pieces: Sequence[Piece], sources: Sequence[Source] = ()) -> None:
+        self._sources = {source.index: source for source in sources}  # (for their names)
         self._pieces: dict[int, list[Piece]] = {}
         for piece in pieces:
             self._pieces.setdefault(piece.source_index, []).append(piece)
@@ -81,11 +79,9 @@ class SourcePieces:
         """The view of source `index`; None when it has no text (or does not exist)."""
         if index not in self._views:
             pieces = self._pieces.get(index)
-            self._views[index] = (
-                source_view([p.text for p in pieces], self._names.get(index, NO_NAMES))
-                if pieces
-                else None
-            )
+            source = self._sources.get(index)
+            names = name_terms(source.title, source.authors) if source else NO_NAMES
+            self._views[index] = source_view([p.text for p in pieces], names) if pieces else None
         return self._views[index]
 
     def language(self, index: int) -> str:
@@ -100,15 +96,6 @@ class SourcePieces:
     def pieces(self, index: int) -> list[Piece]:
         """The pieces of source `index`, in view order."""
         return self._pieces.get(index, [])
-
-
-def source_names(sources: Sequence[Source]) -> dict[int, frozenset[str]]:
-    """The name terms (title and authors) of each source that has a name."""
-    return {
-        source.index: name_terms(source.title, source.authors)
-        for source in sources
-        if source.title or source.authors
-    }
 
 
 def blanked(text: str, extraction: CitationExtraction) -> str:
@@ -441,7 +428,7 @@ def citation_support(
         verbatim[sentence_index] = verbatim.get(sentence_index, frozenset()) | {source}
     by_pair = passage_pairs(extraction)
     support: list[Support | None] = [None] * len(extraction.citations)
-    by_source = SourcePieces(pieces, source_names(ctx.answer.sources))
+    by_source = SourcePieces(pieces, ctx.answer.sources)
     decided = (
         DecidedSingles(extraction.passages, by_pair, verbatim_spans, support, by_source.language)
         if judge is LEXICAL

@@ -153,17 +153,18 @@ async def migrate(engine: AsyncEngine) -> None:
     async with transaction(engine) as conn:
         if conn.dialect.name == "postgresql":
             await conn.execute(sa.text(f"SELECT pg_advisory_xact_lock({_MIGRATE_LOCK})"))
-        await conn.run_sync(_upgrade)
+        await conn.run_sync(upgrade)
 
 
-def _upgrade(connection: sa.Connection) -> None:
+def upgrade(connection: sa.Connection, revision: str = "head") -> None:
+    """Run the Alembic migrations on `connection` up to `revision`."""
     from alembic import command
     from alembic.config import Config
 
     config = Config()
     config.set_main_option("script_location", str(MIGRATIONS))
     config.attributes["connection"] = connection
-    command.upgrade(config, "head")
+    command.upgrade(config, revision)
 
 
 def current_revision(connection: sa.Connection) -> str | None:

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator
 from typing import Any
 from datetime import UTC, datetime, timedelta
 
@@ -21,7 +20,7 @@ from services.store.api import (
     Submission,
 )
 from services.store.decode import decode_record
-from services.store.engine import current_revision
+from services.store.engine import current_revision, upgrade
 from services.store.sql import InvalidCursor, SqlStore
 from services.store.tables import metadata
 from tests.services.store import records as r
@@ -31,16 +30,6 @@ T0 = datetime(2026, 11, 25, 10, 0, tzinfo=UTC)
 
 def iso(moment: datetime) -> str:
     return moment.strftime("%Y-%m-%dT%H:%M:%S.") + f"{moment.microsecond // 1000:03d}Z"
-
-
-@pytest.fixture
-async def store(store_url: str) -> AsyncIterator[SqlStore]:
-    s = SqlStore(store_url)
-    await s.migrate()
-    try:
-        yield s
-    finally:
-        await s.close()
 
 
 def flow(answer_id: str, *, tenant: str = "acme", model: str = "gpt-x", at: datetime = T0,
@@ -554,23 +543,10 @@ async def test_a_dead_lettered_document_says_so(store: SqlStore) -> None:
 async def test_migration_0002_keeps_documents_and_scopes_their_ids(store_url: str) -> None:
     """A store of revision 0001 with a document: upgraded, the row is kept, and another
     tenant may then use its doc_id."""
-    from alembic import command
-    from alembic.config import Config
-
-    from services.store.engine import MIGRATIONS
-
-    def to(revision: str) -> Any:
-        def run(connection: sa.Connection) -> None:
-            config = Config()
-            config.set_main_option("script_location", str(MIGRATIONS))
-            config.attributes["connection"] = connection
-            command.upgrade(config, revision)
-        return run
-
     store = SqlStore(store_url)
     try:
         async with store.engine.begin() as conn:
-            await conn.run_sync(to("0001"))
+            await conn.run_sync(upgrade, "0001")
             await conn.execute(sa.text(
                 "INSERT INTO documents (doc_id, tenant, status, format, path, sha256, "
                 "submitted_at_ms, updated_at_ms) VALUES ('old', 'ta', 'ingested', 'pdf', "
@@ -633,23 +609,10 @@ async def test_one_answer_id_under_two_tenants_is_two_answers(store: SqlStore) -
 async def test_migration_0003_keeps_answers_and_scopes_their_ids(store_url: str) -> None:
     """A store of revision 0002 with answers: upgraded, every row and column is kept, and
     another tenant may then use their answer_ids (created, its own row)."""
-    from alembic import command
-    from alembic.config import Config
-
-    from services.store.engine import MIGRATIONS
-
-    def to(revision: str) -> Any:
-        def run(connection: sa.Connection) -> None:
-            config = Config()
-            config.set_main_option("script_location", str(MIGRATIONS))
-            config.attributes["connection"] = connection
-            command.upgrade(config, revision)
-        return run
-
     store = SqlStore(store_url)
     try:
         async with store.engine.begin() as conn:
-            await conn.run_sync(to("0002"))
+            await conn.run_sync(upgrade, "0002")
             await conn.execute(sa.text(
                 "INSERT INTO answers (answer_id, tenant, status, model, answered_at_ms, "
                 "submitted_at_ms, body_sha256, event_id, updated_at_ms, result, reason, "

@@ -4,7 +4,6 @@ PostgreSQL), and the migration that adds its column to a store holding answers."
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
 from datetime import UTC, datetime, timedelta
 
 import pytest
@@ -16,16 +15,6 @@ from services.store.sql import SqlStore
 from tests.services.store import records as r
 
 T0 = datetime(2026, 11, 25, 10, 0, tzinfo=UTC)
-
-
-@pytest.fixture
-async def store(store_url: str) -> AsyncIterator[SqlStore]:
-    s = SqlStore(store_url)
-    await s.migrate()
-    try:
-        yield s
-    finally:
-        await s.close()
 
 
 def _flow(data: dict, offset: int) -> list:
@@ -58,21 +47,13 @@ async def test_migration_0004_keeps_answers_and_adds_their_language(store_url: s
     """A store of revision 0003 with a formatted answer: upgraded, the answer is kept (its
     language unknown), and answers stored after it carry theirs."""
     import sqlalchemy as sa
-    from alembic import command
-    from alembic.config import Config
 
-    from services.store.engine import MIGRATIONS
-
-    def to_0003(connection: sa.Connection) -> None:
-        config = Config()
-        config.set_main_option("script_location", str(MIGRATIONS))
-        config.attributes["connection"] = connection
-        command.upgrade(config, "0003")
+    from services.store.engine import upgrade
 
     store = SqlStore(store_url)
     try:
         async with store.engine.begin() as conn:
-            await conn.run_sync(to_0003)
+            await conn.run_sync(upgrade, "0003")
             await conn.execute(sa.text(
                 "INSERT INTO answers (answer_id, tenant, status, answered_at_ms, updated_at_ms,"
                 " citations) VALUES ('old', 'acme', 'formatted', 1, 2, 3)"))

@@ -26,7 +26,6 @@ from services.spans.support import (
     citation_support,
     passage_pairs,
     sentence_bounds,
-    source_names,
 )
 from services.spans.units import UnitContext, sentence_units
 from services.verification.judges import LEXICAL
@@ -99,9 +98,8 @@ def _both(data: dict[str, Any]) -> tuple[Verification, Verification, int]:
     read = {key: read_passage(p.link, p.text) for key, p in passages.items()}
     counted = sum(p.terms is not None for p in passages.values())
     sources = [source.index for source in answer.sources]
-    names = source_names(answer.sources)
     results = [
-        verify(claims, sentences, sources, SourcePieces(index.pieces, names).view, verbatim,
+        verify(claims, sentences, sources, SourcePieces(index.pieces, answer.sources).view, verbatim,
                LEXICAL, given, uncited)
         for given in (passages, read)
     ]

@@ -84,3 +84,23 @@ def click_and_wait(driver: Any, element: Any) -> None:
     element.click()
     wait_until(driver, lambda d: shadow(d).find_element("css selector", ".panel")
                .get_attribute("data-state") == "ready")
+
+
+def marked_text(driver: Any) -> str:
+    """The text of every highlight mark in the viewer's panel, joined by spaces."""
+    return driver.execute_script(
+        "return Array.from(document.getElementById('citeflow-answer').shadowRoot"
+        ".querySelectorAll('.panel-body [data-citeflow-highlight]'))"
+        ".map((m) => m.textContent).join(' ');")
+
+
+def highlight_boxes(driver: Any) -> list[tuple[int, list[float]]]:
+    """(page, [x0, y0, x1, y1] as fractions of the page) of every PDF highlight box in the
+    viewer's panel."""
+    return driver.execute_script("""
+        return Array.from(document.getElementById('citeflow-answer').shadowRoot
+          .querySelectorAll('.panel-body .pdf-highlight')).map((b) => [
+          Number(b.closest('figure').dataset.page),
+          [parseFloat(b.style.left) / 100, parseFloat(b.style.top) / 100,
+           (parseFloat(b.style.left) + parseFloat(b.style.width)) / 100,
+           (parseFloat(b.style.top) + parseFloat(b.style.height)) / 100]]);""")

@@ -24,6 +24,8 @@ from services.ingest.documents.ingest import ingest_document
 from services.text.normalize import normalize_quote
 from tests.conftest import CORPUS_DIR
 from tests.services.gateway.pages.site import (
+    highlight_boxes,
+    marked_text,
     SCREENSHOTS,
     click_and_wait,
     open_viewer,
@@ -186,31 +188,15 @@ def _chips_at_sentence_ends(driver: Any, expected: int) -> None:
         assert w_left - right < 2 * chip["size"], f"the chip left its sentence: {chip}"
 
 
-def _marked_text(driver: Any) -> str:
-    return driver.execute_script(
-        "return Array.from(document.getElementById('citeflow-answer').shadowRoot.querySelectorAll('.panel-body [data-citeflow-highlight]'))"
-        ".map((m) => m.textContent).join(' ');")
-
-
 def _marks_direction(driver: Any) -> list[str]:
     return driver.execute_script(
         "return Array.from(document.getElementById('citeflow-answer').shadowRoot.querySelectorAll('.panel-body [data-citeflow-highlight]'))"
         ".map((m) => getComputedStyle(m).direction);")
 
 
-def _boxes(driver: Any) -> list[tuple[int, list[float]]]:
-    """(page, [x0, y0, x1, y1] as fractions of the page) of every highlight box."""
-    return driver.execute_script("""
-        return Array.from(document.getElementById('citeflow-answer').shadowRoot.querySelectorAll('.panel-body .pdf-highlight')).map((b) => [
-          Number(b.closest('figure').dataset.page),
-          [parseFloat(b.style.left) / 100, parseFloat(b.style.top) / 100,
-           (parseFloat(b.style.left) + parseFloat(b.style.width)) / 100,
-           (parseFloat(b.style.top) + parseFloat(b.style.height)) / 100]]);""")
-
-
 def _check_epub(driver: Any, locator: dict[str, Any]) -> None:
     """The marked text is the quote, and it is laid out right to left in the panel."""
-    marked = _marked_text(driver)
+    marked = marked_text(driver)
     assert marked and normalize_quote(marked) == normalize_quote(locator["selector"]["exact"]), (
         marked, locator)
     assert set(_marks_direction(driver)) == {"rtl"}
@@ -222,7 +208,7 @@ def _check_pdf(driver: Any, document: CorpusDocument, locator: dict[str, Any]) -
     quote inside them: nothing more, nothing less (after NFKC: it reads Arabic Presentation
     Forms-B)."""
     exact = locator["selector"]["exact"]
-    boxes = _boxes(driver)
+    boxes = highlight_boxes(driver)
     assert boxes and {page for page, _ in boxes} == {locator["page"]}, (boxes, locator)
     lines = []
     with pymupdf.open(stream=document.data) as pdf:

@@ -19,6 +19,8 @@ from services.bench.reader_corpus import corpus_answers, formatted, load_documen
 from services.text.normalize import normalize_quote
 from tests.conftest import CORPUS_DIR
 from tests.services.gateway.pages.site import (
+    highlight_boxes,
+    marked_text,
     SCREENSHOTS,
     shadow,
     click_and_wait,
@@ -49,31 +51,15 @@ def site(corpus, tmp_path_factory):
         yield running
 
 
-def _marked_text(driver: Any) -> str:
-    return driver.execute_script(
-        "return Array.from(document.getElementById('citeflow-answer').shadowRoot.querySelectorAll('.panel-body [data-citeflow-highlight]'))"
-        ".map((m) => m.textContent).join(' ');")
-
-
-def _boxes(driver: Any) -> list[tuple[int, list[float]]]:
-    """(page, [x0, y0, x1, y1] as fractions of the page) of every highlight box."""
-    return driver.execute_script("""
-        return Array.from(document.getElementById('citeflow-answer').shadowRoot.querySelectorAll('.panel-body .pdf-highlight')).map((b) => [
-          Number(b.closest('figure').dataset.page),
-          [parseFloat(b.style.left) / 100, parseFloat(b.style.top) / 100,
-           (parseFloat(b.style.left) + parseFloat(b.style.width)) / 100,
-           (parseFloat(b.style.top) + parseFloat(b.style.height)) / 100]]);""")
-
-
 def _check_pdf(driver: Any, documents: dict[str, Any], doc_id: str, locator: dict) -> str:
     """The words PyMuPDF reads inside the highlight boxes are the quote: nothing more (no
     whole lines, no neighbours), nothing less."""
     note = shadow(driver).find_element("css selector", ".panel-note").text
     if doc_id == "huck-scan":
-        assert note == "page only, no text layer" and not _boxes(driver)
+        assert note == "page only, no text layer" and not highlight_boxes(driver)
         return "scan"
     exact = locator["selector"]["exact"]
-    boxes = _boxes(driver)
+    boxes = highlight_boxes(driver)
     assert boxes, f"no highlight for {exact!r} ({note})"
     with pymupdf.open(stream=documents[doc_id].data) as pdf:
         lines = []
@@ -120,7 +106,7 @@ def _check(driver: Any, documents: dict[str, Any], locator: dict, doc_id: str | 
     kind = locator["type"]
     if kind == "pdf_text":
         return _check_pdf(driver, documents, doc_id or "", locator)
-    marked = _marked_text(driver)
+    marked = marked_text(driver)
     assert normalize_quote(marked) == normalize_quote(locator["selector"]["exact"]), (
         marked, locator)
     if kind == "web":
@@ -204,7 +190,7 @@ def test_the_same_click_opens_the_same_highlight_after_a_reload(site, driver):
     for _ in range(2):
         open_viewer(driver, site, "corpus-pdf")
         click_and_wait(driver, shadow(driver).find_elements("css selector", ".answer .unit-verbatim")[1])
-        seen.append((_boxes(driver), shadow(driver).find_element("css selector", ".panel-note").text))
+        seen.append((highlight_boxes(driver), shadow(driver).find_element("css selector", ".panel-note").text))
     assert seen[0] == seen[1] and seen[0][0]
 
 
