@@ -7,13 +7,17 @@ formatted answers to tenant `reader` at a fixed rate (open loop: queueing counts
 clients run beside it: page renders of a PDF of huge pages at scale 4 (every page and scale
 a fresh render), chapter reads of small zip bombs and of EPUBs filling the reader's caches,
 oversized and half-sent request heads, trickled heads, oversize chunked bodies, and random
-keys. Figures: reads p99 alone and under attack (target: within 2x), /healthz p99 under
+keys, all from their own address (`ATTACKER`, as from another machine: the reads come
+from 127.0.0.1). Figures: reads p99 alone and under attack (target: within 2x), /healthz p99 under
 attack (target: under 100 ms), and the gateway's peak RSS (target: under 512 MB; its
 renderer processes are listed apart).
 
-The clients run on the gateway's machine, so each window also says where the machine's CPU
-went: to the gateway and its reader processes, to the bench's own clients (the read load,
-the probe, the attackers), and to processes outside the bench. A window beside busy
+The clients run on the gateway's machine. So that their own work is not counted against the
+gateway (an attacker sends from elsewhere), the gateway and its reader processes run on one
+half of the machine's cores and the bench (its clients, the load generator, the broker) on
+the other, in both windows (`shared=True` leaves every process on every core). Each window
+also says where the CPU went: to the gateway's event loop, to the gateway with its reader
+processes, to the bench, and to processes outside the bench. A window beside busy
 neighbours is not a measurement of the gateway: compare the "outside" rows of both sides.
 """
 
@@ -30,10 +34,10 @@ import threading
 import time
 import uuid
 from collections.abc import Callable
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import Any
 
 import httpx
 
@@ -54,6 +58,7 @@ READ_IDS = 200
 HUGE_PAGES = 40  # pages of 4500x4500 pt: each (page, scale) is a fresh render
 BOMBS = 4
 FILLERS = 12  # EPUBs of ~20 MB of text each, within the decompression budget
+ATTACKER = "127.0.0.2"  # loopback, but not the readers' address (nor a trusted proxy)
 
 
 @dataclass
@@ -107,6 +112,16 @@ def _tree_ticks(pid: int) -> int:
     return _own_and_reaped(pid) + sum(_tree_ticks(child) for child in _children(pid))
 
 
+def _thread_ticks(pid: int) -> int:
+    """CPU ticks of the main thread of `pid` alone (the gateway's event loop)."""
+    try:
+        with open(f"/proc/{pid}/task/{pid}/stat") as handle:
+            fields = handle.read().rsplit(") ", 1)[1].split()
+    except (OSError, IndexError):
+        return 0
+    return int(fields[11]) + int(fields[12])
+
+
 def _busy_ticks() -> int:
     with open("/proc/stat") as handle:
         ticks = [int(t) for t in handle.readline().split()[1:]]
@@ -119,6 +134,7 @@ class CpuShares:
     the bench (its clients in this process and the load generator's, the embedded broker),
     and by everything else on the machine."""
 
+    event_loop: float
     gateway: float
     clients: float
     outside: float
@@ -130,19 +146,47 @@ class CpuMeter:
     def __init__(self, gateway_pid: int) -> None:
         self.gateway_pid = gateway_pid
         self.started = time.perf_counter()
-        self.gateway, self.total, self.busy = self._read()
+        self.loop, self.gateway, self.total, self.busy = self._read()
 
-    def _read(self) -> tuple[int, int, int]:
+    def _read(self) -> tuple[int, int, int, int]:
         # The gateway is this process's child and not waited for: it is in `total` live.
-        return _tree_ticks(self.gateway_pid), _tree_ticks(os.getpid()), _busy_ticks()
+        return (_thread_ticks(self.gateway_pid), _tree_ticks(self.gateway_pid),
+                _tree_ticks(os.getpid()), _busy_ticks())
 
     def shares(self) -> CpuShares:
-        gateway, total, busy = self._read()
+        loop, gateway, total, busy = self._read()
         seconds = (time.perf_counter() - self.started) * HZ
         bench = total - self.total  # the gateway, the broker, this process, the clients
         served = gateway - self.gateway
-        return CpuShares(served / seconds, (bench - served) / seconds,
+        return CpuShares((loop - self.loop) / seconds, served / seconds,
+                         (bench - served) / seconds,
                          max(busy - self.busy - bench, 0) / seconds)
+
+
+def split_cores(cpus: set[int]) -> tuple[set[int], set[int]] | None:
+    """The bench's cores and the gateway's: the first half of `cpus` and the rest (None
+    with fewer than two)."""
+    ordered = sorted(cpus)
+    if len(ordered) < 2:
+        return None
+    half = len(ordered) // 2
+    return set(ordered[:half]), set(ordered[half:])
+
+
+def _pin(pid: int, cpus: set[int]) -> None:
+    """Every thread of `pid` and of its descendants onto `cpus` (threads and processes
+    started later inherit it from their parent)."""
+    try:
+        tasks = os.listdir(f"/proc/{pid}/task")
+    except OSError:
+        return
+    for task in tasks:
+        try:
+            os.sched_setaffinity(int(task), cpus)
+        except OSError:
+            pass  # ended meanwhile
+    for child in _children(pid):
+        _pin(child, cpus)
 
 
 def _probe_healthz(port: int, stop: threading.Event, latencies: list[float]) -> None:
@@ -261,7 +305,8 @@ async def _prepare(store_url: str, documents: Path) -> tuple[str, str, list[str]
 
 def _raw(port: int, head: bytes, then: Callable[[socket.socket], None]) -> None:
     try:
-        with socket.create_connection(("127.0.0.1", port), timeout=15) as sock:
+        with socket.create_connection(("127.0.0.1", port), timeout=15,
+                                      source_address=(ATTACKER, 0)) as sock:
             sock.sendall(head)
             then(sock)
     except OSError:
@@ -330,7 +375,8 @@ def _attacks(port: int, attacker: str, doc_ids: list[str], stop: threading.Event
 
         return threading.Thread(target=run, name=kind, daemon=True)
 
-    client = httpx.Client(base_url=base, timeout=30, headers=auth)
+    client = httpx.Client(base_url=base, timeout=30, headers=auth,
+                          transport=httpx.HTTPTransport(local_address=ATTACKER))
     scales = [0.5 + 0.25 * i for i in range(15)]
 
     renders = itertools.count()
@@ -349,7 +395,8 @@ def _attacks(port: int, attacker: str, doc_ids: list[str], stop: threading.Event
     def fill(n: int) -> None:
         client.get(f"/v1/documents/{fillers[n % len(fillers)]}/chapters/c{n % 10}.xhtml")
 
-    keyless = httpx.Client(base_url=base, timeout=30)
+    keyless = httpx.Client(base_url=base, timeout=30,
+                           transport=httpx.HTTPTransport(local_address=ATTACKER))
 
     def random_key(n: int) -> None:
         keyless.get("/v1/answers", headers={"Authorization": f"Bearer {secrets.token_hex(16)}"})
@@ -365,6 +412,56 @@ def _attacks(port: int, attacker: str, doc_ids: list[str], stop: threading.Event
         "trickle": [("trickled head", lambda n: _trickle(port))] * 5,
     }
     return [loop(kind, action) for name in kinds for kind, action in plan[name]]
+
+
+def _attack_process(port: int, attacker: str, doc_ids: list[str], kinds: tuple[str, ...],
+                    stop: Any, reports: Any) -> None:
+    """The attack clients, in a process of their own at `SCHED_IDLE`: they take all the CPU
+    the measuring clients (the read load, the probe) leave, and never delay them, nor
+    hold the GIL the probe needs."""
+    os.sched_setscheduler(0, os.SCHED_IDLE, os.sched_param(0))
+    halt = threading.Event()
+    counts: dict[str, int] = {}
+    threads = _attacks(port, attacker, doc_ids, halt, counts, kinds)
+    for thread in threads:
+        thread.start()
+    reports.put(len(threads))
+    stop.wait()
+    halt.set()
+    reports.put(dict(counts))  # the threads still in a request end with the process
+
+
+class Attackers:
+    """The attack process for one window: started on entry, its counts added on exit."""
+
+    def __init__(self, port: int, attacker: str, doc_ids: list[str],
+                 kinds: tuple[str, ...], counts: dict[str, int]) -> None:
+        import multiprocessing
+
+        context = multiprocessing.get_context("spawn")
+        self._stop = context.Event()
+        self._reports = context.Queue()
+        self._process = context.Process(
+            target=_attack_process, daemon=True,
+            args=(port, attacker, doc_ids, kinds, self._stop, self._reports))
+        self._counts = counts
+        self.clients = 0
+
+    def __enter__(self) -> Attackers:
+        self._process.start()
+        self.clients = self._reports.get(timeout=60)
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._stop.set()
+        try:
+            for kind, n in self._reports.get(timeout=30).items():
+                self._counts[kind] = self._counts.get(kind, 0) + n
+        finally:
+            self._process.join(timeout=30)
+            if self._process.is_alive():
+                self._process.kill()
+                self._process.join()
 
 
 # -- the run --------------------------------------------------------------------------------
@@ -398,7 +495,7 @@ def _phase(port: int, gateway_pid: int, reader: str, seconds: float) -> Phase:
 
 
 def run(seconds: float, progress: Out, out: Out, kinds: tuple[str, ...] = KINDS,
-        repeat: int = 2) -> None:
+        repeat: int = 2, shared: bool = False) -> None:
     broker = start_broker(free_port())
     try:
         with tempfile.TemporaryDirectory(prefix="citeflow-bench-hostile-") as tmp:
@@ -410,19 +507,23 @@ def run(seconds: float, progress: Out, out: Out, kinds: tuple[str, ...] = KINDS,
             reader, attacker, doc_ids = asyncio.run(_prepare(bench.store_url,
                                                              workdir / "documents"))
             _measure(bench, workdir, reader, attacker, doc_ids, seconds, progress, out, kinds,
-                     repeat)
+                     repeat, shared)
     finally:
         broker.stop()
 
 
 def _measure(bench: Bench, workdir: Path, reader: str, attacker: str, doc_ids: list[str],
              seconds: float, progress: Out, out: Out, kinds: tuple[str, ...],
-             repeat: int) -> None:
+             repeat: int, shared: bool) -> None:
     import subprocess
     import sys
 
     from services.bench.gateway import REPO_ROOT
 
+    everywhere = os.sched_getaffinity(0)
+    cores = None if shared else split_cores(everywhere)
+    if cores:  # this process's threads, the broker; the load generator inherits it later
+        _pin(os.getpid(), cores[0])
     port = free_port()
     log = open(workdir / "gateway.log", "ab")  # noqa: SIM115 - closed below
     process = subprocess.Popen(
@@ -430,12 +531,12 @@ def _measure(bench: Bench, workdir: Path, reader: str, attacker: str, doc_ids: l
         env={**bench.env(), "CITEFLOW_DOCUMENT_STORE": str(workdir / "documents"),
              "CITEFLOW_READER_CACHE": str(workdir / "cache"),
              "CITEFLOW_DATA_DIR": str(workdir / "data")},
-        stdout=subprocess.DEVNULL, stderr=log, cwd=REPO_ROOT, start_new_session=True)
+        stdout=subprocess.DEVNULL, stderr=log, cwd=REPO_ROOT, start_new_session=True,
+        preexec_fn=(lambda: os.sched_setaffinity(0, cores[1])) if cores else None)
     sampled = Sampled()
     calm: list[Phase] = []
     hostile: list[Phase] = []
     counts: dict[str, int] = {}
-    threads: list[threading.Thread] = []
     try:
         _wait_ready(port, "/healthz", process)
         idle_rss = _rss(process.pid)
@@ -446,17 +547,10 @@ def _measure(bench: Bench, workdir: Path, reader: str, attacker: str, doc_ids: l
             progress(f"round {round_}/{repeat}: reads alone, {READS_PER_S:.0f}/s for "
                      f"{seconds:.0f} s ...")
             calm.append(_phase(port, process.pid, reader, seconds))
-            stop = threading.Event()
-            attack = _attacks(port, attacker, doc_ids, stop, counts, kinds)
-            threads += attack
-            progress(f"round {round_}/{repeat}: reads beside {len(attack)} hostile clients "
-                     f"for {seconds:.0f} s ...")
-            for thread in attack:
-                thread.start()
-            try:
+            with Attackers(port, attacker, doc_ids, kinds, counts) as attackers:
+                progress(f"round {round_}/{repeat}: reads beside {attackers.clients} hostile "
+                         f"clients for {seconds:.0f} s ...")
                 hostile.append(_phase(port, process.pid, reader, seconds))
-            finally:
-                stop.set()
         sampled.stop.set()
         sampler.join(timeout=5)
         alive = process.poll() is None
@@ -464,9 +558,8 @@ def _measure(bench: Bench, workdir: Path, reader: str, attacker: str, doc_ids: l
         sampled.stop.set()
         _stop(process)
         log.close()
-    with ThreadPoolExecutor(max(len(threads), 1)) as pool:  # each ends with its connection
-        list(pool.map(lambda t: t.join(timeout=20), threads))
-    _report(calm, hostile, idle_rss, sampled, counts, alive, out)
+        _pin(os.getpid(), everywhere)
+    _report(calm, hostile, idle_rss, sampled, counts, alive, cores, out)
 
 
 def _median(values: list[float]) -> float:
@@ -476,7 +569,8 @@ def _median(values: list[float]) -> float:
 
 
 def _report(calm: list[Phase], hostile: list[Phase], idle_rss: int, sampled: Sampled,
-            counts: dict[str, int], alive: bool, out: Out) -> None:
+            counts: dict[str, int], alive: bool, cores: tuple[set[int], set[int]] | None,
+            out: Out) -> None:
     mb = 1024 * 1024
 
     def med(phases: list[Phase], pick: Callable[[Phase], float]) -> float:
@@ -500,7 +594,8 @@ def _report(calm: list[Phase], hostile: list[Phase], idle_rss: int, sampled: Sam
     out(f"{'gateway RSS (MB)':34}{idle_rss / mb:12.0f}{sampled.gateway_peak / mb:14.0f}"
         f"{'< 512 (peak)':>16}")
     out(f"{'reader processes RSS (MB, peak)':34}{'':12}{sampled.children_peak / mb:14.0f}")
-    for label, pick in (("gateway + readers", lambda p: p.cpu.gateway),
+    for label, pick in (("gateway event loop", lambda p: p.cpu.event_loop),
+                        ("gateway + readers", lambda p: p.cpu.gateway),
                         ("bench clients + broker", lambda p: p.cpu.clients),
                         ("outside the bench", lambda p: p.cpu.outside)):
         out(f"{'CPU, ' + label + ' (cores)':34}{med(calm, pick):12.2f}"

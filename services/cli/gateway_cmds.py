@@ -104,11 +104,16 @@ def bench_client(seconds: float, repeat: int, concurrency: int) -> None:
               type=click.Choice(["render", "bomb", "fill", "keys", "head", "chunked", "half",
                                  "trickle"]),
               help="Only these attacks (repeatable) [default: all]")
-def bench_hostile(seconds: float, repeat: int, kinds: tuple[str, ...]) -> None:
+@click.option("--shared-cores", is_flag=True,
+              help="Leave the gateway and the bench's clients on every core (by default "
+                   "each has half of them, so the clients' work is not the gateway's)")
+def bench_hostile(seconds: float, repeat: int, kinds: tuple[str, ...],
+                  shared_cores: bool) -> None:
     """The gateway's p99 for ordinary reads while hostile clients send the worst request of
     each kind (huge page renders, zip bombs, cache fillers, oversized and slow heads,
     oversize bodies, random keys) beside p99 without them (target: within 2x), /healthz
     p99 (under 100 ms) and the gateway's peak memory (under 512 MB)."""
     from services.bench.hostile import KINDS, run
 
-    run(seconds, progress=err.print, out=click.echo, kinds=kinds or KINDS, repeat=repeat)
+    run(seconds, progress=err.print, out=click.echo, kinds=kinds or KINDS, repeat=repeat,
+        shared=shared_cores)

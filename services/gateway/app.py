@@ -13,7 +13,8 @@ from starlette.exceptions import HTTPException
 from starlette.routing import BaseRoute
 
 from services.gateway import docs, health, reads, submit
-from services.gateway.auth import AddressLimiter, KeyVerifier, TokenBuckets
+from services.gateway.addresses import AddressLimiter
+from services.gateway.auth import KeyVerifier, TokenBuckets
 from services.gateway.context import Gateway, StreamHub
 from services.gateway.documents.reader import Reader
 from services.gateway.observability import ObservabilityMiddleware

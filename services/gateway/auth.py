@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from cachetools import TTLCache
 from starlette.requests import Request
 
+from services.gateway.addresses import AddressLimiter
 from services.gateway.problems import ProblemError, unavailable
 from services.store.api import ApiKey, ResultsStore, StoreUnavailable
 
@@ -64,30 +65,6 @@ class TokenBuckets:
             self._buckets[principal.key_id] = (tokens, now)
             return (cost - tokens) / rate
         self._buckets[principal.key_id] = (tokens - cost, now)
-        return 0.0
-
-
-class AddressLimiter:
-    """A token bucket per client address for requests without a valid key (random
-    keys, 878 a second, were each a store lookup). Bounded: at most `entries` addresses,
-    the least recently seen forgotten first."""
-
-    def __init__(self, rate_per_s: float, burst: float, entries: int = 10_000) -> None:
-        self._rate = rate_per_s
-        self._burst = burst
-        self._buckets: TTLCache[str, tuple[float, float]] = TTLCache(
-            entries, max(burst / rate_per_s, 1.0) * 2)
-
-    def take(self, address: str, spend: bool = True) -> float:
-        """0 when `address` has a token (spent unless `spend` is False), else the seconds
-        until one refills."""
-        now = time.monotonic()
-        tokens, stamp = self._buckets.get(address, (self._burst, now))
-        tokens = min(self._burst, tokens + (now - stamp) * self._rate)
-        if tokens < 1:
-            self._buckets[address] = (tokens, now)
-            return (1 - tokens) / self._rate
-        self._buckets[address] = (tokens - spend, now)
         return 0.0
 
 

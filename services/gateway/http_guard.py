@@ -11,7 +11,15 @@ after a first response). `GuardedHttpToolsProtocol` adds both:
   (or of its first byte after a response), else it gets 408 and is closed; trickling bytes
   does not extend it;
 - a body that stalls for `BODY_IDLE_TIMEOUT_S` (no byte received while the application
-  waits for more) is cut off.
+  waits for more) is cut off;
+- an address whose requests keep being cut off (those above, and a response that closes
+  the connection before the request's body was all read: 413, or 429 for a key out of
+  tokens mid-body) is shut out: past `REFUSALS_BURST` such refusals, refilled at
+  `REFUSALS_PER_S`, its new connections are closed on arrival, before a byte is read.
+  Reconnecting is all such a client can do, and each reconnect had cost a parser, a
+  deadline, a head and a response on the event loop every other client waits for.
+  Connections already open carry on, and the forwarded-allow addresses (trusted proxies,
+  loopback by default) are never shut out: behind a proxy every client has its address.
 
 `citeflow serve` runs uvicorn with `http=GuardedHttpToolsProtocol`.
 """
@@ -22,7 +30,12 @@ import asyncio
 import os
 from typing import Any
 
+from uvicorn.middleware.proxy_headers import _TrustedHosts
+from uvicorn.config import Config
 from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
+from uvicorn.server import ServerState
+
+from services.gateway.addresses import AddressLimiter
 
 def _seconds(name: str, default: float) -> float:
     raw = os.environ.get(name, "").strip()
@@ -33,6 +46,8 @@ MAX_HEAD_BYTES = 32 * 1024
 # Read at import, so every uvicorn worker process has them from the environment.
 HEAD_TIMEOUT_S = _seconds("CITEFLOW_HEAD_TIMEOUT_SECONDS", 10.0)
 BODY_IDLE_TIMEOUT_S = _seconds("CITEFLOW_BODY_IDLE_TIMEOUT_SECONDS", 30.0)
+REFUSALS_BURST = 20.0
+REFUSALS_PER_S = 1.0
 
 _TOO_LARGE = (b"HTTP/1.1 431 Request Header Fields Too Large\r\ncontent-length: 0\r\n"
               b"connection: close\r\n\r\n")
@@ -45,27 +60,54 @@ class GuardedHttpToolsProtocol(HttpToolsProtocol):
     max_head_bytes = MAX_HEAD_BYTES
     head_timeout_s = HEAD_TIMEOUT_S
     body_idle_timeout_s = BODY_IDLE_TIMEOUT_S
+    # Per worker process, like the rest of its state.
+    refusals = AddressLimiter(REFUSALS_PER_S, REFUSALS_BURST)
+
+    def __init__(self, config: Config, server_state: ServerState, app_state: dict[str, Any],
+                 _loop: asyncio.AbstractEventLoop | None = None) -> None:
+        # uvicorn's per-connection set-up (a parser, loggers, buffers) waits for
+        # `connection_made`: a shut-out address never costs it.
+        self._deferred = (config, server_state, app_state, _loop)
+        self._set_up = False
+        self._guard: asyncio.TimerHandle | None = None
+        self._peer: str | None = None
 
     def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
-        super().connection_made(transport)
+        # The address refusals count against: None for a trusted proxy (or a Unix socket).
+        peer = transport.get_extra_info("peername")
+        peer = peer[0] if isinstance(peer, tuple) else None
+        if peer is not None and peer not in _trusted(self._deferred[0].forwarded_allow_ips):
+            if self.refusals.take(peer, spend=False):
+                transport.abort()  # shut out: no state, no response, nothing counted
+                return
+            self._peer = peer
+        super().__init__(*self._deferred)
+        self._set_up = True
         self._reading_head = True
         self._in_body = False
         self._head_bytes = 0
-        self._guard: asyncio.TimerHandle | None = self.loop.call_later(
-            self.head_timeout_s, self._head_timed_out)
+        super().connection_made(transport)
+        self._guard = self.loop.call_later(self.head_timeout_s, self._head_timed_out)
 
     def connection_lost(self, exc: Exception | None) -> None:
         self._cancel_guard()
-        super().connection_lost(exc)
+        if self._set_up:  # not shut out
+            super().connection_lost(exc)
 
     def _cancel_guard(self) -> None:
         if self._guard is not None:
             self._guard.cancel()
             self._guard = None
 
+    def _strike(self) -> None:
+        """One more request of this address cut off."""
+        if self._peer is not None:
+            self.refusals.take(self._peer)
+
     def _refuse(self, response: bytes) -> None:
         self._cancel_guard()
         if not self.transport.is_closing():
+            self._strike()
             self.transport.write(response)
             self.transport.close()
 
@@ -77,6 +119,7 @@ class GuardedHttpToolsProtocol(HttpToolsProtocol):
     def _body_stalled(self) -> None:
         self._guard = None
         if self._in_body and not self.transport.is_closing():
+            self._strike()
             self.transport.close()  # the application sees a disconnect
 
     def data_received(self, data: bytes) -> None:
@@ -108,9 +151,23 @@ class GuardedHttpToolsProtocol(HttpToolsProtocol):
         super().on_message_complete()
 
     def on_response_complete(self) -> None:
+        if self._in_body and self.transport.is_closing():
+            self._strike()  # answered and closed with the body still coming: 413, 429
         self._reading_head = True
         self._head_bytes = 0
         super().on_response_complete()  # the keep-alive timeout runs until the next byte
+
+
+_TRUSTED: dict[str, _TrustedHosts] = {}
+
+
+def _trusted(allowed: str | list[str]) -> _TrustedHosts:
+    """uvicorn's own reading of `forwarded_allow_ips` (addresses and networks, or `*`)."""
+    key = allowed if isinstance(allowed, str) else ",".join(allowed)
+    found = _TRUSTED.get(key)
+    if found is None:
+        found = _TRUSTED[key] = _TrustedHosts(allowed)
+    return found
 
 
 def uvicorn_options() -> dict[str, Any]:

@@ -66,7 +66,7 @@ async def test_random_keys_are_limited_per_address_and_never_evict_valid_ones() 
     cache valid keys share (10,000 of them evicted every valid key)."""
     import pytest
 
-    from services.gateway.auth import AddressLimiter
+    from services.gateway.addresses import AddressLimiter
     from services.gateway.problems import ProblemError
 
     keys = ManyKeys()

@@ -1,12 +1,17 @@
 """What a client can do to the gateway before any key is checked: heads too large or too
-slow, bodies too large or stalled, and a 413 that closes the connection."""
+slow, bodies too large or stalled, a 413 that closes the connection, and an address that
+keeps sending such requests."""
 
 from __future__ import annotations
 
 import socket
 import time
+from collections.abc import Callable
 
+import httpx
 import pytest
+
+from services.gateway.http_guard import MAX_HEAD_BYTES, REFUSALS_BURST, REFUSALS_PER_S
 
 from tests.services.gateway.hostile.conftest import HEAD_TIMEOUT_S, Hostile
 
@@ -110,3 +115,61 @@ def test_a_stalled_body_is_cut_off(hostile: Hostile) -> None:
                      + hostile.a.encode() + b"\r\n\r\n{\"answer")
         response = _read_all(sock)  # closed by the server, not by our timeout
     assert not response.startswith(b"HTTP/1.1 2")
+
+
+def _from(hostile: Hostile, address: str) -> socket.socket:
+    return socket.create_connection(("127.0.0.1", hostile.port), timeout=10,
+                                    source_address=(address, 0))
+
+
+def _oversized_head(sock: socket.socket, hostile: Hostile) -> None:
+    # Exactly one byte past the limit: the server reads all of it, so its close is a FIN
+    # and the 431 arrives (unread bytes would turn the close into a reset).
+    head = b"GET /healthz HTTP/1.1\r\nHost: x\r\nX-Big: "
+    sock.sendall(head + b"a" * (MAX_HEAD_BYTES + 1 - len(head)))
+
+
+def _oversize_body(sock: socket.socket, hostile: Hostile) -> None:
+    sock.sendall(b"POST /v1/answers HTTP/1.1\r\nHost: x\r\nContent-Type: application/json"
+                 b"\r\nTransfer-Encoding: chunked\r\nAuthorization: Bearer "
+                 + hostile.a.encode() + b"\r\n\r\n")
+    _send_until_refused(sock, 1024, f"{CHUNK:x}\r\n".encode() + b" " * CHUNK + b"\r\n")
+
+
+@pytest.mark.parametrize(("address", "send", "status"), [
+    ("127.0.0.3", _oversized_head, b" 431 "), ("127.0.0.5", _oversize_body, b" 413 ")])
+def test_an_address_whose_requests_keep_being_cut_off_is_shut_out(
+        hostile: Hostile, address: str, send: Callable[[socket.socket, Hostile], None],
+        status: bytes) -> None:
+    """Each oversized head or body cost the event loop a parser, a deadline, a head and a
+    response, as fast as one client could reconnect (thousands a second)."""
+
+    def attempt() -> bytes:
+        with _from(hostile, address) as sock:
+            try:
+                send(sock, hostile)
+            except (BrokenPipeError, ConnectionResetError):
+                pass
+            return _read_all(sock)
+
+    responses = [attempt() for _ in range(int(REFUSALS_BURST) + 5)]
+    assert status in responses[0].split(b"\r\n", 1)[0], responses[0][:80]
+    assert responses[-1] == b""  # closed on arrival, before a byte of a response
+    # Another address is served, and so is loopback's own (a trusted proxy by default:
+    # behind a proxy every client has its address).
+    with _from(hostile, "127.0.0.4") as sock:
+        sock.sendall(b"GET /healthz HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+        assert _read_all(sock).startswith(b"HTTP/1.1 200")
+    assert httpx.get(hostile.url + "/healthz", timeout=10).status_code == 200
+    # The address refills at REFUSALS_PER_S: served again within a few seconds.
+    deadline = time.monotonic() + 10 / REFUSALS_PER_S
+    while True:
+        with _from(hostile, address) as sock:
+            try:
+                sock.sendall(b"GET /healthz HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+            except (BrokenPipeError, ConnectionResetError):
+                pass
+            if _read_all(sock).startswith(b"HTTP/1.1 200"):
+                break
+        assert time.monotonic() < deadline, "the address stayed shut out"
+        time.sleep(0.2)
