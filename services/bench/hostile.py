@@ -415,11 +415,12 @@ def _attacks(port: int, attacker: str, doc_ids: list[str], stop: threading.Event
 
 
 def _attack_process(port: int, attacker: str, doc_ids: list[str], kinds: tuple[str, ...],
-                    stop: Any, reports: Any) -> None:
-    """The attack clients, in a process of their own at `SCHED_IDLE`: they take all the CPU
-    the measuring clients (the read load, the probe) leave, and never delay them, nor
-    hold the GIL the probe needs."""
-    os.sched_setscheduler(0, os.SCHED_IDLE, os.sched_param(0))
+                    idle: bool, stop: Any, reports: Any) -> None:
+    """The attack clients, in a process of their own (never holding the GIL the probe
+    needs). `idle` (on the bench's own cores): at `SCHED_IDLE`, taking all the CPU the
+    measuring clients (the read load, the probe) leave and never delaying them."""
+    if idle:
+        os.sched_setscheduler(0, os.SCHED_IDLE, os.sched_param(0))
     halt = threading.Event()
     counts: dict[str, int] = {}
     threads = _attacks(port, attacker, doc_ids, halt, counts, kinds)
@@ -435,7 +436,7 @@ class Attackers:
     """The attack process for one window: started on entry, its counts added on exit."""
 
     def __init__(self, port: int, attacker: str, doc_ids: list[str],
-                 kinds: tuple[str, ...], counts: dict[str, int]) -> None:
+                 kinds: tuple[str, ...], idle: bool, counts: dict[str, int]) -> None:
         import multiprocessing
 
         context = multiprocessing.get_context("spawn")
@@ -443,7 +444,7 @@ class Attackers:
         self._reports = context.Queue()
         self._process = context.Process(
             target=_attack_process, daemon=True,
-            args=(port, attacker, doc_ids, kinds, self._stop, self._reports))
+            args=(port, attacker, doc_ids, kinds, idle, self._stop, self._reports))
         self._counts = counts
         self.clients = 0
 
@@ -547,7 +548,8 @@ def _measure(bench: Bench, workdir: Path, reader: str, attacker: str, doc_ids: l
             progress(f"round {round_}/{repeat}: reads alone, {READS_PER_S:.0f}/s for "
                      f"{seconds:.0f} s ...")
             calm.append(_phase(port, process.pid, reader, seconds))
-            with Attackers(port, attacker, doc_ids, kinds, counts) as attackers:
+            with Attackers(port, attacker, doc_ids, kinds, cores is not None,
+                           counts) as attackers:
                 progress(f"round {round_}/{repeat}: reads beside {attackers.clients} hostile "
                          f"clients for {seconds:.0f} s ...")
                 hostile.append(_phase(port, process.pid, reader, seconds))

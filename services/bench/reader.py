@@ -139,7 +139,8 @@ def _reset_caches(site: Site, cache: Path) -> None:
     reader.library = DocumentLibrary(reader.store, cache)
     reader.renderer.close()
     reader.renderer = PageRenderer(cache)
-    reader.renderer.warm().result(timeout=60)
+    for ready in reader.renderer.warm():
+        ready.result(timeout=60)
 
 
 def run(corpus: Path, rounds: int, store_url: str | None = None) -> list[str]:

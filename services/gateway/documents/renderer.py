@@ -10,8 +10,9 @@ bleach on a large chapter did the same. Here:
 - renders and the reader's other work (reader_work.py) run in a pool of reader processes,
   never in the gateway process, at the idle scheduling class (Linux `SCHED_IDLE`): any
   other runnable process on the machine, the gateway first, takes the CPU from them at once;
-- each job runs with a deadline: past it the pool is killed and restarted and the request
-  gets a 503;
+- each job runs with a deadline: past it the process running it (each reader process runs
+  one job at a time) is killed and started again, and the request gets a 503; the jobs of
+  the other reader processes carry on;
 - the tenants take turns at the reader processes (turns.py), and at most `max_pending`
   jobs of one tenant wait or run: more get 503 at once (nothing queues without bound); a
   job that waits a whole deadline for its turn gets a 503 too;
@@ -184,25 +185,30 @@ class PngCache:
 
 
 class PageRenderer:
-    """The gateway's side: a pool of renderer processes, started on first use."""
+    """The gateway's side: `budget.workers` reader processes, each started on first use."""
 
     def __init__(self, cache_dir: Path, budget: RenderBudget | None = None) -> None:
         self.budget = budget or RenderBudget()
         self.cache = PngCache(cache_dir, self.budget.cache_bytes)
-        self._pool: ProcessPoolExecutor | None = None
+        # One single-process pool per reader process, so that a job past its deadline can
+        # be ended without ending the jobs of the others.
+        self._slots: list[ProcessPoolExecutor | None] = [None] * self.budget.workers
+        self._idle = list(range(self.budget.workers))
         self._turns = Turns(self.budget.workers)
         self._pending: dict[str, int] = {}
 
-    def _executor(self) -> ProcessPoolExecutor:
-        if self._pool is None:
-            self._pool = ProcessPoolExecutor(
-                self.budget.workers, mp_context=multiprocessing.get_context("spawn"),
+    def _executor(self, slot: int) -> ProcessPoolExecutor:
+        pool = self._slots[slot]
+        if pool is None:
+            pool = self._slots[slot] = ProcessPoolExecutor(
+                1, mp_context=multiprocessing.get_context("spawn"),
                 initializer=_init_worker, initargs=(os.getpid(),))
-        return self._pool
+        return pool
 
-    def _kill(self) -> None:
-        """Past a deadline: end the renderer processes (a render cannot be interrupted)."""
-        pool, self._pool = self._pool, None
+    def _kill(self, slot: int) -> None:
+        """Past a deadline: end the reader process of `slot` (a render cannot be
+        interrupted); it is started again for the next job."""
+        pool, self._slots[slot] = self._slots[slot], None
         if pool is None:
             return
         # ProcessPoolExecutor has no public way to kill a busy worker; its processes are.
@@ -233,13 +239,17 @@ class PageRenderer:
                 del self._pending[tenant]
 
     async def _run(self, job: Callable[..., Any], *args: Any) -> Any:
-        future = asyncio.wrap_future(self._executor().submit(job, *args))
+        slot = self._idle.pop()  # there is one: the turns run no more jobs than slots
         try:
-            return await asyncio.wait_for(future, self.budget.deadline_s)
-        except TimeoutError:
-            self._kill()
-            raise RenderBusy(
-                f"the reader took longer than {self.budget.deadline_s:g} s") from None
+            future = asyncio.wrap_future(self._executor(slot).submit(job, *args))
+            try:
+                return await asyncio.wait_for(future, self.budget.deadline_s)
+            except TimeoutError:
+                self._kill(slot)
+                raise RenderBusy(
+                    f"the reader took longer than {self.budget.deadline_s:g} s") from None
+        finally:
+            self._idle.append(slot)
 
     async def render(self, tenant: str, path: str, key: str, number: int,
                      scale: float) -> tuple[bytes, float]:
@@ -265,12 +275,13 @@ class PageRenderer:
         except (FileNotFoundError, ValueError):
             return requested
 
-    def warm(self) -> Future[bool]:
+    def warm(self) -> list[Future[bool]]:
         """Start the reader processes now (their imports take a second or two), so the
-        first reader request does not wait for them."""
-        return self._executor().submit(_ready)
+        first reader request does not wait for them; one future each, done when ready."""
+        return [self._executor(slot).submit(_ready) for slot in range(len(self._slots))]
 
     def close(self) -> None:
-        pool, self._pool = self._pool, None
-        if pool is not None:
-            pool.shutdown(wait=False, cancel_futures=True)
+        pools, self._slots = self._slots, [None] * len(self._slots)
+        for pool in pools:
+            if pool is not None:
+                pool.shutdown(wait=False, cancel_futures=True)

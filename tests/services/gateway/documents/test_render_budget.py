@@ -3,13 +3,21 @@ deadline, and its cache is bounded in bytes."""
 
 from __future__ import annotations
 
+import asyncio
 import os
+import time
 
 import pymupdf
 import pytest
 from starlette.testclient import TestClient
 
-from services.gateway.documents.renderer import PngCache, RenderBudget, fit_scale
+from services.gateway.documents.renderer import (
+    PageRenderer,
+    PngCache,
+    RenderBudget,
+    RenderBusy,
+    fit_scale,
+)
 from tests.services.gateway.documents.reader_app import ingested, make_app
 
 A = {"Authorization": "Bearer key-a"}
@@ -45,7 +53,7 @@ def test_a_huge_page_renders_within_the_pixel_budget_in_another_process(tmp_path
         assert pixmap.width * pixmap.height <= budget.max_page_pixels
         assert pixmap.width == round(4500 * used)
         # Rendered by a renderer process, not in the gateway's.
-        pool = app.state.reader.renderer._pool
+        pool = app.state.reader.renderer._slots[0]
         assert pool is not None and pool._processes
         assert os.getpid() not in pool._processes
         # Cached: the same again, with the same scale said.
@@ -62,11 +70,33 @@ def test_a_render_past_its_deadline_is_a_503_and_the_renderer_recovers(tmp_path)
         response = client.get("/v1/documents/huge/pages/1.png?scale=1", headers=A)
         assert response.status_code == 503 and response.json()["code"] == "renderer_busy"
         assert response.headers["retry-after"] == "2"
-        assert app.state.reader.renderer._pool is None  # killed, started again on next use
+        assert app.state.reader.renderer._slots == [None]  # killed, started again on next use
         app.state.reader.renderer.budget = RenderBudget(deadline_s=120.0)
         assert client.get("/v1/documents/huge/pages/1.png?scale=1",
                           headers=A).status_code == 200
     app.state.reader.renderer.close()
+
+
+def test_a_job_past_its_deadline_ends_only_its_own_reader_process(tmp_path):
+    """With two reader processes, killing one tenant's job past its deadline ended the job
+    another tenant had running beside it."""
+    renderer = PageRenderer(tmp_path, RenderBudget(workers=2, deadline_s=2.0))
+
+    async def both() -> tuple[BaseException | None, BaseException | None]:
+        slow = asyncio.create_task(renderer.work("ta", time.sleep, 30))
+        await asyncio.sleep(1.0)  # tb's job is running when ta's is killed at 2 s
+        beside = asyncio.create_task(renderer.work("tb", time.sleep, 1.5))
+        done = await asyncio.gather(slow, beside, return_exceptions=True)
+        return tuple(x if isinstance(x, BaseException) else None for x in done)
+
+    try:
+        for ready in renderer.warm():
+            ready.result(timeout=60)
+        slow, beside = asyncio.run(both())
+        assert isinstance(slow, RenderBusy)
+        assert beside is None
+    finally:
+        renderer.close()
 
 
 def test_too_many_pending_renders_are_refused_at_once(tmp_path):
