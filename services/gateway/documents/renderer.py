@@ -74,8 +74,17 @@ def _yield_cpu() -> None:
     """Run only on CPU time nothing else wants: under `SCHED_IDLE` a waking process preempts
     this one at once, and the kernel places wakeups on this CPU as on an idle one. A nice
     value is not enough: with autogroups (one per session) it ranks this process only
-    against its own gateway."""
+    against its own gateway. And the gateway's autogroup is not charged for this process's
+    CPU: it takes a session of its own, and that session's autogroup the lowest weight
+    (nice 19), else the gateway's group, charged for its readers' renders, lost its turns
+    to every other session on a busy machine."""
     if hasattr(os, "SCHED_IDLE"):
+        os.setsid()
+        try:
+            with open("/proc/self/autogroup", "w") as autogroup:
+                autogroup.write("19")
+        except OSError:
+            pass  # no autogroups here: SCHED_IDLE alone
         os.sched_setscheduler(0, os.SCHED_IDLE, os.sched_param(0))
     else:
         os.nice(10)

@@ -59,10 +59,14 @@ def test_reader_processes_run_at_the_idle_scheduling_class(tmp_path: Path) -> No
     renderer = PageRenderer(tmp_path, RenderBudget(workers=2, deadline_s=120.0))
     try:
         pids = {asyncio.run(renderer.work("t", os.getpid)) for _ in range(4)}
-        pool = renderer._pool
-        assert pool is not None
-        processes = set(pool._processes)
+        processes = {pid for pool in renderer._slots if pool is not None
+                     for pid in pool._processes}
         assert pids <= processes and os.getpid() not in processes
         assert {os.sched_getscheduler(pid) for pid in processes} == {os.SCHED_IDLE}
+        # Their CPU is not charged to the gateway's autogroup: a session each, at nice 19.
+        assert all(os.getsid(pid) == pid for pid in processes)
+        autogroups = {Path(f"/proc/{pid}/autogroup").read_text().split()[-1]
+                      for pid in processes if Path(f"/proc/{pid}/autogroup").exists()}
+        assert autogroups <= {"19"}
     finally:
         renderer.close()
