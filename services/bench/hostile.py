@@ -417,13 +417,15 @@ def _attacks(port: int, attacker: str, doc_ids: list[str], stop: threading.Event
 def _attack_process(port: int, attacker: str, doc_ids: list[str], kinds: tuple[str, ...],
                     idle: bool, stop: Any, reports: Any) -> None:
     """The attack clients, in a process of their own (never holding the GIL the probe
-    needs) and a session of their own (where the kernel groups processes by session, the
-    attackers are a group apart from the measuring clients, as another machine's would
-    be). `idle` (on the bench's own cores): at `SCHED_IDLE`, taking all the CPU the
-    measuring clients (the read load, the probe) leave and never delaying them."""
-    os.setsid()
+    needs). `idle` (on the bench's own cores): at `SCHED_IDLE` in the bench's session
+    (the idle class ranks them only within their autogroup), taking all the CPU the
+    measuring clients (the read load, the probe) leave and never delaying them. Otherwise
+    in a session of their own: where the kernel groups processes by session, a group apart
+    from the measuring clients, as another machine's would be."""
     if idle:
         os.sched_setscheduler(0, os.SCHED_IDLE, os.sched_param(0))
+    else:
+        os.setsid()
     halt = threading.Event()
     counts: dict[str, int] = {}
     threads = _attacks(port, attacker, doc_ids, halt, counts, kinds)
