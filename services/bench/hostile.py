@@ -8,9 +8,9 @@ clients run beside it: page renders of a PDF of huge pages at scale 4 (every pag
 a fresh render), chapter reads of small zip bombs and of EPUBs filling the reader's caches,
 oversized and half-sent request heads, trickled heads, oversize chunked bodies, and random
 keys, all from their own address (`ATTACKER`, as from another machine: the reads come
-from 127.0.0.1). Figures: reads p99 alone and under attack (target: within 2x), /healthz p99 under
-attack (target: under 100 ms), and the gateway's peak RSS (target: under 512 MB; its
-renderer processes are listed apart).
+from 127.0.0.1). Figures: reads p99 alone and under attack (target: within 2x), /healthz
+p99 under attack (target: under 100 ms), and the gateway's peak RSS (target: under 512 MB;
+its renderer processes are listed apart).
 
 The clients run on the gateway's machine. So that their own work is not counted against the
 gateway (an attacker sends from elsewhere), the gateway and its reader processes run on one

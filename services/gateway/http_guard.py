@@ -3,7 +3,7 @@
 uvicorn's httptools protocol puts no bound on a request head (a 32 MB header was answered
 200; 20 connections each holding an unfinished 8 MB header held 170 MB) and no deadline on
 it (a half-sent head kept a connection open for minutes; the keep-alive timeout starts only
-after a first response). `GuardedHttpToolsProtocol` adds both:
+after a first response). `GuardedHttpToolsProtocol` adds:
 
 - a request head (request line and headers) of at most `MAX_HEAD_BYTES`: past it the
   connection gets 431 and is closed;
@@ -12,10 +12,11 @@ after a first response). `GuardedHttpToolsProtocol` adds both:
   does not extend it;
 - a body that stalls for `BODY_IDLE_TIMEOUT_S` (no byte received while the application
   waits for more) is cut off;
-- an address whose requests keep being cut off (those above, and a response that closes
-  the connection before the request's body was all read: 413, or 429 for a key out of
-  tokens mid-body) is shut out: past `REFUSALS_BURST` such refusals, refilled at
-  `REFUSALS_PER_S`, its new connections are closed on arrival, before a byte is read.
+- a response sent before the request's body was all in (401, 413, 429, ...) closes the
+  connection: the rest of the body is not read;
+- an address whose requests keep being cut off (all of the above) is shut out: past
+  `REFUSALS_BURST` such refusals, refilled at `REFUSALS_PER_S`, its new connections are
+  closed on arrival, before a byte is read.
   Reconnecting is all such a client can do, and each reconnect had cost a parser, a
   deadline, a head and a response on the event loop every other client waits for.
   Connections already open carry on, and the forwarded-allow addresses (trusted proxies,
@@ -30,12 +31,13 @@ import asyncio
 import os
 from typing import Any
 
-from uvicorn.middleware.proxy_headers import _TrustedHosts
 from uvicorn.config import Config
+from uvicorn.middleware.proxy_headers import _TrustedHosts
 from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
 from uvicorn.server import ServerState
 
 from services.gateway.addresses import AddressLimiter
+
 
 def _seconds(name: str, default: float) -> float:
     raw = os.environ.get(name, "").strip()
@@ -151,8 +153,12 @@ class GuardedHttpToolsProtocol(HttpToolsProtocol):
         super().on_message_complete()
 
     def on_response_complete(self) -> None:
-        if self._in_body and self.transport.is_closing():
-            self._strike()  # answered and closed with the body still coming: 413, 429
+        if self._in_body:
+            # Answered (401, 413, 429, ...) with the body still coming: reading on would
+            # take a body of any length (a chunked one has no end in sight) for nothing.
+            self._strike()
+            if not self.transport.is_closing():
+                self.transport.close()
         self._reading_head = True
         self._head_bytes = 0
         super().on_response_complete()  # the keep-alive timeout runs until the next byte

@@ -79,12 +79,12 @@ def _yield_cpu() -> None:
     (nice 19), else the gateway's group, charged for its readers' renders, lost its turns
     to every other session on a busy machine."""
     if hasattr(os, "SCHED_IDLE"):
-        os.setsid()
         try:
+            os.setsid()
             with open("/proc/self/autogroup", "w") as autogroup:
                 autogroup.write("19")
         except OSError:
-            pass  # no autogroups here: SCHED_IDLE alone
+            pass  # no autogroups here (or no new session): SCHED_IDLE alone
         os.sched_setscheduler(0, os.SCHED_IDLE, os.sched_param(0))
     else:
         os.nice(10)

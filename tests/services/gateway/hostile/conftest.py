@@ -34,6 +34,7 @@ class Hostile:
     a: str  # submit, read, stream: tenant "ta"
     b: str  # submit, read, stream: tenant "tb"
     ops: str  # ops: tenant "ta"
+    limited: str  # submit, read: tenant "tc", one request token, refilled once in 1000 s
     process: subprocess.Popen[bytes]
     documents: Path
 
@@ -56,7 +57,7 @@ class Hostile:
         raise AssertionError(f"{doc_id} never reached {until}: {status}")
 
 
-async def _keys(url: str) -> tuple[str, str, str]:
+async def _keys(url: str) -> tuple[str, str, str, str]:
     store = SqlStore(url)
     try:
         await store.migrate()
@@ -64,7 +65,9 @@ async def _keys(url: str) -> tuple[str, str, str]:
         _, a = await store.create_key("ta", rw, rate_per_s=1e6)
         _, b = await store.create_key("tb", rw, rate_per_s=1e6)
         _, ops = await store.create_key("ta", frozenset({"ops"}), rate_per_s=1e6)
-        return a, b, ops
+        _, limited = await store.create_key("tc", frozenset({"submit", "read"}),
+                                            rate_per_s=0.001)
+        return a, b, ops, limited
     finally:
         await store.close()
 
@@ -88,7 +91,7 @@ def hostile(bootstrap: str, tmp_path_factory: pytest.TempPathFactory  # noqa: F8
             ) -> Iterator[Hostile]:
     tmp = tmp_path_factory.mktemp("hostile")
     store_url = f"sqlite+aiosqlite:///{tmp / 'store.db'}"
-    a, b, ops = asyncio.run(_keys(store_url))
+    a, b, ops, limited = asyncio.run(_keys(store_url))
     prefix = f"hostile-{uuid.uuid4().hex[:8]}."
     from services.runtime.registry import load_stage
 
@@ -112,10 +115,11 @@ def hostile(bootstrap: str, tmp_path_factory: pytest.TempPathFactory  # noqa: F8
     url = f"http://127.0.0.1:{port}"
     try:
         _wait_healthy(url, processes[0])
-        for key in (a, b, ops):  # known to the gateway: never refused for their address
+        # Known to the gateway: never refused for their address (`limited` spends its token).
+        for key in (a, b, ops, limited):
             httpx.get(url + "/v1/answers", headers={"Authorization": f"Bearer {key}"},
                       timeout=10)
-        yield Hostile(url, port, a, b, ops, processes[0], tmp / "documents")
+        yield Hostile(url, port, a, b, ops, limited, processes[0], tmp / "documents")
     finally:
         for process in processes:  # each its own process group, ended by its pid
             os.killpg(process.pid, signal.SIGTERM)

@@ -107,6 +107,26 @@ def test_an_oversize_chunked_body_gets_413_and_the_connection_closes(hostile: Ho
     assert sent < 1024
 
 
+@pytest.mark.parametrize("key", ["unknown", "limited"])
+def test_an_answer_before_the_body_is_in_closes_the_connection(hostile: Hostile,
+                                                               key: str) -> None:
+    """A 401 (or a 429 for a key out of tokens) sent before a chunked body was all in left
+    the server reading on: the rest of the body was taken for the next request's head (a
+    stray 431 after the answer)."""
+    secret = {"unknown": "cf_unknown", "limited": hostile.limited}[key]
+    with hostile.connect() as sock:
+        sock.sendall(b"POST /v1/answers HTTP/1.1\r\nHost: x\r\nContent-Type: application/json"
+                     b"\r\nTransfer-Encoding: chunked\r\nAuthorization: Bearer "
+                     + secret.encode() + b"\r\n\r\n")
+        frame = f"{CHUNK:x}\r\n".encode() + b" " * CHUNK + b"\r\n"
+        sent = _send_until_refused(sock, 1024, frame)  # at most 64 MB
+        response = _read_all(sock)
+    assert sent < 1024
+    status = {"unknown": b" 401 ", "limited": b" 429 "}[key]
+    assert status in response.split(b"\r\n", 1)[0], response[:200]
+    assert response.count(b"HTTP/1.1 ") == 1, response  # the answer, then the close
+
+
 def test_a_stalled_body_is_cut_off(hostile: Hostile) -> None:
     with hostile.connect() as sock:
         sock.settimeout(HEAD_TIMEOUT_S * 10)

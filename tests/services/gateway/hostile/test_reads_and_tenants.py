@@ -43,6 +43,19 @@ def test_random_keys_are_limited_per_address_and_valid_keys_keep_working(
         assert client.get("/v1/answers", headers=hostile.auth(hostile.a)).status_code == 200
 
 
+def test_behind_a_trusted_proxy_the_limit_is_per_forwarded_client(hostile: Hostile) -> None:
+    """Loopback is a trusted proxy by default (uvicorn's FORWARDED_ALLOW_IPS): the
+    per-address limit of requests without a valid key applies to each client the proxy
+    names, so one client's flood does not refuse the proxy's other clients."""
+    def random_key(client: str) -> int:
+        return httpx.get(hostile.url + "/v1/answers", timeout=10, headers={
+            "Authorization": f"Bearer {secrets.token_hex(16)}",
+            "X-Forwarded-For": client}).status_code
+
+    assert 429 in {random_key("203.0.113.7") for _ in range(40)}
+    assert random_key("203.0.113.8") == 401
+
+
 def test_metrics_and_pipeline_need_the_ops_scope(hostile: Hostile) -> None:
     with httpx.Client(base_url=hostile.url, timeout=30) as client:
         assert client.get("/metrics", headers=hostile.auth(hostile.b)).status_code == 403
