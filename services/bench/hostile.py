@@ -98,14 +98,19 @@ def _sample(pid: int, into: Sampled) -> None:
 HZ = os.sysconf("SC_CLK_TCK")
 
 
-def _own_and_reaped(pid: int) -> int:
-    """CPU ticks of `pid` and of its children it has waited for."""
+def _stat_ticks(path: str, fields: slice) -> int:
+    """The sum of `fields` (after the command name) of a /proc stat file; 0 once gone."""
     try:
-        with open(f"/proc/{pid}/stat") as handle:
-            fields = handle.read().rsplit(") ", 1)[1].split()
+        with open(path) as handle:
+            values = handle.read().rsplit(") ", 1)[1].split()
     except (OSError, IndexError):
         return 0
-    return sum(int(f) for f in fields[11:15])  # utime, stime, cutime, cstime
+    return sum(int(v) for v in values[fields])
+
+
+def _own_and_reaped(pid: int) -> int:
+    """CPU ticks of `pid` and of its children it has waited for."""
+    return _stat_ticks(f"/proc/{pid}/stat", slice(11, 15))  # utime, stime, cutime, cstime
 
 
 def _tree_ticks(pid: int) -> int:
@@ -114,12 +119,7 @@ def _tree_ticks(pid: int) -> int:
 
 def _thread_ticks(pid: int) -> int:
     """CPU ticks of the main thread of `pid` alone (the gateway's event loop)."""
-    try:
-        with open(f"/proc/{pid}/task/{pid}/stat") as handle:
-            fields = handle.read().rsplit(") ", 1)[1].split()
-    except (OSError, IndexError):
-        return 0
-    return int(fields[11]) + int(fields[12])
+    return _stat_ticks(f"/proc/{pid}/task/{pid}/stat", slice(11, 13))  # utime, stime
 
 
 def _busy_ticks() -> int:
