@@ -369,8 +369,11 @@ def _attacks(port: int, attacker: str, doc_ids: list[str], stop: threading.Event
         def run() -> None:
             n = 0
             while not stop.is_set():
-                action(n)
-                count(kind)
+                try:
+                    action(n)
+                    count(kind)
+                except httpx.HTTPError:  # refused or cut off (a shut-out address): again
+                    count(f"{kind} (no answer)")
                 n += 1
 
         return threading.Thread(target=run, name=kind, daemon=True)
