@@ -153,9 +153,10 @@ class GuardedHttpToolsProtocol(HttpToolsProtocol):
         super().on_message_complete()
 
     def on_response_complete(self) -> None:
-        if self._in_body:
-            # Answered (401, 413, 429, ...) with the body still coming: reading on would
-            # take a body of any length (a chunked one has no end in sight) for nothing.
+        # The body still coming is that of the request just answered (not of a pipelined
+        # one behind it): answered (401, 413, 429, ...) before its body was in, reading on
+        # would take a body of any length (a chunked one has no end in sight) for nothing.
+        if self._in_body and self.cycle is not None and self.cycle.response_complete:
             self._strike()
             if not self.transport.is_closing():
                 self.transport.close()
