@@ -8,7 +8,7 @@ after a first response). `GuardedHttpToolsProtocol` adds:
 - a request head (request line and headers) of at most `MAX_HEAD_BYTES`: past it the
   connection gets 431 and is closed;
 - a deadline: a connection must deliver a complete head within `HEAD_TIMEOUT_S` of opening
-  (or of its first byte after a response), else it gets 408 and is closed; trickling bytes
+  (or of its first byte after the previous request), else it gets 408 and is closed; trickling bytes
   does not extend it;
 - a body that stalls for `BODY_IDLE_TIMEOUT_S` (no byte received while the application
   waits for more) is cut off;
@@ -150,6 +150,9 @@ class GuardedHttpToolsProtocol(HttpToolsProtocol):
     def on_message_complete(self) -> None:
         self._in_body = False
         self._cancel_guard()  # the whole body is in: no more body deadline
+        # What comes next is the next request's head (pipelined, or after the response).
+        self._reading_head = True
+        self._head_bytes = 0
         super().on_message_complete()
 
     def on_response_complete(self) -> None:
@@ -160,8 +163,6 @@ class GuardedHttpToolsProtocol(HttpToolsProtocol):
             self._strike()
             if not self.transport.is_closing():
                 self.transport.close()
-        self._reading_head = True
-        self._head_bytes = 0
         super().on_response_complete()  # the keep-alive timeout runs until the next byte
 
 
