@@ -8,8 +8,8 @@ after a first response). `GuardedHttpToolsProtocol` adds:
 - a request head (request line and headers) of at most `MAX_HEAD_BYTES`: past it the
   connection gets 431 and is closed;
 - a deadline: a connection must deliver a complete head within `HEAD_TIMEOUT_S` of opening
-  (or of its first byte after the previous request), else it gets 408 and is closed; trickling bytes
-  does not extend it;
+  (or of its first byte after the previous request), else it gets 408 and is closed;
+  trickling bytes does not extend it;
 - a body that stalls for `BODY_IDLE_TIMEOUT_S` (no byte received while the application
   waits for more) is cut off;
 - a response sent before the request's body was all in (401, 413, 429, ...) closes the
