@@ -95,12 +95,13 @@ class SourceView:
 def source_view(texts: Sequence[str], names: frozenset[str] = NO_NAMES) -> SourceView | None:
     """The view of a source made of the piece `texts`, with its name terms; None when it
     has no text at all."""
-    key = (tuple(texts), names)
+    pieces = tuple(texts)
+    key = (pieces, names)
     cached = _VIEWS.get(key)
     if cached is not None:
         return cached
-    maps = tuple(map(_canonical, key[0]))
-    texts = tuple(text if view is None else view.text for text, view in zip(key[0], maps))
+    maps = tuple(map(_canonical, pieces))
+    texts = tuple(text if view is None else view.text for text, view in zip(pieces, maps))
     windows: list[Window] = []
     for number, text in enumerate(texts):
         spans = chunk_sentences(text)

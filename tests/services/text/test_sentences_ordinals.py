@@ -8,12 +8,7 @@ import pytest
 
 from schemas.answers import Source
 from services.text.extraction import extract
-from services.text.sentences import split_sentences
-
-
-def _sentences(text: str, language: str | None = None) -> list[str]:
-    return [text[start:end] for start, end in split_sentences(text, language=language)]
-
+from tests.services.text.test_sentences_lang import texts as _sentences
 
 GERMAN_ORDINALS = [
     ("Das war der 3. Versuch. Er scheiterte.", ["Das war der 3. Versuch.", "Er scheiterte."]),
