@@ -94,6 +94,33 @@ class Link(Model):
 Verdict = Literal["supported", "partial", "unsupported", "unverifiable"]
 
 
+class AnswerWord(Model):
+    """Words of the answer as they are written there: `text` is `answer.text[start:end]`
+    (code points; `start_utf16`/`end_utf16` in UTF-16 code units, for JavaScript)."""
+
+    text: str
+    start: int = Field(ge=0)
+    end: int = Field(gt=0)
+    start_utf16: int | None = None
+    end_utf16: int | None = None
+
+
+class Atom(Model):
+    """One atomic claim of a cited sentence (a clause, a coordinated part, an apposition, a
+    parenthetical, a quote, a number or date) and its own verdict: `text` is
+    `answer.text[start:end]`; its evidence is the passage `link` (an index in `links`) or
+    the window `evidence` of the cited source; `judge` is `verbatim` for a quote found
+    word for word."""
+
+    text: str
+    start: int = Field(ge=0)
+    end: int = Field(gt=0)
+    verdict: Literal["supported", "partial", "unsupported"]
+    link: int | None = None
+    evidence: SourceSpan | None = None
+    judge: str = "lexical"
+
+
 class Support(Model):
     """Whether the cited source backs a citation's claim.
 
@@ -101,7 +128,10 @@ class Support(Model):
     the evidence (its locator is there); `evidence` is the best-supporting window of the
     cited source as a span, only where no passage is the evidence (a source without
     passages; a verbatim sentence: its span);
-    `missing` the claim's words and numbers the source lacks; `conflicts` what disagrees
+    `missing` the claim's words and numbers the source lacks (as terms, the older form),
+    `missing_words` the same words as the answer writes them, with their offsets in the
+    answer text; `atoms` the sentence's atomic claims, each with its own verdict and
+    evidence (together, the citation's evidence set); `conflicts` what disagrees
     (`number`, `negation`, `name`); `better_source` another supplied source that supports the
     claim clearly better; `judge` what gave the verdict (`lexical`, `verbatim`, `nli:<model>`);
     `reason` why a verdict is `unverifiable` (`cross_language`: claim and source are in
@@ -114,6 +144,8 @@ class Support(Model):
     link: int | None = None
     evidence: SourceSpan | None = None
     missing: list[str] = Field(default_factory=list)
+    missing_words: list[AnswerWord] = Field(default_factory=list)
+    atoms: list[Atom] = Field(default_factory=list)
     conflicts: list[str] = Field(default_factory=list)
     better_source: int | None = None
     judge: str

@@ -91,6 +91,63 @@ def eval_attribution(answers: Path, setting: str | None, languages: str | None,
     click.echo(orjson.dumps(figures).decode())
 
 
+def _claims_default() -> Path:
+    from services.cli.corpus import default_corpus
+
+    return default_corpus() / "claims"
+
+
+@eval_group.command("wice")
+@click.option("--claims", type=click.Path(file_okay=False, path_type=Path),
+              default=_claims_default, show_default="$CITEFLOW_CORPUS/claims or tests/corpus/claims",
+              help="Directory holding wice_claim_dev.jsonl and wice_non_supported_tokens_dev.jsonl.")
+def eval_wice(claims: Path) -> None:
+    """Verdicts on real claims with human labels (WiCE dev): the verdicts by human label, the
+    AUC of the score, the evidence against the human supporting sets and the missing words
+    against the human-marked ones, beside the naive rule and ALCE-style sentence recall."""
+    from rich.console import Console
+    from rich.table import Table
+
+    from services.eval import wice
+
+    if not claims.is_dir():
+        raise click.BadParameter(f"Directory '{claims}' does not exist.", param_hint="'--claims'")
+    try:
+        figures = wice.evaluate(claims)
+    except (OSError, ValueError) as error:
+        raise click.ClickException(str(error)) from error
+    console = Console(stderr=True, width=max(Console(stderr=True).width, 110))
+    verdicts = Table(title=f"citeflow eval wice: verdicts by human label ({figures.claims} "
+                           "claims, each `claim [1].` citing its page)")
+    for column in ("human label", *wice.VERDICTS):
+        verdicts.add_column(column)
+    for row in wice.rows(figures):
+        verdicts.add_row(*row)
+    console.print(verdicts)
+    table = Table(title="citeflow eval wice: beside the references, same run")
+    for column in ("measure", "citeflow", "naive rule", "ALCE-style sentence recall", "target"):
+        table.add_column(column)
+    a, e, m = figures.auc, figures.evidence, figures.missing
+    for key, name, target in (("supported_vs_not", "AUC supported vs not", ">= 0.93"),
+                              ("supported_vs_partial", "AUC supported vs partial", ">= 0.75")):
+        table.add_row(name, f"{a['citeflow'][key]:.3f}", f"{a['naive'][key]:.3f}",
+                      f"{a['alce'][key]:.3f}", target)
+    for key, name, target in (("meets", "evidence meets a human set", ">= 90%"),
+                              ("covers", "evidence covers a whole human set", ">= 60%")):
+        table.add_row(f"{name} ({e['citeflow']['claims']:.0f} claims)",
+                      f"{e['citeflow'][key]:.0%}", "-", f"{e['alce'][key]:.0%}", target)
+    table.add_row("evidence sentences (mean)", f"{e['citeflow']['mean_sentences']:.2f}", "-",
+                  f"{e['alce']['mean_sentences']:.2f}", "-")
+    for key in ("precision", "recall", "f1"):
+        table.add_row(f"missing words: token {key} ({figures.subclaims} sub-claims)",
+                      f"{m['citeflow'][key]:.3f}", f"{m['naive'][key]:.3f}", "-",
+                      ">= 0.65" if key == "f1" else "-")
+    table.add_row("missing words not the answer's own", f"{m['citeflow']['foreign_words']:.0f} "
+                  f"of {m['citeflow']['reported_words']:.0f}", "-", "-", "0")
+    console.print(table)
+    click.echo(orjson.dumps(figures.as_dict()).decode())
+
+
 @bench.command("verification")
 @click.option("--answers", type=click.Path(file_okay=False, path_type=Path),
               default=_answers_default, show_default="$CITEFLOW_CORPUS/answers or tests/corpus/answers")

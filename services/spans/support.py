@@ -27,7 +27,7 @@ from collections.abc import Callable, Mapping, Sequence
 from schemas.answers import Source
 from schemas.citations import CitationExtraction, Sentence, SupportingPassage
 from schemas.construct import maker
-from schemas.spans import AnswerQuality, AnswerUnit, SourceSpan, Support
+from schemas.spans import AnswerQuality, AnswerUnit, AnswerWord, Atom, SourceSpan, Support
 from services.spans.locators import Locators
 from services.spans.resolve import source_span
 from services.spans.sections import Piece
@@ -257,6 +257,8 @@ def support_entry(
     better_source: int | None,
     judge: str,
     reason: str | None = None,
+    missing_words: list[AnswerWord] | None = None,
+    atoms: list[Atom] | None = None,
 ) -> Support:
     """The support of one citation (built without validation: every value is made here)."""
     return _support(
@@ -267,6 +269,8 @@ def support_entry(
             "link": link,
             "evidence": evidence,
             "missing": missing,
+            "missing_words": missing_words or [],
+            "atoms": atoms or [],
             "conflicts": list(conflicts),
             "better_source": better_source,
             "judge": judge,
