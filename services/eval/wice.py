@@ -5,7 +5,8 @@ the web page each one cites split into sentences, a human label (`supported`,
 `partially_supported`, `not_supported`) and the sets of page sentences that support it; and
 sub-claims whose words the page does not back are marked token by token. Each claim is sent
 through the whole in-process pipeline as a one-sentence answer `claim [1].` citing one web
-source whose chunks are the page's sentences, `SENTENCES_PER_CHUNK` per chunk.
+source whose chunks are the page's sentences, `SENTENCES_PER_CHUNK` per chunk, one a line
+(as a page's text reads: its title and metadata lines are lines of their own).
 
 Figures: the verdicts by human label; the AUC of the score (supported against not
 supported, supported against partially supported); the evidence against the human sets
@@ -100,7 +101,7 @@ def read_lines(path: Path) -> list[dict[str, Any]]:
 def answer_of(claim: str, sentences: Sequence[str], number: int) -> bytes:
     """The one-sentence answer citing the page (see the module docstring)."""
     chunks = [
-        {"text": " ".join(sentences[start : start + SENTENCES_PER_CHUNK])}
+        {"text": "\n".join(sentences[start : start + SENTENCES_PER_CHUNK])}
         for start in range(0, len(sentences), SENTENCES_PER_CHUNK)
     ]
     text = claim.rstrip().rstrip(".") + " [1]."
@@ -161,13 +162,6 @@ def judge_claim(claim: str, sentences: Sequence[str], number: int) -> Judged:
             spans.append((word.start, word.end))
         else:
             foreign += 1
-    if not support.missing_words:  # (an older build: its terms, found in the answer)
-        for term in support.missing:
-            found = re.search(rf"\b{re.escape(term)}\b", result.text)
-            if found is None:
-                foreign += 1
-            else:
-                spans.append(found.span())
     evidence = sentences_in(_evidence_texts(result, support), sentences)
     return Judged(support.verdict, support.score, evidence, spans, foreign)
 

@@ -28,6 +28,7 @@ from schemas.answers import Source
 from schemas.citations import CitationExtraction, Sentence, SupportingPassage
 from schemas.construct import maker
 from schemas.spans import AnswerQuality, AnswerUnit, AnswerWord, Atom, SourceSpan, Support
+from services.spans.atoms import Pending, with_atoms
 from services.spans.locators import Locators
 from services.spans.resolve import source_span
 from services.spans.sections import Piece
@@ -158,8 +159,8 @@ class DecidedSingles:
     (tests/services/verification/test_counted.py holds the two equal)."""
 
     __slots__ = (
-        "_by_pair", "_languages", "_passages", "_verbatim", "better", "sentences", "support",
-        "supported", "verdicts",
+        "_by_pair", "_languages", "_passages", "_verbatim", "better", "judged",
+        "judged_supported", "sentences", "support", "supported",
     )
 
     def __init__(
@@ -175,10 +176,12 @@ class DecidedSingles:
         self._by_pair = by_pair
         self._verbatim = verbatim
         self.support = support  # filled at the positions decided here
-        self.verdicts: list[str] = []  # of the citations decided here
         self.sentences = 0  # their sentences with words (ALCE's), and those supported
         self.supported = 0
         self.better = 0  # their better sources found
+        # (position, sentence index, claim, source) of those decided lexically
+        self.judged: list[tuple[int, int, str, int]] = []
+        self.judged_supported = 0  # of them, supported by their sentence's counts
 
     def decide(self, sentence: int, text: str, position: int, source: int) -> bool:
         """Make the support of the citation at `position` (the only one of sentence
@@ -225,8 +228,10 @@ class DecidedSingles:
             LEXICAL.name, better,
         )
         self.better += better is not None
+        self.judged.append((position, sentence, text, source))
         self.sentences += 1  # (its items are words or numbers)
         self.supported += verdict == "supported"
+        self.judged_supported += verdict == "supported"
         return True
 
     def _add(
@@ -244,7 +249,6 @@ class DecidedSingles:
         self.support[position] = support_entry(
             verdict, score, link, evidence, missing, conflicts, better, judge
         )
-        self.verdicts.append(verdict)
 
 
 def support_entry(
@@ -449,6 +453,8 @@ def citation_support(
         _passages(extraction, by_pair, claims, sentences),
         uncited,
     )
+    starts = {index: start for index, start, _ in bounds}
+    pending: list[Pending] = []
     for claim in claims:
         outcome = result.outcomes[claim.position]
         link = None
@@ -462,14 +468,30 @@ def citation_support(
             outcome.verdict, outcome.score, link, evidence, outcome.missing,
             outcome.conflicts, outcome.better_source, outcome.judge, outcome.reason,
         )
-    return support, _quality(result, decided)
-
-
-def _quality(result: Verification, decided: DecidedSingles | None) -> AnswerQuality:
-    quality = result.quality
-    verdicts = [outcome.verdict for outcome in result.outcomes.values()]
+        if outcome.judge == LEXICAL.name and outcome.reason is None and judge is LEXICAL:
+            offset = text.find(claim.text, starts[claim.sentence_index])
+            pending.append(Pending(claim.position, claim.text, offset, claim.source_index))
     if decided is not None:
-        verdicts += decided.verdicts
+        pending += [
+            Pending(position, claim, text.find(claim, starts[sentence]), source)
+            for position, sentence, claim, source in decided.judged
+        ]
+        with_atoms(support, pending, ctx.text, by_source.view, by_source.pieces, ctx.locators)
+        # ALCE counts the sentences decided here that their atoms support
+        decided.supported += sum(
+            entry.verdict == "supported"
+            for entry in (support[position] for position, _, _, _ in decided.judged)
+            if entry is not None
+        ) - decided.judged_supported
+    return support, _quality(result, decided, support)
+
+
+def _quality(
+    result: Verification, decided: DecidedSingles | None, support: list[Support | None]
+) -> AnswerQuality:
+    quality = result.quality
+    verdicts = [entry.verdict for entry in support if entry is not None]
+    if decided is not None:
         quality = with_single_citations(quality, decided.sentences, decided.supported)
     return _answer_quality(
         {

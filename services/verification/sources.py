@@ -16,6 +16,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from services.citations.passages import chunk_sentences
+from services.text.atoms import fold_blanks, is_heading
 from services.text.lexical import NO_NAMES, fold_punctuation, span_terms, words
 from services.text.normalize import (
     IGNORABLE,
@@ -43,6 +44,7 @@ class Window:
     end: int
     items: set[str]  # content terms (numbers of two digits or more are terms); read-only
     negated: bool | None = None  # whether it holds a negation (read on first use)
+    heading: bool = False  # a line of its own without closing punctuation (title, metadata)
 
 
 @dataclass(slots=True)
@@ -58,6 +60,15 @@ class SourceView:
     names: frozenset[str] = NO_NAMES
     _numbers: frozenset[str] | None = None
     _language: str | None = None
+    _folded: tuple[str, ...] | None = None
+
+    @property
+    def folded(self) -> tuple[str, ...]:
+        """Each piece's text in lowercase with runs of blanks as one space (read on first
+        use: only quotes are searched in it); offsets do not map back."""
+        if self._folded is None:
+            self._folded = tuple(fold_blanks(text) for text in self.texts)
+        return self._folded
 
     @property
     def language(self) -> str:
@@ -106,7 +117,7 @@ def source_view(texts: Sequence[str], names: frozenset[str] = NO_NAMES) -> Sourc
     for number, text in enumerate(texts):
         spans = chunk_sentences(text)
         windows += [
-            Window(number, start, end, terms)
+            Window(number, start, end, terms, None, is_heading(text, start, end))
             for (start, end), terms in zip(spans, span_terms(text, spans), strict=True)
         ]
     if not windows:

@@ -182,10 +182,13 @@ class Assessment:
         return " ".join(evidence.text for evidence in self.evidence)
 
 
-def best_window(items: frozenset[str], view: SourceView) -> tuple[Evidence, frozenset[str]]:
-    """The evidence window of `view` for `items`, and the items it holds."""
+def best_window(
+    items: frozenset[str], view: SourceView, ranks: Sequence[int] | None = None
+) -> tuple[Evidence, frozenset[str]]:
+    """The evidence window of `view` for `items`, and the items it holds: the window with
+    the highest rank (by default, the count of the items it holds; the first on ties)."""
     windows = view.windows
-    counts = list(map(len, map(items.intersection, view.window_items)))
+    counts = ranks if ranks is not None else list(map(len, map(items.intersection, view.window_items)))
     best = counts.index(max(counts))
     core = windows[best]
     covered = items & core.items

@@ -1,0 +1,108 @@
+"""The lexical verdicts of the answer's citations, made atom by atom
+(services.verification.atoms) and placed in the answer and the sources.
+
+A citation judged lexically (not verbatim, not unverifiable, not across languages) gets its
+verdict, score and conflicts from its claim's atoms; each atom becomes an `Atom` of the
+answer text with its own evidence window as a `SourceSpan` (together, the citation's
+evidence set), and the missing words become `AnswerWord`s: the answer's own words at their
+offsets in the answer text (`missing` lists the same words as strings, the older form).
+The citation's `link` (its sentence's passage) and `better_source` stay as they were found.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+from schemas.construct import maker
+from schemas.spans import AnswerWord, Atom, SourceSpan, Support
+from services.spans.locators import Locators
+from services.spans.resolve import source_span
+from services.spans.sections import Piece, utf16_offsets
+from services.verification.atoms import AtomsJudged, judge_atoms
+from services.verification.sources import SourceView
+from services.verification.support import Evidence, rounded_score
+
+_word = maker(AnswerWord)
+_atom = maker(Atom)
+
+
+@dataclass(slots=True)
+class Pending:
+    """A citation whose verdict its atoms make: where its support entry is, its claim and
+    where the claim starts in the answer text, and the source it cites."""
+
+    position: int
+    claim: str
+    offset: int
+    source: int
+
+
+def with_atoms(
+    support: list[Support | None],
+    pending: Sequence[Pending],
+    text: str,
+    views: Callable[[int], SourceView | None],
+    pieces: Callable[[int], list[Piece]],
+    locators: Locators,
+) -> None:
+    """Remake the support entry of every pending citation from its atoms (in place)."""
+    utf16: Callable[[int], int] | None = None
+    for item in pending:
+        entry = support[item.position]
+        view = views(item.source)
+        if entry is None or view is None:
+            continue
+        judged = judge_atoms(item.claim, view)
+        if judged is None:
+            continue
+        if utf16 is None:
+            utf16 = utf16_offsets(text)
+        words = _answer_words(judged, text, item.offset, utf16)
+        found = pieces(item.source)
+        fields = entry.__dict__
+        fields["verdict"] = judged.verdict
+        fields["score"] = rounded_score(judged.score)
+        fields["conflicts"] = list(judged.conflicts)
+        fields["missing_words"] = words
+        fields["missing"] = [word.text for word in words]
+        fields["atoms"] = [
+            _atom(
+                {
+                    "text": text[item.offset + check.span.start : item.offset + check.span.end],
+                    "start": item.offset + check.span.start,
+                    "end": item.offset + check.span.end,
+                    "verdict": check.verdict,
+                    "link": None,
+                    "evidence": _span(check.evidence, found, locators),
+                    "judge": check.judge,
+                }
+            )
+            for check in judged.atoms
+        ]
+
+
+def _answer_words(
+    judged: AtomsJudged, text: str, offset: int, utf16: Callable[[int], int]
+) -> list[AnswerWord]:
+    """The missing words as answer words (offsets in the answer text)."""
+    return [
+        _word(
+            {
+                "text": text[offset + start : offset + end],
+                "start": offset + start,
+                "end": offset + end,
+                "start_utf16": utf16(offset + start),
+                "end_utf16": utf16(offset + end),
+            }
+        )
+        for start, end in judged.missing
+    ]
+
+
+def _span(evidence: Evidence | None, pieces: list[Piece], locators: Locators) -> SourceSpan | None:
+    """An atom's evidence window as a span of its source (with its locator)."""
+    if evidence is None or evidence.view is None:
+        return None
+    start, end = evidence.view.original_bounds(evidence.piece, evidence.start, evidence.end)
+    return source_span(pieces[evidence.piece], start, end, locators)

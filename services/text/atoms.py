@@ -1,0 +1,212 @@
+"""A sentence's atomic claims: the parts a reader can check one by one.
+
+`atoms` cuts a sentence (any language, without being told which) into spans of its own text:
+
+- quoted words (`"…"`, `“…”`, `„…“`, `«…»`, `‹…›`, `「…」`, `『…』`, `《…》`) are atoms of
+  their own (`QUOTE`), checked word for word;
+- parentheticals (`(…)`, `[…]`, `（…）`) are atoms of their own;
+- the rest is cut at clause punctuation (commas, semicolons, colons, dashes; the Arabic and
+  CJK forms; the CJK enumeration comma) and before the conjunctions and relative words that
+  open a clause or a coordinated part (`and`, `but`, `which`, `und`, `et`, `и`, `并且`, …).
+
+A part that holds fewer than `MIN_WORDS` words of content (two letters or more, or a number)
+is no claim on its own: it joins the part before it (the first part joins the next). Quotes
+and brackets that never close are read as plain text. The cost is one pass over the sentence
+and a regex per delimiter class: no tokenizer, no model.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+PART = 0
+QUOTE = 1
+MIN_WORDS = 2
+MAX_ATOMS = 24  # a longer list is judged as its first parts plus the rest in one
+
+_QUOTES = {
+    '"': '"', "\u201c": "\u201d", "\u201e": "\u201c", "\u00ab": "\u00bb", "\u00bb": "\u00ab",
+    "\u2039": "\u203a", "\u300c": "\u300d", "\u300e": "\u300f", "\u300a": "\u300b",
+    "\u201a": "\u2018",
+}
+_BRACKETS = {"(": ")", "[": "]", "\uff08": "\uff09"}
+_CLOSERS = frozenset(_BRACKETS.values())
+# Conjunctions and relative words that open a clause or a coordinated part, by language;
+# a cut is made before them (they stay with the part they open).
+_CONJUNCTIONS = """and but or while whereas although though because which who whom whose
+    where whereby after before since until unless including
+    und aber oder sondern sowie während weil obwohl nachdem bevor
+    et mais ou donc car tandis lorsque puis dont
+    y pero sino mientras aunque porque cuando donde
+    e ma però mentre perché quando dove
+    mas porém enquanto embora porque quando onde
+    en maar terwijl omdat
+    och men medan eftersom
+    og men mens fordi
+    и но а или однако который которая которое которые когда где
+    ve ama veya fakat çünkü iken""".split()
+_CONJUNCTION = re.compile(r"(?<=\s)(?:" + "|".join(_CONJUNCTIONS) + r")(?=\s)", re.IGNORECASE)
+# Clause punctuation (a comma or colon inside a number, `12,717` or `3:45`, is not one).
+_PUNCTUATION = re.compile(
+    r"(?<!\d)[,:](?!\d)|[,:](?=\s)|[;\u061b\u060c\uff0c\uff1b\uff1a\u3001]|\s[\u2013\u2014-]\s|\u2014"
+)
+# Conjunctions written without spaces (CJK) and the particles that join clauses.
+_CJK_JOINS = re.compile(r"并且|而且|但是|不过|然而|以及|同时|并|而|但|及びに|および|また|しかし|그리고|하지만|그러나")
+_CJK = "\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af"
+_WORD = re.compile(rf"[{_CJK}]|[^\W_{_CJK}]{{2,}}|\d")
+
+
+@dataclass(frozen=True, slots=True)
+class AtomSpan:
+    """`[start, end)` of the sentence, what it is (`PART` or `QUOTE`), and the words it
+    claims (a part's text without the quotes and parentheticals inside it, which are atoms
+    of their own)."""
+
+    start: int
+    end: int
+    kind: int
+    claims: str
+
+
+def atoms(text: str) -> list[AtomSpan]:
+    """The atomic claims of sentence `text`, in text order (see the module docstring); the
+    whole sentence as one part when it has no content or cannot be cut."""
+    return [
+        AtomSpan(start, end, kind, text[start:end] if kind == QUOTE else rest[start:end])
+        for start, end, kind, rest in _spans(text)
+    ]
+
+
+def _spans(text: str) -> list[tuple[int, int, int, str]]:
+    """(start, end, kind, the text outside quotes and brackets) of each atom."""
+    inner = _enclosed(text)
+    blanked = list(text)
+    found: list[tuple[int, int, int]] = []
+    for start, end, kind in inner:
+        for position in range(start - 1 if start else 0, min(end + 1, len(text))):
+            blanked[position] = " "
+        span = _trimmed(text, start, end)
+        if span is not None:
+            found.append((span[0], span[1], kind))
+    rest = "".join(blanked)
+    cuts = sorted({0, len(text), *_cuts(rest)})
+    parts: list[tuple[int, int]] = []
+    for start, end in zip(cuts, cuts[1:]):
+        span = _trimmed(rest, start, end)
+        if span is not None:
+            parts.append(span)
+    found.extend((start, end, PART) for start, end in _merged(rest, parts))
+    found = [atom for atom in found if atom[2] == QUOTE or _content(text[atom[0] : atom[1]])]
+    if not found:
+        whole = _trimmed(text, 0, len(text))
+        return [(whole[0], whole[1], PART, text)] if whole else []
+    found.sort()
+    if len(found) > MAX_ATOMS:
+        start = found[MAX_ATOMS - 1][0]
+        tail = max(end for _, end, _ in found[MAX_ATOMS - 1 :])
+        found = [*found[: MAX_ATOMS - 1], (start, tail, PART)]
+    return [(start, end, kind, rest) for start, end, kind in found]
+
+
+def _content(text: str) -> int:
+    """How many words of content `text` holds (letters of two or more, digits, CJK)."""
+    return len(_WORD.findall(text))
+
+
+def _enclosed(text: str) -> list[tuple[int, int, int]]:
+    """(start, end, kind) of the inside of every outermost closed quote or bracket."""
+    spans: list[tuple[int, int, int]] = []
+    position, size = 0, len(text)
+    while position < size:
+        char = text[position]
+        closer = _QUOTES.get(char)
+        kind = QUOTE
+        if closer is None:
+            closer = _BRACKETS.get(char)
+            kind = PART
+        if closer is None or (char in "\u2018\u201a" and position and text[position - 1].isalnum()):
+            position += 1
+            continue
+        end = _closing(text, position, char, closer)
+        if end < 0:
+            position += 1  # never closed: plain text
+            continue
+        spans.append((position + 1, end, kind))
+        position = end + 1
+    return spans
+
+
+def _closing(text: str, opening: int, char: str, closer: str) -> int:
+    """Where the quote or bracket opened at `opening` closes (nesting counted for brackets
+    and for quotes with distinct closers), or -1."""
+    depth = 0
+    for position in range(opening + 1, len(text)):
+        found = text[position]
+        if found == closer:
+            if depth == 0:
+                return position
+            depth -= 1
+        elif found == char and char != closer:
+            depth += 1
+        elif found in _CLOSERS and char in _BRACKETS:
+            continue
+    return -1
+
+
+def _cuts(rest: str) -> list[int]:
+    """Where the text outside quotes and brackets is cut."""
+    cuts = [match.end() for match in _PUNCTUATION.finditer(rest)]
+    cuts += [match.start() for match in _CONJUNCTION.finditer(rest)]
+    cuts += [match.start() for match in _CJK_JOINS.finditer(rest)]
+    return cuts
+
+
+def _trimmed(text: str, start: int, end: int) -> tuple[int, int] | None:
+    """`[start, end)` without blanks and clause punctuation at either end; None if empty."""
+    while start < end and (text[start].isspace() or not text[start].isalnum()):
+        start += 1
+    while end > start and (text[end - 1].isspace() or not text[end - 1].isalnum()):
+        end -= 1
+    return (start, end) if end > start else None
+
+
+def _merged(rest: str, parts: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    """The parts with fewer than `MIN_WORDS` content words joined to a neighbour."""
+    merged: list[tuple[int, int]] = []
+    pending: int | None = None  # the start of a short first part, joining the next
+    for start, end in parts:
+        if pending is not None:
+            start, pending = pending, None
+        if _content(rest[start:end]) >= MIN_WORDS:
+            merged.append((start, end))
+        elif merged:
+            merged[-1] = (merged[-1][0], end)
+        else:
+            pending = start
+    if pending is not None:
+        if merged:
+            merged[0] = (pending, merged[0][1])
+        else:
+            merged.append((pending, parts[-1][1]))
+    return merged
+
+
+_BLANKS = re.compile(r"\s+")
+# What closes a sentence in any script: a line ending without it is a heading or a label.
+_CLOSING = frozenset(".!?;:\u3002\uff01\uff1f\u061f\u06d4\u0964\u0965\u0589\u1362\u104b\"'\u201d\u2019)\u00bb")
+
+
+def fold_blanks(text: str) -> str:
+    """`text` in lowercase with every run of blanks one space (how quotes are compared)."""
+    return _BLANKS.sub(" ", text.lower())
+
+
+def is_heading(text: str, start: int, end: int) -> bool:
+    """Whether `[start, end)` of `text` is a line of its own that no closing punctuation
+    ends: a title, a heading, a metadata line or a label rather than a sentence."""
+    if end <= start or text[end - 1] in _CLOSING:
+        return False
+    starts_line = start == 0 or text[start - 1] == "\n"
+    ends_line = text[end : end + 80].lstrip(" \t\r")[:1] in ("\n", "")
+    return starts_line and ends_line

@@ -1,0 +1,198 @@
+"""A claim judged as its atoms (services.text.atoms), each against its own evidence.
+
+Each atom's items (content terms and numbers, services.verification.claims) are looked for in
+the sentence window of the source holding most of them (ties: the window holding most of the
+whole claim's items, then the first), widened as any evidence is
+(services.verification.support.best_window); windows of every chunk compete. A window that is
+a heading (a title or metadata line, services.text.atoms.is_heading) is evidence only for an
+atom that is a title: a quote, or a name (every word capitalised). A quote found word for word
+in the source is `supported` by the verbatim judge.
+
+An atom is `supported` when its evidence holds at least `ATOM_SUPPORTED` of its items with no
+conflict (`number`: a number of the atom the source lacks while its evidence has others;
+`negation`: the atom and its evidence disagree), `unsupported` when it holds less than
+`ATOM_PARTIAL`, `partial` otherwise. The claim is `supported` when every atom is,
+`unsupported` when every atom is, `partial` otherwise; its score is the item-weighted mean
+of the atoms' shares, halved per kind of conflict. The missing words are the answer's own:
+the words of an unsupported atom, and the words of a partial one whose items its evidence
+lacks (with the words between two of them), as spans of the claim text.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from services.text.atoms import QUOTE, AtomSpan, atoms, fold_blanks
+from services.text.lexical import terms_of, tokens_language, words
+from services.verification.claims import canonical_text, has_digit, negates, numbers_of, read_items
+from services.verification.sources import SourceView
+from services.verification.support import CONFLICT_FACTOR, Evidence, best_window
+
+ATOM_SUPPORTED = 0.75
+ATOM_PARTIAL = 0.34
+_SURFACE = re.compile(r"[^\W_]+")
+
+
+@dataclass(slots=True)
+class AtomCheck:
+    """One atom against the source: its verdict, evidence and what the evidence lacks."""
+
+    span: AtomSpan
+    verdict: str
+    judge: str
+    evidence: Evidence | None
+    items: frozenset[str]
+    lacking: frozenset[str]
+    conflicts: tuple[str, ...]
+
+
+@dataclass(slots=True)
+class AtomsJudged:
+    """The claim's verdict from its atoms, its score, and the missing words (claim spans)."""
+
+    verdict: str
+    score: float
+    atoms: list[AtomCheck]
+    conflicts: tuple[str, ...]
+    missing: list[tuple[int, int]]
+
+
+def judge_atoms(text: str, view: SourceView) -> AtomsJudged | None:
+    """`text` judged atom by atom against `view`; None when no atom has anything to check."""
+    spans = atoms(text)
+    language = tokens_language(words(canonical_text(text)))
+    claim_items = frozenset(read_items(canonical_text(text))[0])
+    checks: list[AtomCheck] = []
+    for span in spans:
+        check = _check(span, text, view, claim_items)
+        if check is not None:
+            checks.append(check)
+    if not checks:
+        return None
+    total = sum(len(check.items) for check in checks)
+    held = sum(len(check.items) - len(check.lacking) for check in checks)
+    conflicts = tuple(sorted({kind for check in checks for kind in check.conflicts}))
+    score = held / total * CONFLICT_FACTOR ** len(conflicts) if total else 0.0
+    verdicts = {check.verdict for check in checks}
+    verdict = verdicts.pop() if len(verdicts) == 1 else "partial"
+    missing: list[tuple[int, int]] = []
+    for check in checks:
+        if check.verdict != "supported":
+            missing += _missing_words(text, check, language)
+    return AtomsJudged(verdict, score, checks, conflicts, missing)
+
+
+def _title(span: AtomSpan) -> bool:
+    """Whether the atom is a title: a quote, or a name (every word capitalised or a number)."""
+    if span.kind == QUOTE:
+        return True
+    found = _SURFACE.findall(span.claims)
+    return bool(found) and all(word[0].isupper() or word[0].isdigit() for word in found)
+
+
+def _check(span: AtomSpan, text: str, view: SourceView, claim: frozenset[str]) -> AtomCheck | None:
+    """One atom against the source (None when it has no items)."""
+    canonical = canonical_text(span.claims)
+    found, numbers, negated = read_items(canonical)
+    items = frozenset(found)
+    if not items:
+        return None
+    if span.kind == QUOTE:
+        verbatim = _verbatim(fold_blanks(canonical).strip(), view)
+        if verbatim is not None:
+            return AtomCheck(span, "supported", "verbatim", verbatim, items, frozenset(), ())
+    title = _title(span)
+    ranks = [
+        -1 if window.heading and not title else 4096 * len(items & own) + len(claim & own)
+        for window, own in zip(view.windows, view.window_items, strict=True)
+    ]
+    evidence, covered = best_window(items, view, ranks)
+    window_text = evidence.text
+    conflicts: list[str] = []
+    if numbers:
+        held = set(numbers_of(words(window_text))) if has_digit(window_text) else set()
+        covered |= numbers & held
+        if numbers - view.numbers and held - numbers:
+            conflicts.append("number")
+    if negated != negates(words(window_text)):
+        conflicts.append("negation")
+    lacking = items - covered
+    share = (len(items) - len(lacking)) / len(items)
+    if share >= ATOM_SUPPORTED and not conflicts:
+        verdict = "supported"
+    elif share < ATOM_PARTIAL:
+        verdict = "unsupported"
+    else:
+        verdict = "partial"
+    return AtomCheck(span, verdict, "lexical", evidence, items, lacking, tuple(conflicts))
+
+
+def _verbatim(quote: str, view: SourceView) -> Evidence | None:
+    """The window holding `quote` word for word (blanks and case aside), or None."""
+    for piece, folded in enumerate(view.folded):
+        place = folded.find(quote)
+        if place < 0:
+            continue
+        # (folded offsets drift where blanks were folded: the nearest window is taken)
+        for window in view.windows:
+            if window.piece == piece and window.end > place:
+                return Evidence(view, piece, window.start, window.end, window)
+    return None
+
+
+def _missing_words(text: str, check: AtomCheck, language: str) -> list[tuple[int, int]]:
+    """The spans of the atom's words its evidence lacks (every word of an unsupported
+    atom), with the words between two of them."""
+    span = check.span
+    whole = check.verdict == "unsupported"
+    found: list[tuple[int, int, bool]] = []  # start, end, lacking
+    for match in _SURFACE.finditer(text, span.start, span.end):
+        if span.kind != QUOTE and span.claims[match.start() - span.start].isspace():
+            continue  # inside a quote or parenthetical of its own
+        word = match.group()
+        if whole:
+            found.append((match.start(), match.end(), True))
+            continue
+        lacking = _lacking_part(word, check.lacking, language)
+        if lacking is None:
+            found.append((match.start(), match.end(), False))
+        else:
+            found.extend((match.start() + a, match.start() + b, True) for a, b in lacking)
+    flags = [lacking for _, _, lacking in found]
+    if True not in flags:
+        return []
+    first = flags.index(True)
+    last = len(flags) - 1 - flags[::-1].index(True)
+    spans: list[tuple[int, int]] = []
+    for number, (start, end, lacking) in enumerate(found):
+        if lacking or (first < number < last and _filler(text[start:end], language)):
+            spans.append((start, end))
+    return spans
+
+
+def _lacking_part(word: str, lacking: frozenset[str], language: str) -> list[tuple[int, int]] | None:
+    """The parts of surface `word` whose items are lacking (the whole word, or the units of
+    a word written without spaces), or None when none is."""
+    units = words(canonical_text(word))
+    if not units:
+        return None
+    terms = [terms_of([unit], language) | ({unit} if unit.isdigit() else set()) for unit in units]
+    missing = [unit for unit, found in zip(units, terms, strict=True) if found & lacking]
+    if not missing:
+        return None
+    if len(units) == 1:
+        return [(0, len(word))]
+    lower = word.lower()
+    parts: list[tuple[int, int]] = []
+    for unit in missing:
+        place = lower.find(unit)
+        if place < 0:
+            return [(0, len(word))]
+        parts.append((place, place + len(unit)))
+    return parts
+
+
+def _filler(word: str, language: str) -> bool:
+    """Whether a word carries no item of its own (a function word between missing words)."""
+    return not terms_of(words(word.lower()), language) and not word.isdigit()
