@@ -49,7 +49,7 @@ _CONJUNCTIONS = """and but or while whereas although though because which who wh
 _CONJUNCTION = re.compile(r"(?<=\s)(?:" + "|".join(_CONJUNCTIONS) + r")(?=\s)", re.IGNORECASE)
 # Clause punctuation (a comma or colon inside a number, `12,717` or `3:45`, is not one).
 _PUNCTUATION = re.compile(
-    r"(?<!\d)[,:](?!\d)|[,:](?=\s)|[;\u061b\u060c\uff0c\uff1b\uff1a\u3001]|\s[\u2013\u2014-]\s|\u2014"
+    r"(?<!\d)[,:](?!\d)|(?<!\d),(?=\s)|(?<=\d),(?=\s\D)|:(?=\s)|[;\u061b\u060c\uff0c\uff1b\uff1a\u3001]|\s[\u2013\u2014-]\s|\u2014"
 )
 # Conjunctions written without spaces (CJK) and the particles that join clauses.
 _CJK_JOINS = re.compile(r"并且|而且|但是|不过|然而|以及|同时|并|而|但|及びに|および|また|しかし|그리고|하지만|그러나")

@@ -12,10 +12,12 @@ An atom is `supported` when its evidence holds at least `ATOM_SUPPORTED` of its 
 conflict (`number`: a number of the atom the source lacks while its evidence has others;
 `negation`: the atom and its evidence disagree), `unsupported` when it holds less than
 `ATOM_PARTIAL`, `partial` otherwise. The claim is `supported` when every atom is,
-`unsupported` when every atom is, `partial` otherwise; its score is the item-weighted mean
-of the atoms' shares, halved per kind of conflict. The missing words are the answer's own:
-the words of an unsupported atom, and the words of a partial one whose items its evidence
-lacks (with the words between two of them), as spans of the claim text.
+`unsupported` when every atom is, `partial` otherwise. An atom's share counts its items held by its own evidence or by the
+evidence of another atom (the claim's evidence set: a name said in one sentence, `he` in the
+next). The claim's score is the mean of three shares: the item-weighted mean of its atoms'
+(halved per kind of conflict), its items found anywhere in the source, and its weakest
+atom's. The missing words are the answer's own: every word of an unsupported atom, and the
+words of any other atom whose items its own evidence lacks, as spans of the claim text.
 """
 
 from __future__ import annotations
@@ -29,8 +31,8 @@ from services.verification.claims import canonical_text, has_digit, negates, num
 from services.verification.sources import SourceView
 from services.verification.support import CONFLICT_FACTOR, Evidence, best_window
 
-ATOM_SUPPORTED = 0.75
-ATOM_PARTIAL = 0.34
+ATOM_SUPPORTED = 0.5
+ATOM_PARTIAL = 0.4
 _SURFACE = re.compile(r"[^\W_]+")
 
 
@@ -45,6 +47,8 @@ class AtomCheck:
     items: frozenset[str]
     lacking: frozenset[str]
     conflicts: tuple[str, ...]
+    share: float = 1.0  # of its items held (see `_settle`)
+    unbacked: frozenset[str] = frozenset()  # items its own evidence lacks
 
 
 @dataclass(slots=True)
@@ -70,15 +74,25 @@ def judge_atoms(text: str, view: SourceView) -> AtomsJudged | None:
             checks.append(check)
     if not checks:
         return None
+    # What the whole evidence set holds backs every atom (a name said in one sentence,
+    # `he` in the next).
+    held_by_set: set[str] = set()
+    for check in checks:
+        held_by_set |= check.items - check.lacking
+    for check in checks:
+        if check.judge != "verbatim":
+            _settle(check, frozenset(held_by_set))
     total = sum(len(check.items) for check in checks)
-    held = sum(len(check.items) - len(check.lacking) for check in checks)
+    held = sum(len(check.items) * check.share for check in checks) / total
+    anywhere = len(claim_items & (view.vocabulary | view.numbers)) / len(claim_items or total)
+    weakest = min(check.share for check in checks)
     conflicts = tuple(sorted({kind for check in checks for kind in check.conflicts}))
-    score = held / total * CONFLICT_FACTOR ** len(conflicts) if total else 0.0
+    score = (held * CONFLICT_FACTOR ** len(conflicts) + anywhere + weakest) / 3
     verdicts = {check.verdict for check in checks}
     verdict = verdicts.pop() if len(verdicts) == 1 else "partial"
     missing: list[tuple[int, int]] = []
     for check in checks:
-        if check.verdict != "supported":
+        if check.verdict != "supported" or check.unbacked:
             missing += _missing_words(text, check, language)
     return AtomsJudged(verdict, score, checks, conflicts, missing)
 
@@ -117,15 +131,23 @@ def _check(span: AtomSpan, text: str, view: SourceView, claim: frozenset[str]) -
             conflicts.append("number")
     if negated != negates(words(window_text)):
         conflicts.append("negation")
-    lacking = items - covered
+    return AtomCheck(span, "", "lexical", evidence, items, items - covered, tuple(conflicts))
+
+
+def _settle(check: AtomCheck, held_by_set: frozenset[str]) -> None:
+    """The atom's verdict from its items in its evidence or the claim's evidence set."""
+    items = check.items
+    lacking = check.lacking - held_by_set
     share = (len(items) - len(lacking)) / len(items)
-    if share >= ATOM_SUPPORTED and not conflicts:
-        verdict = "supported"
+    check.unbacked = check.lacking
+    check.lacking = lacking
+    if share >= ATOM_SUPPORTED and not check.conflicts:
+        check.verdict = "supported"
     elif share < ATOM_PARTIAL:
-        verdict = "unsupported"
+        check.verdict = "unsupported"
     else:
-        verdict = "partial"
-    return AtomCheck(span, verdict, "lexical", evidence, items, lacking, tuple(conflicts))
+        check.verdict = "partial"
+    check.share = share
 
 
 def _verbatim(quote: str, view: SourceView) -> Evidence | None:
@@ -142,8 +164,8 @@ def _verbatim(quote: str, view: SourceView) -> Evidence | None:
 
 
 def _missing_words(text: str, check: AtomCheck, language: str) -> list[tuple[int, int]]:
-    """The spans of the atom's words its evidence lacks (every word of an unsupported
-    atom), with the words between two of them."""
+    """The spans of the atom's words its own evidence lacks (every word of an unsupported
+    atom)."""
     span = check.span
     whole = check.verdict == "unsupported"
     found: list[tuple[int, int, bool]] = []  # start, end, lacking
@@ -154,21 +176,12 @@ def _missing_words(text: str, check: AtomCheck, language: str) -> list[tuple[int
         if whole:
             found.append((match.start(), match.end(), True))
             continue
-        lacking = _lacking_part(word, check.lacking, language)
+        lacking = _lacking_part(word, check.unbacked, language)
         if lacking is None:
             found.append((match.start(), match.end(), False))
         else:
             found.extend((match.start() + a, match.start() + b, True) for a, b in lacking)
-    flags = [lacking for _, _, lacking in found]
-    if True not in flags:
-        return []
-    first = flags.index(True)
-    last = len(flags) - 1 - flags[::-1].index(True)
-    spans: list[tuple[int, int]] = []
-    for number, (start, end, lacking) in enumerate(found):
-        if lacking or (first < number < last and _filler(text[start:end], language)):
-            spans.append((start, end))
-    return spans
+    return [(start, end) for start, end, lacking in found if lacking]
 
 
 def _lacking_part(word: str, lacking: frozenset[str], language: str) -> list[tuple[int, int]] | None:
@@ -191,8 +204,3 @@ def _lacking_part(word: str, lacking: frozenset[str], language: str) -> list[tup
             return [(0, len(word))]
         parts.append((place, place + len(unit)))
     return parts
-
-
-def _filler(word: str, language: str) -> bool:
-    """Whether a word carries no item of its own (a function word between missing words)."""
-    return not terms_of(words(word.lower()), language) and not word.isdigit()
