@@ -1,0 +1,201 @@
+"""Claims judged atom by atom: the split, the verdicts, the evidence set, the answer's own
+missing words, and the bad inputs (a 400-word sentence with 60 commas, a list of names,
+quotes and brackets that never close, a claim that is only a number, a source that is one
+2 MB line, an answer in three scripts)."""
+
+from __future__ import annotations
+
+import orjson
+
+from schemas.formatted import AnswerFormatted
+from services.pipeline import process_answer
+from services.text.atoms import QUOTE, atoms, is_heading
+from services.verification.atoms import judge_atoms
+from services.verification.sources import source_view
+
+PAGE = [
+    "Arnold joined Video Store Magazine in 1991.",
+    "He was the publisher of Home Media Magazine for twelve years.",
+    "The magazine covers the home entertainment industry.",
+    "The festival was not held in 2020.",
+]
+
+
+def _view(lines: list[str]):
+    view = source_view(["\n".join(lines)])
+    assert view is not None
+    return view
+
+
+def _texts(text: str) -> list[str]:
+    return [text[atom.start : atom.end] for atom in atoms(text)]
+
+
+def test_clauses_coordination_quotes_and_parentheticals_are_atoms() -> None:
+    text = ('"Game of Thrones" set a record for Emmy nominations (32 in 2019), and it broke '
+            'the record of "NYPD Blue", which had held it since 1994.')
+    found = atoms(text)
+    texts = [text[atom.start : atom.end] for atom in found]
+    assert texts[0] == "Game of Thrones" and found[0].kind == QUOTE
+    assert "32 in 2019" in texts
+    assert "NYPD Blue" in texts
+    assert any(t.startswith("and it broke the record of") for t in texts)
+    assert texts[-2:] == ["which had held it", "since 1994"]
+
+
+def test_other_languages_cut_at_their_punctuation_and_conjunctions() -> None:
+    assert _texts("他于2001年出生，并且在北京长大。") == ["他于2001年出生", "并且在北京长大"]
+    assert _texts("Die Firma wurde 1990 gegründet und der Gründer zog nach Berlin.") == [
+        "Die Firma wurde 1990 gegründet", "und der Gründer zog nach Berlin"]
+    assert _texts("Компания основана в 1990 году, и основатель переехал в Москву.") == [
+        "Компания основана в 1990 году", "и основатель переехал в Москву"]
+
+
+def test_a_date_or_a_number_is_not_cut() -> None:
+    assert _texts("It was released on November 2, 2004 with 12,717 copies.") == [
+        "It was released on November 2, 2004 with 12,717 copies"]
+
+
+def test_every_atom_supported_is_supported_and_none_is_unsupported() -> None:
+    view = _view(PAGE)
+    supported = judge_atoms("Arnold joined Video Store Magazine in 1991, and he was the "
+                            "publisher of Home Media Magazine", view)
+    assert supported is not None and supported.verdict == "supported"
+    assert supported.missing == []
+    unsupported = judge_atoms("Arnold won an Oscar for cinematography", view)
+    assert unsupported is not None and unsupported.verdict == "unsupported"
+    partial = judge_atoms("Arnold joined Video Store Magazine in 1991, and later he won an "
+                          "Oscar for cinematography in Paris", view)
+    assert partial is not None and partial.verdict == "partial"
+    assert [c.verdict for c in partial.atoms] == ["supported", "unsupported"]
+
+
+def test_each_atom_has_its_own_evidence_and_the_set_spans_sentences() -> None:
+    view = _view(PAGE)
+    judged = judge_atoms("Arnold joined Video Store Magazine in 1991, and the magazine "
+                         "covers the home entertainment industry", view)
+    assert judged is not None and judged.verdict == "supported"
+    evidence = [check.evidence.text for check in judged.atoms if check.evidence is not None]
+    assert evidence == [PAGE[0], PAGE[2]]
+
+
+def test_a_title_line_is_evidence_only_for_a_title() -> None:
+    lines = ["(meta data) TITLE: About Us – Media Play News", "Skip to content", *PAGE]
+    view = _view(lines)
+    assert is_heading("\n".join(lines), 0, len(lines[0]))
+    judged = judge_atoms("Media Play News is about the home entertainment industry", view)
+    assert judged is not None
+    assert all(check.evidence is not None and check.evidence.text != lines[0]
+               for check in judged.atoms)
+    title = judge_atoms('He works at "Media Play News"', view)
+    assert title is not None
+    assert [c.judge for c in title.atoms if c.span.kind == QUOTE] == ["verbatim"]
+
+
+def test_a_quote_verifies_only_its_own_atom() -> None:
+    view = _view(PAGE)
+    judged = judge_atoms('"Home Media Magazine" won a Pulitzer prize for reporting', view)
+    assert judged is not None and judged.verdict == "partial"
+    quote, rest = judged.atoms
+    assert (quote.verdict, quote.judge) == ("supported", "verbatim")
+    assert rest.verdict == "unsupported"
+
+
+def test_conflicts_come_only_from_the_atoms_evidence() -> None:
+    # the page's negated sentence is not the evidence of this claim: no negation conflict
+    judged = judge_atoms("Arnold joined Video Store Magazine in 1991", _view(PAGE))
+    assert judged is not None and judged.conflicts == ()
+    changed = judge_atoms("Arnold joined Video Store Magazine in 1987", _view(PAGE))
+    assert changed is not None and "number" in changed.conflicts
+
+
+def _answer(text: str, chunks: list[str]) -> AnswerFormatted:
+    raw = orjson.dumps({"answer_id": "atoms", "text": text, "sources": [
+        {"index": 1, "kind": "web", "url": "https://example.org/a",
+         "chunks": [{"text": chunk} for chunk in chunks]}]})
+    result = process_answer(raw, event_id="atoms")
+    assert isinstance(result, AnswerFormatted), result
+    return result
+
+
+def _own_words(result: AnswerFormatted) -> None:
+    """Every missing word is the answer's text at its offsets, and `missing` lists them."""
+    for citation in result.citations:
+        support = citation.support
+        assert support is not None
+        for word in support.missing_words:
+            assert result.text[word.start : word.end] == word.text
+        assert support.missing == [word.text for word in support.missing_words]
+        for atom in support.atoms:
+            assert result.text[atom.start : atom.end] == atom.text
+
+
+def test_missing_words_are_the_answers_own_with_offsets() -> None:
+    result = _answer("Arnold made history, and he joined Video Store Magazine in 1991 [1].",
+                     ["\n".join(PAGE)])
+    support = result.citations[0].support
+    assert support is not None
+    assert "made" in support.missing  # as written, not a stem (`make`)
+    _own_words(result)
+    assert len(support.atoms) >= 2 and all(a.evidence is not None for a in support.atoms)
+
+
+def test_bad_input_a_400_word_sentence_with_60_commas() -> None:
+    parts = [f"the {word} studio released film {n}"
+             for n, word in zip(range(60), ["alpha", "beta", "gamma", "delta", "omega"] * 12)]
+    sentence = ", ".join(parts) + ", " + " ".join(["and the crew went home again"] * 7)
+    assert 380 <= len(sentence.split()) <= 420 and sentence.count(",") == 60
+    result = _answer(sentence[0].upper() + sentence[1:] + " [1].",
+                     ["The alpha studio released film 1.\nThe crew went home."])
+    support = result.citations[0].support
+    assert support is not None and support.verdict == "partial"
+    assert len(support.atoms) <= 24
+    _own_words(result)
+
+
+def test_bad_input_a_sentence_that_is_one_long_list_of_names() -> None:
+    names = ["Ada Lovelace", "Alan Turing", "Grace Hopper", "Edsger Dijkstra", "Barbara Liskov",
+             "Donald Knuth", "John McCarthy", "Frances Allen", "Ken Thompson", "Niklaus Wirth"]
+    result = _answer(", ".join(names) + " [1].",
+                     ["Ada Lovelace and Alan Turing wrote about machines.\nGrace Hopper built "
+                      "compilers."])
+    support = result.citations[0].support
+    assert support is not None and support.verdict == "partial"
+    assert {"Ada", "Lovelace", "Grace"}.isdisjoint(support.missing)
+    assert {"Knuth", "Wirth"} <= set(support.missing)
+    _own_words(result)
+
+
+def test_bad_input_quotes_and_parentheses_that_never_close() -> None:
+    text = 'He said "the (magazine [covers «home entertainment (since 1991'
+    assert _texts(text) == [text]  # nothing closes: plain text, one part
+    result = _answer(text + " [1].", ["\n".join(PAGE)])
+    assert result.citations[0].support is not None
+    _own_words(result)
+
+
+def test_bad_input_a_claim_that_is_only_a_number() -> None:
+    held = _answer("1991 [1].", ["\n".join(PAGE)]).citations[0].support
+    assert held is not None and held.verdict == "supported"
+    absent = _answer("1987 [1].", ["\n".join(PAGE)]).citations[0].support
+    assert absent is not None and absent.verdict != "supported"
+    assert absent.missing == ["1987"]
+
+
+def test_bad_input_a_source_that_is_one_2_mb_line() -> None:
+    line = ("filler words about nothing in particular " * 52_000)[:2_000_000]
+    line += " Arnold joined Video Store Magazine in 1991"
+    result = _answer("Arnold joined Video Store Magazine in 1991 [1].", [line])
+    support = result.citations[0].support
+    assert support is not None and support.verdict == "supported"
+
+
+def test_bad_input_an_answer_in_three_scripts_in_one_sentence() -> None:
+    text = "Arnold joined Video Store Magazine, 他在北京工作, и он живёт в Москве [1]."
+    result = _answer(text, ["Arnold joined Video Store Magazine in 1991."])
+    support = result.citations[0].support
+    assert support is not None
+    _own_words(result)
+    missing = "".join(support.missing)
+    assert "北京" in missing and "Москве" in missing  # the answer's own spelling
+    assert "Arnold" not in support.missing
