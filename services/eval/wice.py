@@ -131,7 +131,7 @@ def sentences_in(texts: Sequence[str], sentences: Sequence[str]) -> frozenset[in
             if flat in text or (len(text) >= 20 and text in flat):
                 found.add(index)
                 break
-    return found
+    return frozenset(found)
 
 
 def _evidence_texts(result: AnswerFormatted, support: Support) -> list[str]:

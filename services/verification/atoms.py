@@ -84,7 +84,7 @@ def judge_atoms(text: str, view: SourceView) -> AtomsJudged | None:
             _settle(check, frozenset(held_by_set))
     total = sum(len(check.items) for check in checks)
     held = sum(len(check.items) * check.share for check in checks) / total
-    anywhere = len(claim_items & (view.vocabulary | view.numbers)) / len(claim_items or total)
+    anywhere = len(claim_items & (view.vocabulary | view.numbers)) / (len(claim_items) or total)
     weakest = min(check.share for check in checks)
     conflicts = tuple(sorted({kind for check in checks for kind in check.conflicts}))
     score = (held * CONFLICT_FACTOR ** len(conflicts) + anywhere + weakest) / 3
