@@ -2,7 +2,8 @@
 
 `atoms` cuts a sentence (any language, without being told which) into spans of its own text:
 
-- quoted words (`"…"`, `“…”`, `„…“`, `«…»`, `‹…›`, `「…」`, `『…』`, `《…》`) are atoms of
+- quoted words (`"…"`, `“…”`, `„…“`, `«…»`, `‹…›`, `‘…’`, `「…」`, `『…』`, `《…》`; a `‘` after a letter
+  is an apostrophe) are atoms of
   their own (`QUOTE`), checked word for word;
 - parentheticals (`(…)`, `[…]`, `（…）`) are atoms of their own;
 - the rest is cut at clause punctuation (commas, semicolons, colons, dashes; the Arabic and
@@ -28,10 +29,11 @@ MAX_ATOMS = 24  # a longer list is judged as its first parts plus the rest in on
 _QUOTES = {
     '"': '"', "\u201c": "\u201d", "\u201e": "\u201c", "\u00ab": "\u00bb", "\u00bb": "\u00ab",
     "\u2039": "\u203a", "\u300c": "\u300d", "\u300e": "\u300f", "\u300a": "\u300b",
-    "\u201a": "\u2018",
+    "\u201a": "\u2018", "\u2018": "\u2019",
 }
 _BRACKETS = {"(": ")", "[": "]", "\uff08": "\uff09"}
-_CLOSERS = frozenset(_BRACKETS.values())
+_OPENING = frozenset([*_QUOTES, *_BRACKETS])
+_OPENERS = re.compile("[" + re.escape("".join(_OPENING)) + "]")
 # Conjunctions and relative words that open a clause or a coordinated part, by language;
 # a cut is made before them (they stay with the part they open).
 _CONJUNCTIONS = """and but or while whereas although though because which who whom whose
@@ -46,15 +48,18 @@ _CONJUNCTIONS = """and but or while whereas although though because which who wh
     og men mens fordi
     и но а или однако который которая которое которые когда где
     ve ama veya fakat çünkü iken""".split()
+_CONJUNCTION_WORDS = frozenset(_CONJUNCTIONS)
 _CONJUNCTION = re.compile(r"(?<=\s)(?:" + "|".join(_CONJUNCTIONS) + r")(?=\s)", re.IGNORECASE)
 # Clause punctuation (a comma or colon inside a number, `12,717` or `3:45`, is not one).
 _PUNCTUATION = re.compile(
     r"(?<!\d)[,:](?!\d)|(?<!\d),(?=\s)|(?<=\d),(?=\s\D)|:(?=\s)|[;\u061b\u060c\uff0c\uff1b\uff1a\u3001]|\s[\u2013\u2014-]\s|\u2014"
 )
 # Conjunctions written without spaces (CJK) and the particles that join clauses.
+_DELIMITING = frozenset(",:;\u061b\u060c\uff0c\uff1b\uff1a\u3001\u2013\u2014-")
 _CJK_JOINS = re.compile(r"并且|而且|但是|不过|然而|以及|同时|并|而|但|及びに|および|また|しかし|그리고|하지만|그러나")
 _CJK = "\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af"
 _WORD = re.compile(rf"[{_CJK}]|[^\W_{_CJK}]{{2,}}|\d")
+_ASCII_WORD = re.compile(r"[A-Za-z0-9]{2,}|[0-9]")
 
 
 @dataclass(frozen=True, slots=True)
@@ -80,17 +85,17 @@ def atoms(text: str) -> list[AtomSpan]:
 
 def _spans(text: str) -> list[tuple[int, int, int, str]]:
     """(start, end, kind, the text outside quotes and brackets) of each atom."""
-    inner = _enclosed(text)
-    blanked = list(text)
+    chars = set(text)
+    inner = [] if _OPENING.isdisjoint(chars) else _enclosed(text)
+    rest = text
     found: list[tuple[int, int, int]] = []
     for start, end, kind in inner:
-        for position in range(start - 1 if start else 0, min(end + 1, len(text))):
-            blanked[position] = " "
+        low, high = max(start - 1, 0), min(end + 1, len(text))
+        rest = rest[:low] + " " * (high - low) + rest[high:]
         span = _trimmed(text, start, end)
         if span is not None:
             found.append((span[0], span[1], kind))
-    rest = "".join(blanked)
-    cuts = sorted({0, len(text), *_cuts(rest)})
+    cuts = sorted({0, len(text), *_cuts(rest, chars)})
     parts: list[tuple[int, int]] = []
     for start, end in zip(cuts, cuts[1:]):
         span = _trimmed(rest, start, end)
@@ -111,6 +116,8 @@ def _spans(text: str) -> list[tuple[int, int, int, str]]:
 
 def _content(text: str) -> int:
     """How many words of content `text` holds (letters of two or more, digits, CJK)."""
+    if text.isascii():
+        return len(_ASCII_WORD.findall(text))
     return len(_WORD.findall(text))
 
 
@@ -119,6 +126,10 @@ def _enclosed(text: str) -> list[tuple[int, int, int]]:
     spans: list[tuple[int, int, int]] = []
     position, size = 0, len(text)
     while position < size:
+        opening = _OPENERS.search(text, position)
+        if opening is None:
+            break
+        position = opening.start()
         char = text[position]
         closer = _QUOTES.get(char)
         kind = QUOTE
@@ -138,8 +149,10 @@ def _enclosed(text: str) -> list[tuple[int, int, int]]:
 
 
 def _closing(text: str, opening: int, char: str, closer: str) -> int:
-    """Where the quote or bracket opened at `opening` closes (nesting counted for brackets
-    and for quotes with distinct closers), or -1."""
+    """Where the quote or bracket opened at `opening` closes (nesting counted for
+    brackets), or -1."""
+    if char not in _BRACKETS:
+        return text.find(closer, opening + 1)
     depth = 0
     for position in range(opening + 1, len(text)):
         found = text[position]
@@ -147,18 +160,21 @@ def _closing(text: str, opening: int, char: str, closer: str) -> int:
             if depth == 0:
                 return position
             depth -= 1
-        elif found == char and char != closer:
+        elif found == char:
             depth += 1
-        elif found in _CLOSERS and char in _BRACKETS:
-            continue
     return -1
 
 
-def _cuts(rest: str) -> list[int]:
-    """Where the text outside quotes and brackets is cut."""
-    cuts = [match.end() for match in _PUNCTUATION.finditer(rest)]
-    cuts += [match.start() for match in _CONJUNCTION.finditer(rest)]
-    cuts += [match.start() for match in _CJK_JOINS.finditer(rest)]
+def _cuts(rest: str, chars: set[str]) -> list[int]:
+    """Where the text outside quotes and brackets is cut (`chars`: the sentence's
+    characters; each pattern runs only where its characters or words occur)."""
+    cuts: list[int] = []
+    if not _DELIMITING.isdisjoint(chars):
+        cuts += [match.end() for match in _PUNCTUATION.finditer(rest)]
+    if not _CONJUNCTION_WORDS.isdisjoint(rest.lower().split()):
+        cuts += [match.start() for match in _CONJUNCTION.finditer(rest)]
+    if not rest.isascii():
+        cuts += [match.start() for match in _CJK_JOINS.finditer(rest)]
     return cuts
 
 

@@ -34,6 +34,8 @@ from services.verification.support import CONFLICT_FACTOR, Evidence, best_window
 ATOM_SUPPORTED = 0.5
 ATOM_PARTIAL = 0.4
 _SURFACE = re.compile(r"[^\W_]+")
+_WORD_END = re.compile(r"[^\W_]*")
+_CJK = re.compile(r"[\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af]")
 
 
 @dataclass(slots=True)
@@ -65,11 +67,12 @@ class AtomsJudged:
 def judge_atoms(text: str, view: SourceView) -> AtomsJudged | None:
     """`text` judged atom by atom against `view`; None when no atom has anything to check."""
     spans = atoms(text)
-    language = tokens_language(words(canonical_text(text)))
-    claim_items = frozenset(read_items(canonical_text(text))[0])
+    canonical = canonical_text(text)
+    language = tokens_language(words(canonical))
+    claim_items = frozenset(read_items(canonical, language)[0])
     checks: list[AtomCheck] = []
     for span in spans:
-        check = _check(span, text, view, claim_items)
+        check = _check(span, view, claim_items, language)
         if check is not None:
             checks.append(check)
     if not checks:
@@ -84,7 +87,10 @@ def judge_atoms(text: str, view: SourceView) -> AtomsJudged | None:
             _settle(check, frozenset(held_by_set))
     total = sum(len(check.items) for check in checks)
     held = sum(len(check.items) * check.share for check in checks) / total
-    anywhere = len(claim_items & (view.vocabulary | view.numbers)) / (len(claim_items) or total)
+    vocabulary = view.vocabulary
+    anywhere = (
+        len(claim_items & vocabulary) + len((claim_items - vocabulary) & view.numbers)
+    ) / (len(claim_items) or total)
     weakest = min(check.share for check in checks)
     conflicts = tuple(sorted({kind for check in checks for kind in check.conflicts}))
     score = (held * CONFLICT_FACTOR ** len(conflicts) + anywhere + weakest) / 3
@@ -105,10 +111,13 @@ def _title(span: AtomSpan) -> bool:
     return bool(found) and all(word[0].isupper() or word[0].isdigit() for word in found)
 
 
-def _check(span: AtomSpan, text: str, view: SourceView, claim: frozenset[str]) -> AtomCheck | None:
-    """One atom against the source (None when it has no items)."""
+def _check(
+    span: AtomSpan, view: SourceView, claim: frozenset[str], language: str
+) -> AtomCheck | None:
+    """One atom against the source (None when it has no items); its terms are those of the
+    claim's language."""
     canonical = canonical_text(span.claims)
-    found, numbers, negated = read_items(canonical)
+    found, numbers, negated = read_items(canonical, language)
     items = frozenset(found)
     if not items:
         return None
@@ -116,12 +125,7 @@ def _check(span: AtomSpan, text: str, view: SourceView, claim: frozenset[str]) -
         verbatim = _verbatim(fold_blanks(canonical).strip(), view)
         if verbatim is not None:
             return AtomCheck(span, "supported", "verbatim", verbatim, items, frozenset(), ())
-    title = _title(span)
-    ranks = [
-        -1 if window.heading and not title else 4096 * len(items & own) + len(claim & own)
-        for window, own in zip(view.windows, view.window_items, strict=True)
-    ]
-    evidence, covered = best_window(items, view, ranks)
+    evidence, covered = best_window(items, view, _ranks(items, claim, view, _title(span)))
     window_text = evidence.text
     conflicts: list[str] = []
     if numbers:
@@ -150,6 +154,24 @@ def _settle(check: AtomCheck, held_by_set: frozenset[str]) -> None:
     check.share = share
 
 
+def _ranks(
+    items: frozenset[str], claim: frozenset[str], view: SourceView, title: bool
+) -> list[int]:
+    """Each window's rank as the atom's evidence: the atom's items it holds, then (on ties)
+    the claim's; a heading ranks last unless the atom is a title."""
+    ranks = list(map(len, map(items.intersection, view.window_items)))
+    if not title:
+        for number in view.headings:
+            ranks[number] = -1
+    best = max(ranks)
+    if ranks.count(best) > 1 and len(claim) > len(items):
+        ranks = [
+            4096 * rank + (len(claim & own) if rank == best else 0)
+            for rank, own in zip(ranks, view.window_items, strict=True)
+        ]
+    return ranks
+
+
 def _verbatim(quote: str, view: SourceView) -> Evidence | None:
     """The window holding `quote` word for word (blanks and case aside), or None."""
     for piece, folded in enumerate(view.folded):
@@ -165,23 +187,69 @@ def _verbatim(quote: str, view: SourceView) -> Evidence | None:
 
 def _missing_words(text: str, check: AtomCheck, language: str) -> list[tuple[int, int]]:
     """The spans of the atom's words its own evidence lacks (every word of an unsupported
-    atom)."""
+    atom). A lacking item is looked for where a word of the atom starts with it (or with
+    it less its last letter: `gloomi`, `gloomy`) and that word's term is the item; an
+    item not found so is looked for word by word."""
     span = check.span
-    whole = check.verdict == "unsupported"
-    found: list[tuple[int, int, bool]] = []  # start, end, lacking
-    for match in _SURFACE.finditer(text, span.start, span.end):
-        if span.kind != QUOTE and span.claims[match.start() - span.start].isspace():
-            continue  # inside a quote or parenthetical of its own
-        word = match.group()
-        if whole:
-            found.append((match.start(), match.end(), True))
-            continue
-        lacking = _lacking_part(word, check.unbacked, language)
-        if lacking is None:
-            found.append((match.start(), match.end(), False))
+    if check.verdict == "unsupported":
+        return [
+            (match.start(), match.end())
+            for match in _SURFACE.finditer(text, span.start, span.end)
+            if _own(span, match.start())
+        ]
+    lower = text.lower()
+    if len(lower) != len(text):
+        return _word_by_word(text, check, check.unbacked, language)
+    found: set[tuple[int, int]] = set()
+    rest: set[str] = set()
+    for item in check.unbacked:
+        spans = _item_spans(text, lower, span, item, language)
+        if spans:
+            found.update(spans)
         else:
-            found.extend((match.start() + a, match.start() + b, True) for a, b in lacking)
-    return [(start, end) for start, end, lacking in found if lacking]
+            rest.add(item)
+    if rest:
+        found.update(_word_by_word(text, check, frozenset(rest), language))
+    return sorted(found)
+
+
+def _own(span: AtomSpan, position: int) -> bool:
+    """Whether `position` of the claim is the atom's own (not a quote or parenthetical
+    inside a part, which are atoms of their own)."""
+    return span.kind == QUOTE or not span.claims[position - span.start].isspace()
+
+
+def _item_spans(
+    text: str, lower: str, span: AtomSpan, item: str, language: str
+) -> list[tuple[int, int]]:
+    """The atom's words whose term is `item`, found by where they start."""
+    found: list[tuple[int, int]] = []
+    for prefix in (item, item[:-1]) if len(item) > 3 else (item,):
+        place = lower.find(prefix, span.start, span.end)
+        while place >= 0:
+            cjk = _CJK.match(prefix) is not None
+            if (cjk or place == 0 or not lower[place - 1].isalnum()) and _own(span, place):
+                end = place + len(prefix) if cjk else _WORD_END.match(lower, place).end()
+                word = lower[place:end]
+                if cjk or word == item or item in terms_of([word], language):
+                    found.append((place, end))
+            place = lower.find(prefix, place + 1, span.end)
+        if found:
+            return found
+    return found
+
+
+def _word_by_word(
+    text: str, check: AtomCheck, lacking: frozenset[str], language: str
+) -> list[tuple[int, int]]:
+    """The spans of the atom's words (or their units) whose items are `lacking`."""
+    span = check.span
+    found: list[tuple[int, int]] = []
+    for match in _SURFACE.finditer(text, span.start, span.end):
+        if _own(span, match.start()):
+            parts = _lacking_part(match.group(), lacking, language) or []
+            found.extend((match.start() + a, match.start() + b) for a, b in parts)
+    return found
 
 
 def _lacking_part(word: str, lacking: frozenset[str], language: str) -> list[tuple[int, int]] | None:

@@ -65,11 +65,13 @@ def canonical_text(text: str) -> str:
     return unicodedata.normalize("NFKC", text.translate(_DROP_IGNORABLE))
 
 
-def read_items(canonical: str) -> tuple[set[str], frozenset[str], bool]:
+def read_items(
+    canonical: str, language: str | None = None
+) -> tuple[set[str], frozenset[str], bool]:
     """The content terms and numbers, the numbers, and whether it negates, of a canonical
-    text (one tokenization)."""
+    text (one tokenization), its terms those of `language` (detected when None)."""
     tokens = without_references(words(canonical))
-    items = terms_of(tokens)
+    items = terms_of(tokens, language)
     if has_digit(canonical):
         numbers = frozenset(numbers_of(tokens))
         items |= numbers

@@ -61,6 +61,16 @@ class SourceView:
     _numbers: frozenset[str] | None = None
     _language: str | None = None
     _folded: tuple[str, ...] | None = None
+    _headings: tuple[int, ...] | None = None
+
+    @property
+    def headings(self) -> tuple[int, ...]:
+        """The positions of the windows that are headings (read on first use)."""
+        if self._headings is None:
+            self._headings = tuple(
+                number for number, window in enumerate(self.windows) if window.heading
+            )
+        return self._headings
 
     @property
     def folded(self) -> tuple[str, ...]:
