@@ -202,6 +202,12 @@ _IRREGULAR = {
     "found": "find", "built": "build", "led": "lead", "fell": "fall", "fallen": "fall",
     "rose": "rise", "risen": "rise", "children": "child", "people": "person", "men": "man",
     "women": "woman", "mice": "mouse", "feet": "foot", "teeth": "tooth",
+    # month abbreviations read as their month (`Dec.` is `December`; `mar`, `may`, `jun`
+    # and `jul` are words of their own)
+    **{short: _ENGLISH.stemWord(month) for short, month in (
+        ("jan", "january"), ("feb", "february"), ("apr", "april"), ("aug", "august"),
+        ("sep", "september"), ("sept", "september"), ("oct", "october"),
+        ("nov", "november"), ("dec", "december"))},
 }
 
 

@@ -27,6 +27,7 @@ from dataclasses import dataclass
 
 from services.text.atoms import QUOTE, AtomSpan, atoms, fold_blanks
 from services.text.lexical import terms_of, tokens_language, words
+from services.text.numbers import backed, values_of, written_numbers
 from services.verification.claims import canonical_text, has_digit, negates, numbers_of, read_items
 from services.verification.sources import SourceView
 from services.verification.support import CONFLICT_FACTOR, Evidence, best_window
@@ -128,11 +129,18 @@ def _check(
     evidence, covered = best_window(items, view, _ranks(items, claim, view, _title(span)))
     window_text = evidence.text
     conflicts: list[str] = []
+    held: set[str] = set()
     if numbers:
         held = set(numbers_of(words(window_text))) if has_digit(window_text) else set()
         covered |= numbers & held
-        if numbers - view.numbers and held - numbers:
-            conflicts.append("number")
+    absent = numbers - view.numbers
+    changed = False
+    if items - covered:
+        rescued, changed = _written(canonical, items, window_text, language)
+        covered |= items & rescued
+        absent -= rescued
+    if (absent and held - numbers) or changed:
+        conflicts.append("number")
     if negated != negates(words(window_text)):
         conflicts.append("negation")
     return AtomCheck(span, "", "lexical", evidence, items, items - covered, tuple(conflicts))
@@ -152,6 +160,30 @@ def _settle(check: AtomCheck, held_by_set: frozenset[str]) -> None:
     else:
         check.verdict = "partial"
     check.share = share
+
+
+def _written(
+    canonical: str, items: frozenset[str], window: str, language: str
+) -> tuple[set[str], bool]:
+    """The atom's items that state a number as people write it (a decade, a shortened
+    range, an approximation, a number in words; services.text.numbers) which a value of
+    the evidence window backs, and whether the window states other values for one it does
+    not back (a changed figure)."""
+    written, digits = written_numbers(canonical, language)
+    if not written:
+        return set(), False
+    values = values_of(window)
+    rescued: set[str] = set()
+    unbacked: set[str] = set()
+    for number in written:
+        stated = read_items(number.text, language)[0]
+        if backed(number, values):
+            if digits != canonical and number.text not in canonical:  # written in words
+                rescued |= items - read_items(digits, language)[0]
+            rescued |= stated
+        else:
+            unbacked |= stated
+    return rescued, bool(values) and bool(unbacked - rescued)
 
 
 def _ranks(
@@ -229,7 +261,9 @@ def _item_spans(
         while place >= 0:
             cjk = _CJK.match(prefix) is not None
             if (cjk or place == 0 or not lower[place - 1].isalnum()) and _own(span, place):
-                end = place + len(prefix) if cjk else _WORD_END.match(lower, place).end()
+                end = place + len(prefix)
+                if not cjk:
+                    end = _WORD_END.match(lower, place).end()  # type: ignore[union-attr]  # matches ""
                 word = lower[place:end]
                 if cjk or word == item or item in terms_of([word], language):
                     found.append((place, end))

@@ -199,3 +199,28 @@ def test_bad_input_an_answer_in_three_scripts_in_one_sentence() -> None:
     missing = "".join(support.missing)
     assert "北京" in missing and "Москве" in missing  # the answer's own spelling
     assert "Arnold" not in support.missing
+
+
+NUMBERS_PAGE = ["The company was founded in 2001.", "It employs 57 people.",
+                "The war lasted from 1939 to 1945.", "The road is 3.2 km long.",
+                "It opened on 2 December 2004.", "Das Werk hat 52 Mitarbeiter."]
+
+
+def test_numbers_people_write_match_their_exact_values() -> None:
+    view = _view(NUMBERS_PAGE)
+    for claim in ("The company was founded in the 2000s", "The company was founded in the 2000's",
+                  "It employs over fifty people", "It employs fifty-seven people",
+                  "The war lasted 1939–45", "The road is about 3 km long",
+                  "It opened on Dec. 2, 2004", "On 2 Dec 2004 it opened",
+                  "Das Werk hat über fünfzig Mitarbeiter"):
+        judged = judge_atoms(claim, view)
+        assert judged is not None
+        assert (judged.verdict, judged.conflicts) == ("supported", ()), claim
+
+
+def test_a_changed_number_is_still_a_conflict() -> None:
+    view = _view(NUMBERS_PAGE)
+    for claim in ("It employs 80 people", "The company was founded in the 1990s",
+                  "It employs under forty people"):
+        judged = judge_atoms(claim, view)
+        assert judged is not None and judged.verdict != "supported", claim

@@ -1,0 +1,107 @@
+"""Numbers as people write them: the values a claim's number stands for.
+
+A claim's number is usually exact (`1991`, `12,717`), but people also write:
+
+- decades: `the 1990s`, `1990's`, `2000s`, `'90s` (any year of the decade);
+- ranges with a shortened end: `1939–45` (the end is `1945`);
+- approximations: `about 3 km`, `over fifty`, `nearly 400`, `etwa 50`, `约50` (a value near
+  it; `over`/`more than` above it, `under`/`less than` below it);
+- numbers in words: `fifty`, `three million`, `fünfzig` (the languages text2num reads:
+  English, French, Spanish, Portuguese, German, Dutch, Danish, Italian).
+
+`written_numbers` finds them in a claim and gives, for each, the text that states it and the
+values that back it; `values_of` reads the numeric values a passage states, so that a
+claim's `2000's` matches a passage's `2001` instead of conflicting with it.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from text_to_num import alpha2digit
+
+from services.text.languages import UNDETERMINED
+
+APPROXIMATE = 0.25  # `about x`: within a quarter of x
+_WORDS_LANGUAGES = frozenset({"en", "fr", "es", "pt", "de", "nl", "da", "it"})
+_DECADE = re.compile(r"(?<![\w'’])(?:(\d{3})0['’]?s|['’](\d)0s)\b", re.IGNORECASE)
+_RANGE = re.compile(r"(?<!\d)(\d{2})(\d{2})\s*[–—-]\s*(\d{2})(?!\d)")
+_NEAR = (r"about|around|approximately|nearly|almost|roughly|some|circa|ca\.|c\.|"
+         r"etwa|rund|fast|ungefähr|environ|près de|presque|alrededor de|casi|cerca de|"
+         r"quasi|circa|bijna|ongeveer|omkring|около|почти|примерно|约|大约|近|約|およそ|약")
+_ABOVE = r"over|more than|at least|above|exceeding|über|mehr als|plus de|más de|mais de|oltre|более|свыше|超过|以上|이상"
+_BELOW = r"under|less than|below|fewer than|up to|unter|weniger als|moins de|menos de|meno di|менее|до|不到|未満|미만"
+_NUMBER = r"(\d[\d,.]*\d|\d)"
+_APPROXIMATE = re.compile(
+    rf"(?<!\w)(?:({_NEAR})|({_ABOVE})|({_BELOW}))\s*{_NUMBER}", re.IGNORECASE
+)
+_VALUE = re.compile(r"\d+(?:[,.]\d{3})*(?:[.,]\d+)?")
+_HAS_LETTER_NUMBER = re.compile(r"[^\W\d_]{3,}")
+
+
+@dataclass(frozen=True, slots=True)
+class WrittenNumber:
+    """A number as the claim writes it: the text stating it, and the range of values
+    that back it (inclusive)."""
+
+    text: str
+    low: float
+    high: float
+
+
+def written_numbers(text: str, language: str) -> tuple[list[WrittenNumber], str]:
+    """The decades, shortened ranges, approximations and numbers in words of a claim, and
+    the claim with its numbers in words as digits (itself when it has none); the text of a
+    number in words is its digits."""
+    found: list[WrittenNumber] = []
+    for match in _DECADE.finditer(text):
+        if match.group(1):
+            start = int(match.group(1)) * 10
+        else:
+            start = 1900 + int(match.group(2)) * 10
+        found.append(WrittenNumber(match.group(), start, start + 9))
+    for match in _RANGE.finditer(text):
+        century, first, last = match.group(1), match.group(2), match.group(3)
+        if int(last) > int(first):
+            end = float(century + last)
+            found.append(WrittenNumber(last, end, end))
+    digits = text
+    if language == UNDETERMINED:
+        language = "en"  # (too few words to tell: read as English, as terms are)
+    if language in _WORDS_LANGUAGES and _HAS_LETTER_NUMBER.search(text):
+        converted = alpha2digit(text, language)
+        if converted != text:
+            digits = converted
+            known = set(_VALUE.findall(text))
+            for value in _VALUE.findall(converted):
+                if value not in known:
+                    number = _number(value)
+                    found.append(WrittenNumber(value, number, number))
+    for match in _APPROXIMATE.finditer(digits):
+        value = _number(match.group(4))
+        if match.group(1):
+            low, high = value * (1 - APPROXIMATE), value * (1 + APPROXIMATE)
+        elif match.group(2):
+            low, high = value, value * (1 + 2 * APPROXIMATE)
+        else:
+            low, high = value * (1 - 2 * APPROXIMATE), value
+        found.append(WrittenNumber(match.group(4), low, high))
+    return found, digits
+
+
+def values_of(text: str) -> list[float]:
+    """The numeric values `text` states in digits (`12,717` is 12717, `3.5` is 3.5)."""
+    return [_number(value) for value in _VALUE.findall(text)]
+
+
+def _number(text: str) -> float:
+    """The value of a digit string with thousands separators or a decimal mark."""
+    if re.fullmatch(r"\d{1,3}(?:[,.]\d{3})+", text):
+        return float(re.sub(r"[,.]", "", text))
+    return float(text.replace(",", "."))
+
+
+def backed(number: WrittenNumber, values: list[float]) -> bool:
+    """Whether one of `values` backs the written number."""
+    return any(number.low <= value <= number.high for value in values)
