@@ -16,8 +16,8 @@ conflict (`number`: a number of the atom the source lacks while its evidence has
 evidence of another atom (the claim's evidence set: a name said in one sentence, `he` in the
 next). The claim's score is the mean of three shares: the item-weighted mean of its atoms'
 (halved per kind of conflict), its items found anywhere in the source, and its weakest
-atom's. The missing words are the answer's own: every word of an unsupported atom, and the
-words of any other atom whose items its own evidence lacks, as spans of the claim text.
+atom's. The missing words are the answer's own: the words of each atom whose items its own evidence
+lacks, as spans of the claim text.
 """
 
 from __future__ import annotations
@@ -218,17 +218,10 @@ def _verbatim(quote: str, view: SourceView) -> Evidence | None:
 
 
 def _missing_words(text: str, check: AtomCheck, language: str) -> list[tuple[int, int]]:
-    """The spans of the atom's words its own evidence lacks (every word of an unsupported
-    atom). A lacking item is looked for where a word of the atom starts with it (or with
+    """The spans of the atom's words whose items its own evidence lacks. A lacking item is looked for where a word of the atom starts with it (or with
     it less its last letter: `gloomi`, `gloomy`) and that word's term is the item; an
     item not found so is looked for word by word."""
     span = check.span
-    if check.verdict == "unsupported":
-        return [
-            (match.start(), match.end())
-            for match in _SURFACE.finditer(text, span.start, span.end)
-            if _own(span, match.start())
-        ]
     lower = text.lower()
     if len(lower) != len(text):
         return _word_by_word(text, check, check.unbacked, language)

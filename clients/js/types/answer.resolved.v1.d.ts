@@ -61,6 +61,16 @@ export interface AnswerUnitIn {
   text: string;
 }
 
+/** Words of the answer as they are written there: `text` is `answer.text[start:end]`
+(code points; `start_utf16`/`end_utf16` in UTF-16 code units, for JavaScript). */
+export interface AnswerWord {
+  end: number;
+  end_utf16: number | null;
+  start: number;
+  start_utf16: number | null;
+  text: string;
+}
+
 /** Diagnostic only: the closest text found for a quote that was not found. Never a span. */
 export interface ApproximateMatch {
   chunk_id: string | null;
@@ -70,6 +80,21 @@ export interface ApproximateMatch {
   source_index: number;
   start_char: number;
   text: string;
+}
+
+/** One atomic claim of a cited sentence (a clause, a coordinated part, an apposition, a
+parenthetical, a quote, a number or date) and its own verdict: `text` is
+`answer.text[start:end]`; its evidence is the passage `link` (an index in `links`) or
+the window `evidence` of the cited source; `judge` is `verbatim` for a quote found
+word for word. */
+export interface Atom {
+  end: number;
+  evidence: SourceSpan | null;
+  judge: string;
+  link: number | null;
+  start: number;
+  text: string;
+  verdict: "supported" | "partial" | "unsupported";
 }
 
 /** A retrieved passage of a source, with where it sits in its section. */
@@ -325,19 +350,24 @@ export interface SpanResolution {
 the evidence (its locator is there); `evidence` is the best-supporting window of the
 cited source as a span, only where no passage is the evidence (a source without
 passages; a verbatim sentence: its span);
-`missing` the claim's words and numbers the source lacks; `conflicts` what disagrees
+`missing` the claim's words and numbers the source lacks (as terms, the older form),
+`missing_words` the same words as the answer writes them, with their offsets in the
+answer text; `atoms` the sentence's atomic claims, each with its own verdict and
+evidence (together, the citation's evidence set); `conflicts` what disagrees
 (`number`, `negation`, `name`); `better_source` another supplied source that supports the
 claim clearly better; `judge` what gave the verdict (`lexical`, `verbatim`, `nli:<model>`);
 `reason` why a verdict is `unverifiable` (`cross_language`: claim and source are in
 different languages; `no_source_text`; `nothing_to_check`), or why a cross-language
 claim is `unsupported` (`cross_language`: its numbers or names are not in the source). */
 export interface Support {
+  atoms: Array<Atom>;
   better_source: number | null;
   conflicts: Array<string>;
   evidence: SourceSpan | null;
   judge: string;
   link: number | null;
   missing: Array<string>;
+  missing_words: Array<AnswerWord>;
   reason: string | null;
   score: number;
   verdict: "supported" | "partial" | "unsupported" | "unverifiable";

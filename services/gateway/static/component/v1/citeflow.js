@@ -75,6 +75,10 @@ mark[data-citeflow-quote] { background: var(--citeflow-quote, #ffc233); color: i
 .pdf-quote { position: absolute; pointer-events: none; mix-blend-mode: multiply;
   background: var(--citeflow-quote, rgba(255, 170, 0, .5));
   box-shadow: 0 0 0 1px var(--citeflow-quote-edge, #b98500); }
+/* The answer's words the cited source does not back, while the citation is under the pointer. */
+::highlight(citeflow-missing) { text-decoration: underline wavy var(--citeflow-warn, #b35900);
+  text-decoration-thickness: 1.5px; }
+.card .missing { margin: .3rem 0 0; font-size: .85rem; }
 .panel-why { margin: .4rem 0; font-size: .9rem; }
 .panel-why[hidden] { display: none; }
 /* Highlight boxes are placed in percentages of the figure: the border is the figure's and the
@@ -356,6 +360,13 @@ mark[data-citeflow-quote] { background: var(--citeflow-quote, #ffc233); color: i
         }
         const verdict = this.verdictOf(citation);
         if (verdict) card.append(element("span", {class: "verdict verdict-" + verdict}, verdict));
+        const missing = citation.support && citation.support.missing || [];
+        if (missing.length) {
+          const words = missing.join(", ");
+          card.append(element("p", {class: "missing", dir: direction(words)},
+            "Not in the source: " + words));
+        }
+        this.underline(chip, citation);
         const passage = link ? link.locator.selector.exact : (source && source.excerpt) || "";
         card.append(element("p", {class: "passage", dir: direction(passage)},
           passage.length > 280 ? passage.slice(0, 277) + "…" : passage));
@@ -370,6 +381,42 @@ mark[data-citeflow-quote] { background: var(--citeflow-quote, #ffc233); color: i
 
     hideCard() {
       this.card.hidden = true;
+      const highlights = window.CSS && window.CSS.highlights;
+      if (highlights) highlights.delete("citeflow-missing");
+    }
+
+    // Underline the answer's words the citation's source does not back (`missing_words`, in
+    // answer order): each is looked for backwards from the chip, the sentence it closes
+    // being the text before it; a word not found there is left alone.
+    underline(chip, citation) {
+      const words = citation && citation.support && citation.support.missing_words || [];
+      const highlights = window.CSS && window.CSS.highlights;
+      if (!words.length || !highlights || !window.Highlight) return;
+      const nodes = [];
+      const walker = document.createTreeWalker(this.answerBox, NodeFilter.SHOW_TEXT);
+      let flat = "";
+      let end = -1;
+      for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+        if (end < 0 && chip.contains(node)) end = flat.length;
+        nodes.push([node, flat.length]);
+        flat += node.data;
+      }
+      if (end < 0) end = flat.length;
+      const ranges = [];
+      for (const word of [...words].reverse()) {
+        const at = flat.lastIndexOf(word.text, end - word.text.length);
+        if (at < 0) continue;
+        end = at;
+        const range = new Range();
+        const place = (offset) => {
+          const found = nodes.findLast(([, start]) => start <= offset);
+          return [found[0], offset - found[1]];
+        };
+        range.setStart(...place(at));
+        range.setEnd(...place(at + word.text.length - 1).map((v, i) => (i ? v + 1 : v)));
+        ranges.push(range);
+      }
+      highlights.set("citeflow-missing", new window.Highlight(...ranges));
     }
 
     // ---- the panel --------------------------------------------------------------------
