@@ -135,16 +135,15 @@ def sentences_in(texts: Sequence[str], sentences: Sequence[str]) -> frozenset[in
 
 
 def _evidence_texts(result: AnswerFormatted, support: Support) -> list[str]:
-    """The texts of a citation's evidence: every atom's, else the passage or span."""
+    """The texts of a citation's evidence set: every atom's window, and the sentence's
+    passage (`link`) or span."""
     texts = [atom.evidence.quote for atom in support.atoms if atom.evidence is not None]
     texts += [result.links[atom.link].passage for atom in support.atoms if atom.link is not None]
-    if texts:
-        return texts
     if support.link is not None:
-        return [result.links[support.link].passage]
+        texts.append(result.links[support.link].passage)
     if support.evidence is not None:
-        return [support.evidence.quote]
-    return []
+        texts.append(support.evidence.quote)
+    return texts
 
 
 def judge_claim(claim: str, sentences: Sequence[str], number: int) -> Judged:
