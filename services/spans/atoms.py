@@ -6,7 +6,9 @@ verdict, score and conflicts from its claim's atoms; each atom becomes an `Atom`
 answer text with its own evidence window as a `SourceSpan` (together, the citation's
 evidence set), and the missing words become `AnswerWord`s: the answer's own words at their
 offsets in the answer text (`missing` lists the same words as strings, the older form).
-The citation's `link` (its sentence's passage) and `better_source` stay as they were found.
+The citation's `link` (its sentence's passage) and `better_source` stay as they were found;
+a sentence of one atom whose passage the citations stage counted is judged from those
+counts, the passage its atom's evidence (`Atom.link`).
 """
 
 from __future__ import annotations
@@ -19,7 +21,13 @@ from schemas.spans import AnswerWord, Atom, SourceSpan, Support
 from services.spans.locators import Locators
 from services.spans.resolve import source_span
 from services.spans.sections import Piece, utf16_offsets
-from services.verification.atoms import AtomsJudged, judge_atoms
+from services.verification.atoms import (
+    AtomsJudged,
+    Counts,
+    judge_atoms,
+    judge_counted,
+    one_atom,
+)
 from services.verification.sources import SourceView
 from services.verification.support import Evidence, rounded_score
 
@@ -30,12 +38,14 @@ _atom = maker(Atom)
 @dataclass(slots=True)
 class Pending:
     """A citation whose verdict its atoms make: where its support entry is, its claim and
-    where the claim starts in the answer text, and the source it cites."""
+    where the claim starts in the answer text, the source it cites, and the counts of its
+    sentence's passage there when the citations stage made them."""
 
     position: int
     claim: str
     offset: int
     source: int
+    counts: Counts | None = None
 
 
 def with_atoms(
@@ -50,10 +60,16 @@ def with_atoms(
     utf16: Callable[[int], int] | None = None
     for item in pending:
         entry = support[item.position]
-        view = views(item.source)
-        if entry is None or view is None:
+        if entry is None:
             continue
-        judged = judge_atoms(item.claim, view)
+        # A sentence of one atom with a counted passage: the passage is its evidence (no
+        # source view to build); otherwise each atom finds its own in the source.
+        single = one_atom(item.claim) if item.counts is not None else None
+        if single is not None and item.counts is not None:
+            judged: AtomsJudged | None = judge_counted(item.claim, single, item.counts)
+        else:
+            view = views(item.source)
+            judged = judge_atoms(item.claim, view) if view is not None else None
         if judged is None:
             continue
         if utf16 is None:
@@ -73,7 +89,7 @@ def with_atoms(
                     "start": item.offset + check.span.start,
                     "end": item.offset + check.span.end,
                     "verdict": check.verdict,
-                    "link": None,
+                    "link": fields["link"] if check.evidence is None else None,
                     "evidence": _span(check.evidence, found, locators),
                     "judge": check.judge,
                 }

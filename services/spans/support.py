@@ -37,6 +37,7 @@ from services.text.extraction import blank
 from services.text.languages import UNDETERMINED, language_of
 from services.text.lexical import NO_NAMES, name_terms
 from services.verification.claims import surface_words
+from services.verification.atoms import Counts
 from services.verification.crosslang import crosses, source_language
 from services.verification.judges import LEXICAL, Judge, verdict_of
 from services.verification.quality import SentenceClaim, with_single_citations
@@ -179,8 +180,8 @@ class DecidedSingles:
         self.sentences = 0  # their sentences with words (ALCE's), and those supported
         self.supported = 0
         self.better = 0  # their better sources found
-        # (position, sentence index, claim, source) of those decided lexically
-        self.judged: list[tuple[int, int, str, int]] = []
+        # (position, sentence index, claim, source, passage counts) of those decided lexically
+        self.judged: list[tuple[int, int, str, int, Counts]] = []
         self.judged_supported = 0  # of them, supported by their sentence's counts
 
     def decide(self, sentence: int, text: str, position: int, source: int) -> bool:
@@ -228,7 +229,9 @@ class DecidedSingles:
             LEXICAL.name, better,
         )
         self.better += better is not None
-        self.judged.append((position, sentence, text, source))
+        counts = Counts(size, absent, fields.get("lacking", 0),
+                        fields.get("lacking_items") or (), conflicts)
+        self.judged.append((position, sentence, text, source, counts))
         self.sentences += 1  # (its items are words or numbers)
         self.supported += verdict == "supported"
         self.judged_supported += verdict == "supported"
@@ -473,14 +476,14 @@ def citation_support(
             pending.append(Pending(claim.position, claim.text, offset, claim.source_index))
     if decided is not None:
         pending += [
-            Pending(position, claim, text.find(claim, starts[sentence]), source)
-            for position, sentence, claim, source in decided.judged
+            Pending(position, claim, text.find(claim, starts[sentence]), source, counts)
+            for position, sentence, claim, source, counts in decided.judged
         ]
         with_atoms(support, pending, ctx.text, by_source.view, by_source.pieces, ctx.locators)
         # ALCE counts the sentences decided here that their atoms support
         decided.supported += sum(
             entry.verdict == "supported"
-            for entry in (support[position] for position, _, _, _ in decided.judged)
+            for entry in (support[position] for position, _, _, _, _ in decided.judged)
             if entry is not None
         ) - decided.judged_supported
     return support, _quality(result, decided, support)

@@ -86,6 +86,14 @@ def atoms(text: str) -> list[AtomSpan]:
 def _spans(text: str) -> list[tuple[int, int, int, str]]:
     """(start, end, kind, the text outside quotes and brackets) of each atom."""
     chars = set(text)
+    if (
+        _OPENING.isdisjoint(chars)
+        and _DELIMITING.isdisjoint(chars)
+        and _CONJUNCTION_WORDS.isdisjoint(text.lower().split())
+        and (text.isascii() or _CJK_JOINS.search(text) is None)
+    ):  # nothing cuts it: one part (the common short sentence, decided in C)
+        whole = _trimmed(text, 0, len(text))
+        return [(whole[0], whole[1], PART, text)] if whole else []
     inner = [] if _OPENING.isdisjoint(chars) else _enclosed(text)
     rest = text
     found: list[tuple[int, int, int]] = []

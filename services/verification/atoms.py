@@ -23,6 +23,7 @@ lacks, as spans of the claim text.
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from services.text.atoms import QUOTE, AtomSpan, atoms, fold_blanks
@@ -52,6 +53,20 @@ class AtomCheck:
     conflicts: tuple[str, ...]
     share: float = 1.0  # of its items held (see `_settle`)
     unbacked: frozenset[str] = frozenset()  # items its own evidence lacks
+
+
+@dataclass(slots=True)
+class Counts:
+    """What the citations stage counted of a claim against its passage
+    (services.citations.checks): its `size` items, those the source lacks (`absent`), how
+    many more the passage lacks (`lacking`, listed in `lacking_items` when known), and the
+    conflicts with the passage."""
+
+    size: int
+    absent: Sequence[str]
+    lacking: int
+    lacking_items: Sequence[str]
+    conflicts: Sequence[str]
 
 
 @dataclass(slots=True)
@@ -94,13 +109,13 @@ def judge_atoms(text: str, view: SourceView) -> AtomsJudged | None:
     ) / (len(claim_items) or total)
     weakest = min(check.share for check in checks)
     conflicts = tuple(sorted({kind for check in checks for kind in check.conflicts}))
-    score = (held * CONFLICT_FACTOR ** len(conflicts) + anywhere + weakest) / 3
+    score = _score(held, anywhere, weakest, len(conflicts))
     verdicts = {check.verdict for check in checks}
     verdict = verdicts.pop() if len(verdicts) == 1 else "partial"
     missing: list[tuple[int, int]] = []
     for check in checks:
         if check.verdict != "supported" or check.unbacked:
-            missing += _missing_words(text, check, language)
+            missing += _missing_words(text, check, _Language(text, language))
     return AtomsJudged(verdict, score, checks, conflicts, missing)
 
 
@@ -153,13 +168,44 @@ def _settle(check: AtomCheck, held_by_set: frozenset[str]) -> None:
     share = (len(items) - len(lacking)) / len(items)
     check.unbacked = check.lacking
     check.lacking = lacking
-    if share >= ATOM_SUPPORTED and not check.conflicts:
-        check.verdict = "supported"
-    elif share < ATOM_PARTIAL:
-        check.verdict = "unsupported"
-    else:
-        check.verdict = "partial"
+    check.verdict = _atom_verdict(share, bool(check.conflicts))
     check.share = share
+
+
+def _atom_verdict(share: float, conflicts: bool) -> str:
+    """An atom's verdict from the share of its items its evidence holds."""
+    if share >= ATOM_SUPPORTED and not conflicts:
+        return "supported"
+    return "unsupported" if share < ATOM_PARTIAL else "partial"
+
+
+def _score(held: float, anywhere: float, weakest: float, conflicts: int) -> float:
+    """The claim's score (see the module docstring)."""
+    return (held * CONFLICT_FACTOR**conflicts + anywhere + weakest) / 3
+
+
+def one_atom(text: str) -> AtomSpan | None:
+    """The sentence's only atom when it has one part and no quote, else None."""
+    spans = atoms(text)
+    return spans[0] if len(spans) == 1 and spans[0].kind != QUOTE else None
+
+
+def judge_counted(text: str, span: AtomSpan, counts: Counts) -> AtomsJudged:
+    """A sentence of one atom judged from the counts of its passage, the atom's evidence:
+    the verdict, score and missing words `judge_atoms` gives an atom whose evidence is that
+    passage."""
+    size, absent, lacking = counts.size, counts.absent, counts.lacking
+    share = (size - len(absent) - lacking) / size
+    anywhere = (size - len(absent)) / size
+    unbacked = frozenset([*absent, *counts.lacking_items])
+    conflicts = counts.conflicts
+    check = AtomCheck(span, _atom_verdict(share, bool(conflicts)), "lexical", None,
+                      frozenset(), unbacked, tuple(conflicts), share, unbacked)
+    missing: list[tuple[int, int]] = []
+    if unbacked:
+        missing = _missing_words(text, check, _Language(text))
+    score = _score(share, anywhere, share, len(conflicts))
+    return AtomsJudged(check.verdict, score, [check], tuple(conflicts), missing)
 
 
 def _written(
@@ -217,14 +263,30 @@ def _verbatim(quote: str, view: SourceView) -> Evidence | None:
     return None
 
 
-def _missing_words(text: str, check: AtomCheck, language: str) -> list[tuple[int, int]]:
+class _Language:
+    """A claim's language, read when first asked (most missing words need none)."""
+
+    __slots__ = ("_text", "_value")
+
+    def __init__(self, text: str, value: str | None = None) -> None:
+        self._text = text
+        self._value = value
+
+    def get(self) -> str:
+        """The language (services.text.lexical.tokens_language of the claim's words)."""
+        if self._value is None:
+            self._value = tokens_language(words(canonical_text(self._text)))
+        return self._value
+
+
+def _missing_words(text: str, check: AtomCheck, language: _Language) -> list[tuple[int, int]]:
     """The spans of the atom's words whose items its own evidence lacks. A lacking item is looked for where a word of the atom starts with it (or with
     it less its last letter: `gloomi`, `gloomy`) and that word's term is the item; an
     item not found so is looked for word by word."""
     span = check.span
     lower = text.lower()
     if len(lower) != len(text):
-        return _word_by_word(text, check, check.unbacked, language)
+        return _word_by_word(text, check, check.unbacked, language.get())
     found: set[tuple[int, int]] = set()
     rest: set[str] = set()
     for item in check.unbacked:
@@ -234,7 +296,7 @@ def _missing_words(text: str, check: AtomCheck, language: str) -> list[tuple[int
         else:
             rest.add(item)
     if rest:
-        found.update(_word_by_word(text, check, frozenset(rest), language))
+        found.update(_word_by_word(text, check, frozenset(rest), language.get()))
     return sorted(found)
 
 
@@ -245,7 +307,7 @@ def _own(span: AtomSpan, position: int) -> bool:
 
 
 def _item_spans(
-    text: str, lower: str, span: AtomSpan, item: str, language: str
+    text: str, lower: str, span: AtomSpan, item: str, language: _Language
 ) -> list[tuple[int, int]]:
     """The atom's words whose term is `item`, found by where they start."""
     found: list[tuple[int, int]] = []
@@ -258,7 +320,9 @@ def _item_spans(
                 if not cjk:
                     end = _WORD_END.match(lower, place).end()  # type: ignore[union-attr]  # matches ""
                 word = lower[place:end]
-                if cjk or word == item or item in terms_of([word], language):
+                # a word a letter or two longer than its stem is its word (`studies`,
+                # `studi`); a longer one is checked (`art` does not find `artist`)
+                if cjk or len(word) <= len(item) + 2 or item in terms_of([word], language.get()):
                     found.append((place, end))
             place = lower.find(prefix, place + 1, span.end)
         if found:
