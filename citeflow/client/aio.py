@@ -34,6 +34,7 @@ class AsyncClient:
                  limits: httpx.Limits = core.LIMITS) -> None:
         self.url, self.api_key = core.settings(url, api_key)
         self.retry = retry or RetryPolicy()
+        self._refusals = core.Refusals()
         self._http = httpx.AsyncClient(base_url=self.url, headers=core.headers(self.api_key),
                                        timeout=timeout, transport=transport,
                                        limits=limits)
@@ -50,7 +51,9 @@ class AsyncClient:
     async def submit(self, answer: Answer, *, wait: float | None = None,
                      idempotency_key: str | None = None) -> Accepted | Result:
         """See `Client.submit`."""
-        return core.submitted(await self._send(core.answer_call(answer, wait, idempotency_key)))
+        call = core.answer_call(answer, wait, idempotency_key)
+        with self._refusals.watch(call.answer_id):
+            return core.submitted(await self._send(call))
 
     async def submit_many(self, answers: Iterable[Answer], *,
                           idempotency_key: str | None = None) -> BatchResult:
@@ -66,8 +69,10 @@ class AsyncClient:
                               idempotency_key: str | None = None) -> Accepted | Result:
         """See `Client.submit_provider`."""
         extra = {"query": query, "options": options, "metadata": metadata}
-        return core.submitted(await self._send(core.provider_call(
-            provider, response, request, answer_id, extra, wait, idempotency_key)))
+        call = core.provider_call(provider, response, request, answer_id, extra, wait,
+                                  idempotency_key)
+        with self._refusals.watch(call.answer_id):
+            return core.submitted(await self._send(call))
 
     async def upload_document(self, source: str | os.PathLike[str] | bytes, *,
                               doc_id: str | None = None, title: str | None = None,
@@ -83,6 +88,7 @@ class AsyncClient:
     async def wait(self, answer_id: str, timeout: float = 60.0, *,
                    poll: float = 0.2) -> Result:
         """See `Client.wait`."""
+        self._refusals.check(answer_id)
         deadline = time.monotonic() + timeout
         delay = poll
         while True:
@@ -97,6 +103,10 @@ class AsyncClient:
                 raise CiteflowError.local("timeout", f"{answer_id} not final in {timeout} s")
             await asyncio.sleep(delay)
             delay = min(delay * 1.5, 2.0)
+
+    def viewer_url(self, answer_id: str) -> str:
+        """See `Client.viewer_url`."""
+        return core.viewer_url(self.url, answer_id, self.api_key)
 
     async def list(self, **filters: Any) -> AsyncIterator[AnswerState]:
         """See `Client.list`."""
@@ -128,7 +138,8 @@ class AsyncClient:
                     files=call.files, data=call.data, headers=call.headers)
             except httpx.TransportError as exc:
                 if last or not call.replayable:
-                    raise CiteflowError.local("network_error", repr(exc)) from exc
+                    raise CiteflowError.local("network_error",
+                                              f"{self.url}: {exc!r}") from exc
                 await self._pause(RetryInfo(attempt + 1, policy.delay(attempt, None), None,
                                             None, repr(exc)))
                 continue

@@ -5,11 +5,14 @@ from __future__ import annotations
 
 import os
 import uuid
-from collections.abc import Iterable, Mapping
+from collections import OrderedDict
+from collections.abc import Iterable, Iterator, Mapping
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
 from typing import Any
+from urllib.parse import quote
 
 import httpx
 import orjson
@@ -40,6 +43,51 @@ def headers(api_key: str | None) -> dict[str, str]:
     return found
 
 
+def viewer_url(base: str, answer_id: str, api_key: str | None) -> str:
+    """The gateway's viewer page of an answer; the key in the fragment (`#key=`, never sent
+    to a server) when there is one, as the page reads it."""
+    page = f"{base}/answers/{quote(answer_id, safe='')}"
+    return f"{page}#key={quote(api_key, safe='')}" if api_key else page
+
+
+class Refusals:
+    """The last refused submit of each answer id this client sent (the most recent
+    `MAX_REFUSALS`): `wait` raises it at once rather than polling for an answer that will not
+    come, or reading an earlier answer under the same id."""
+
+    MAX_REFUSALS = 1024
+
+    def __init__(self) -> None:
+        self._errors: OrderedDict[str, CiteflowError] = OrderedDict()
+
+    @contextmanager
+    def watch(self, answer_id: str | None) -> Iterator[None]:
+        """Note the submit of `answer_id` in the block: a CiteflowError is kept (and
+        raised), a success forgets an earlier one."""
+        try:
+            yield
+        except CiteflowError as exc:
+            if answer_id:
+                self._errors[answer_id] = exc
+                self._errors.move_to_end(answer_id)
+                while len(self._errors) > self.MAX_REFUSALS:
+                    self._errors.popitem(last=False)
+            raise
+        if answer_id:
+            self._errors.pop(answer_id, None)
+
+    def check(self, answer_id: str | None) -> None:
+        """Raise what there is to know before waiting for `answer_id`."""
+        if not answer_id:
+            raise CiteflowError.local(
+                "no_answer_id", f"wait needs an answer id, got {answer_id!r}",
+                "a hook's answer_id is None until its chain has run and produced text")
+        refused = self._errors.get(answer_id)
+        if refused is not None:
+            raise CiteflowError(refused.problem, retry_after=refused.retry_after,
+                                hint=refused.hint) from refused
+
+
 @dataclass
 class Call:
     """One logical request: retried as a whole, under the same Idempotency-Key."""
@@ -54,6 +102,8 @@ class Call:
     # Safe to send again after a network error: reads, and submits under an
     # Idempotency-Key (the gateway replays the first response).
     replayable: bool = True
+    # The answer a submit sends (for `Refusals`).
+    answer_id: str | None = None
 
 
 def as_dict(answer: Answer) -> dict[str, Any]:
@@ -65,16 +115,17 @@ def as_dict(answer: Answer) -> dict[str, Any]:
     return data
 
 
-def submit_call(path: str, body: bytes, wait: float | None,
+def submit_call(path: str, body: dict[str, Any], wait: float | None,
                 idempotency_key: str | None) -> Call:
     params = {"wait": f"{wait:g}"} if wait else {}
-    return Call("POST", path, params, body, headers={
+    return Call("POST", path, params, orjson.dumps(body), headers={
         "Content-Type": "application/json",
-        "Idempotency-Key": idempotency_key or uuid.uuid4().hex})
+        "Idempotency-Key": idempotency_key or uuid.uuid4().hex},
+        answer_id=str(body["answer_id"]))
 
 
 def answer_call(answer: Answer, wait: float | None, key: str | None) -> Call:
-    return submit_call("/v1/answers", orjson.dumps(as_dict(answer)), wait, key)
+    return submit_call("/v1/answers", as_dict(answer), wait, key)
 
 
 def provider_call(provider: str, response: Any, request: Any, answer_id: str | None,
@@ -83,7 +134,7 @@ def provider_call(provider: str, response: Any, request: Any, answer_id: str | N
             **{k: _plain(v) for k, v in extra.items() if v is not None}}
     if request is not None:
         line["request"] = _plain(request)
-    return submit_call(f"/v1/providers/{provider}/answers", orjson.dumps(line), wait, key)
+    return submit_call(f"/v1/providers/{provider}/answers", line, wait, key)
 
 
 def batch_call(answers: Iterable[Answer], key: str | None) -> Call:

@@ -34,6 +34,7 @@ class Client:
                  limits: httpx.Limits = core.LIMITS) -> None:
         self.url, self.api_key = core.settings(url, api_key)
         self.retry = retry or RetryPolicy()
+        self._refusals = core.Refusals()
         self._http = httpx.Client(base_url=self.url, headers=core.headers(self.api_key),
                                   timeout=timeout, transport=transport,
                                   limits=limits)
@@ -52,7 +53,9 @@ class Client:
                idempotency_key: str | None = None) -> Accepted | Result:
         """Submit one answer (an `AnswerSubmitted` or a dict; an answer_id is made if it has
         none). With `wait` seconds, the result if it is ready in time, else the 202."""
-        return core.submitted(self._send(core.answer_call(answer, wait, idempotency_key)))
+        call = core.answer_call(answer, wait, idempotency_key)
+        with self._refusals.watch(call.answer_id):
+            return core.submitted(self._send(call))
 
     def submit_many(self, answers: Iterable[Answer], *,
                     idempotency_key: str | None = None) -> BatchResult:
@@ -68,8 +71,10 @@ class Client:
         """Submit an LLM provider's own response (e.g. "anthropic" with its Message and the
         request that carried the documents); the gateway normalises its citations."""
         extra = {"query": query, "options": options, "metadata": metadata}
-        return core.submitted(self._send(core.provider_call(
-            provider, response, request, answer_id, extra, wait, idempotency_key)))
+        call = core.provider_call(provider, response, request, answer_id, extra, wait,
+                                  idempotency_key)
+        with self._refusals.watch(call.answer_id):
+            return core.submitted(self._send(call))
 
     def upload_document(self, source: str | os.PathLike[str] | bytes, *,
                         doc_id: str | None = None, title: str | None = None,
@@ -84,7 +89,9 @@ class Client:
         return core.read_result(self._send(Call("GET", f"/v1/answers/{answer_id}")))
 
     def wait(self, answer_id: str, timeout: float = 60.0, *, poll: float = 0.2) -> Result:
-        """Poll until the answer is final (formatted, rejected, dead-lettered)."""
+        """Poll until the answer is final (formatted, rejected, dead-lettered). If this
+        client's last submit of `answer_id` was refused, that error is raised at once."""
+        self._refusals.check(answer_id)
         deadline = time.monotonic() + timeout
         delay = poll
         while True:
@@ -99,6 +106,11 @@ class Client:
                 raise CiteflowError.local("timeout", f"{answer_id} not final in {timeout} s")
             time.sleep(delay)
             delay = min(delay * 1.5, 2.0)
+
+    def viewer_url(self, answer_id: str) -> str:
+        """The gateway's page showing the answer, with this client's key as `#key=` (the
+        fragment stays in the browser)."""
+        return core.viewer_url(self.url, answer_id, self.api_key)
 
     def list(self, **filters: Any) -> Iterator[AnswerState]:
         """Every answer matching the filters (model, status, since, until, has_problems,
@@ -134,7 +146,8 @@ class Client:
                     files=call.files, data=call.data, headers=call.headers)
             except httpx.TransportError as exc:
                 if last or not call.replayable:
-                    raise CiteflowError.local("network_error", repr(exc)) from exc
+                    raise CiteflowError.local("network_error",
+                                              f"{self.url}: {exc!r}") from exc
                 self._pause(RetryInfo(attempt + 1, policy.delay(attempt, None), None, None,
                                       repr(exc)))
                 continue

@@ -179,3 +179,37 @@ def test_the_async_client_retries_the_same_way() -> None:
     assert seen[0].headers["idempotency-key"] == seen[1].headers["idempotency-key"]
 
 
+
+
+def test_a_refused_submit_is_raised_by_wait_until_a_later_one_is_taken() -> None:
+    answer = _answers(1, "r")[0]
+    requests, transport = _scripted([_problem(409, "answer_id_conflict"),
+                                     httpx.Response(202, json=ACCEPTED),
+                                     httpx.Response(200, json={"answer_id": "a-1", "tenant": "t", "status": "rejected"},
+                                                    headers={"citeflow-status": "rejected"})])
+    with _client(transport, []) as client:
+        with pytest.raises(CiteflowError):
+            client.submit(answer)
+        with pytest.raises(CiteflowError, match="answer_id_conflict.*new answer_id"):
+            client.wait(answer["answer_id"])
+        client.submit(answer, idempotency_key="again")
+        assert client.wait(answer["answer_id"]).final
+    assert [r.method for r in requests] == ["POST", "POST", "GET"]
+
+
+def test_the_viewer_url_carries_the_key_in_its_fragment() -> None:
+    with Client("http://gw:8000/", "k/1+2") as client:
+        assert client.viewer_url("a b") == "http://gw:8000/answers/a%20b#key=k%2F1%2B2"
+    with Client("http://gw:8000", "") as client:
+        client.api_key = None
+        assert client.viewer_url("a") == "http://gw:8000/answers/a"
+
+
+def test_a_network_error_names_the_address_and_what_to_do() -> None:
+    def refuse(request: httpx.Request) -> httpx.Response:
+        raise httpx.ConnectError("refused", request=request)
+
+    with _client(httpx.MockTransport(refuse), []) as client, \
+            pytest.raises(CiteflowError) as raised:
+        client.get("a")
+    assert "http://gw" in str(raised.value) and "gateway running" in str(raised.value)
