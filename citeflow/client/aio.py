@@ -4,14 +4,13 @@ from __future__ import annotations
 
 import asyncio
 import os
-import time
-from collections.abc import AsyncIterator, Iterable, Mapping
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Mapping
 from typing import Any
 
 import httpx
 
 from citeflow.client import core
-from citeflow.client.core import Answer, Call
+from citeflow.client.core import Answer, Call, Polled
 from citeflow.client.errors import CiteflowError
 from citeflow.client.models import (
     Accepted,
@@ -82,6 +81,16 @@ class AsyncClient:
         response = core.checked(await self._send(call))
         return Document.model_validate_json(response.content)
 
+    async def document(self, doc_id: str) -> Document:
+        """See `Client.document`."""
+        response = core.checked(await self._send(Call("GET", f"/v1/documents/{doc_id}")))
+        return Document.model_validate_json(response.content)
+
+    async def wait_document(self, doc_id: str, timeout: float = 60.0, *,
+                            poll: float = 0.2) -> Document:
+        """See `Client.wait_document`."""
+        return await self._until_final(self.document, doc_id, timeout, poll)
+
     async def get(self, answer_id: str) -> Result:
         return core.read_result(await self._send(Call("GET", f"/v1/answers/{answer_id}")))
 
@@ -89,20 +98,7 @@ class AsyncClient:
                    poll: float = 0.2) -> Result:
         """See `Client.wait`."""
         self._refusals.check(answer_id)
-        deadline = time.monotonic() + timeout
-        delay = poll
-        while True:
-            try:
-                found = await self.get(answer_id)
-                if not isinstance(found, AnswerState) or found.final:
-                    return found
-            except CiteflowError as exc:
-                if exc.status != 404:
-                    raise
-            if time.monotonic() + delay > deadline:
-                raise CiteflowError.local("timeout", f"{answer_id} not final in {timeout} s")
-            await asyncio.sleep(delay)
-            delay = min(delay * 1.5, 2.0)
+        return await self._until_final(self.get, answer_id, timeout, poll)
 
     def viewer_url(self, answer_id: str) -> str:
         """See `Client.viewer_url`."""
@@ -127,6 +123,20 @@ class AsyncClient:
     def stream(self, *, last_event_id: str | None = None, **filters: Any) -> AsyncStream:
         """See `Client.stream` (`async for event in client.stream(...)`)."""
         return AsyncStream(self, core.query(filters), last_event_id)
+
+    async def _until_final(self, read: Callable[[str], Awaitable[Polled]], key: str,
+                           timeout: float, poll: float) -> Polled:
+        """`read(key)` until it is final (a 404 meanwhile is not yet)."""
+        delays = core.poll_delays(key, timeout, poll)
+        while True:
+            try:
+                found = await read(key)
+                if core.is_final(found):
+                    return found
+            except CiteflowError as exc:
+                if exc.status != 404:
+                    raise
+            await asyncio.sleep(next(delays))
 
     async def _send(self, call: Call) -> httpx.Response:
         policy = self.retry

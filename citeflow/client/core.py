@@ -4,6 +4,7 @@ turning responses into models or a `CiteflowError`, and the SSE parser."""
 from __future__ import annotations
 
 import os
+import time
 import uuid
 from collections import OrderedDict
 from collections.abc import Iterable, Iterator, Mapping
@@ -11,7 +12,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 from urllib.parse import quote
 
 import httpx
@@ -19,7 +20,14 @@ import orjson
 from pydantic import BaseModel
 
 from citeflow.client.errors import CiteflowError
-from citeflow.client.models import Accepted, Result, StreamEvent, result_of
+from citeflow.client.models import (
+    Accepted,
+    AnswerState,
+    Document,
+    Result,
+    StreamEvent,
+    result_of,
+)
 from citeflow.client.retry import retry_after
 
 DEFAULT_URL = "http://localhost:8000"
@@ -41,6 +49,25 @@ def headers(api_key: str | None) -> dict[str, str]:
     if api_key:
         found["Authorization"] = f"Bearer {api_key}"
     return found
+
+
+Polled = TypeVar("Polled", Result, Document)
+
+
+def is_final(found: Result | Document) -> bool:
+    """Whether a read answer or document is final (a formatted result always is)."""
+    return not isinstance(found, AnswerState | Document) or found.final
+
+
+def poll_delays(what: str, timeout: float, poll: float) -> Iterator[float]:
+    """The pauses between polls (growing from `poll` to 2 s); past `timeout`, a `timeout`
+    CiteflowError instead of the next pause."""
+    deadline = time.monotonic() + timeout
+    delay = poll
+    while time.monotonic() + delay <= deadline:
+        yield delay
+        delay = min(delay * 1.5, 2.0)
+    raise CiteflowError.local("timeout", f"{what} not final in {timeout} s")
 
 
 def viewer_url(base: str, answer_id: str, api_key: str | None) -> str:

@@ -78,10 +78,24 @@ class Stats(_Doc):
 
 
 class Document(_Doc):
-    """A document's record (`POST /v1/documents`, `GET /v1/documents/{id}`)."""
+    """A document's record (`POST /v1/documents`, `GET /v1/documents/{id}`): `submitted`
+    until ingest is done with it, then `ingested` (its sections and chunks) or `rejected`
+    / `dead_lettered` (`reason`, `detail`)."""
 
     doc_id: str
     status: str
+    format: str | None = None
+    sections: int | None = None
+    chunks: int | None = None
+    reason: str | None = None
+    detail: dict[str, Any] | None = None
+    submitted_at: datetime | None = None
+    updated_at: datetime | None = None
+
+    @property
+    def final(self) -> bool:
+        """Whether ingest is done with it (ingested, rejected or dead-lettered)."""
+        return self.status != "submitted"
 
 
 class StreamEvent(_Doc):

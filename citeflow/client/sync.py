@@ -4,13 +4,13 @@ from __future__ import annotations
 
 import os
 import time
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from typing import Any
 
 import httpx
 
 from citeflow.client import core
-from citeflow.client.core import Answer, Call
+from citeflow.client.core import Answer, Call, Polled
 from citeflow.client.errors import CiteflowError
 from citeflow.client.models import (
     Accepted,
@@ -83,6 +83,18 @@ class Client:
         response = core.checked(self._send(core.upload_call(source, doc_id, title, filename)))
         return Document.model_validate_json(response.content)
 
+    def document(self, doc_id: str) -> Document:
+        """A document's record: its status (`submitted` until ingest is done with it), format,
+        sections and chunks, or why it was rejected."""
+        response = core.checked(self._send(Call("GET", f"/v1/documents/{doc_id}")))
+        return Document.model_validate_json(response.content)
+
+    def wait_document(self, doc_id: str, timeout: float = 60.0, *,
+                      poll: float = 0.2) -> Document:
+        """Poll until ingest is done with the document (ingested, rejected or
+        dead-lettered): check `.status == "ingested"` before citing it."""
+        return self._until_final(self.document, doc_id, timeout, poll)
+
     # ---- reading ------------------------------------------------------------------------
     def get(self, answer_id: str) -> Result:
         """The formatted result, or the answer's status while not formatted."""
@@ -92,20 +104,7 @@ class Client:
         """Poll until the answer is final (formatted, rejected, dead-lettered). If this
         client's last submit of `answer_id` was refused, that error is raised at once."""
         self._refusals.check(answer_id)
-        deadline = time.monotonic() + timeout
-        delay = poll
-        while True:
-            try:
-                found = self.get(answer_id)
-                if not isinstance(found, AnswerState) or found.final:
-                    return found
-            except CiteflowError as exc:
-                if exc.status != 404:
-                    raise
-            if time.monotonic() + delay > deadline:
-                raise CiteflowError.local("timeout", f"{answer_id} not final in {timeout} s")
-            time.sleep(delay)
-            delay = min(delay * 1.5, 2.0)
+        return self._until_final(self.get, answer_id, timeout, poll)
 
     def viewer_url(self, answer_id: str) -> str:
         """The gateway's page showing the answer, with this client's key as `#key=` (the
@@ -133,6 +132,20 @@ class Client:
         """Outcomes as they happen (filters as `list`, plus include= and view=); resumes
         with Last-Event-ID whenever the connection drops."""
         return Stream(self, core.query(filters), last_event_id)
+
+    def _until_final(self, read: Callable[[str], Polled], key: str, timeout: float,
+                     poll: float) -> Polled:
+        """`read(key)` until it is final (a 404 meanwhile is not yet)."""
+        delays = core.poll_delays(key, timeout, poll)
+        while True:
+            try:
+                found = read(key)
+                if core.is_final(found):
+                    return found
+            except CiteflowError as exc:
+                if exc.status != 404:
+                    raise
+            time.sleep(next(delays))
 
     # ---- transport ----------------------------------------------------------------------
     def _send(self, call: Call) -> httpx.Response:

@@ -221,6 +221,8 @@ def test_batch_provider_and_document_routes(harness: Harness, pipeline: str) -> 
         document = client.upload_document(book, doc_id="tiny-book", title="Tiny",
                                           filename="tiny.epub")
         assert document.doc_id == "tiny-book" and document.status == "submitted"
+        ready = client.wait_document("tiny-book", WAIT_S)
+        assert (ready.status, ready.format) == ("ingested", "epub") and ready.sections
         again = client.upload_document(book, doc_id="tiny-book", filename="tiny.epub")
         assert again.doc_id == "tiny-book"
 

@@ -213,3 +213,32 @@ def test_a_network_error_names_the_address_and_what_to_do() -> None:
             pytest.raises(CiteflowError) as raised:
         client.get("a")
     assert "http://gw" in str(raised.value) and "gateway running" in str(raised.value)
+
+
+def test_wait_document_polls_until_ingest_is_done_with_it() -> None:
+    def document(status: str) -> httpx.Response:
+        return httpx.Response(200, json={"doc_id": "book", "status": status, "format": "epub",
+                                         "sections": 3 if status == "ingested" else None})
+
+    requests, transport = _scripted([
+        httpx.Response(202, json={"doc_id": "book", "status": "submitted"}),
+        _problem(404, "not_found"), document("submitted"), document("ingested"),
+        document("rejected")])
+    with _client(transport, []) as client:
+        assert not client.upload_document(b"x", doc_id="book", filename="b.epub").final
+        ready = client.wait_document("book", poll=0.01)
+        assert (ready.status, ready.final, ready.sections) == ("ingested", True, 3)
+        assert client.document("book").status == "rejected"
+    assert [r.url.path for r in requests][1:] == ["/v1/documents/book"] * 4
+
+
+def test_wait_document_times_out_naming_the_document() -> None:
+    _, transport = _scripted([httpx.Response(200, json={"doc_id": "b", "status": "submitted"})]
+                             * 50)
+
+    async def go() -> None:
+        async with AsyncClient("http://gw", "k", transport=transport) as client:
+            await client.wait_document("b", timeout=0.05, poll=0.01)
+
+    with pytest.raises(CiteflowError, match="timeout: b not final in 0.05 s"):
+        asyncio.run(go())

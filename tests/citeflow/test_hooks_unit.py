@@ -104,3 +104,32 @@ def test_a_conflicting_resubmit_is_said_at_once_and_raised_by_wait() -> None:
     assert [r.method for r in seen] == ["POST"]  # no polling for an answer not coming
     with pytest.raises(CiteflowError, match="no_answer_id"):
         client.wait(None, timeout=60)  # type: ignore[arg-type]
+
+
+def test_each_common_loader_s_metadata_is_read_its_own_way() -> None:
+    """The metadata as each loader writes it (its own keys, its own format values)."""
+    loaders = {
+        # LangChain PyMuPDFLoader: the PDF version in `format`, 0-based `page`, `file_path`
+        "pymupdf": {"source": "/x/paper.pdf", "file_path": "/x/paper.pdf", "page": 2,
+                    "total_pages": 9, "format": "PDF 1.6", "title": "", "author": "A"},
+        # LangChain PyPDFLoader: `page_label` beside the 0-based `page`
+        "pypdf": {"source": "/x/paper.pdf", "page": 2, "page_label": "3", "total_pages": 9},
+        # LlamaIndex SimpleDirectoryReader: `file_type` a MIME type, `page_label`
+        "llamaindex": {"file_path": "/x/moby.epub", "file_name": "moby.epub",
+                       "file_type": "application/epub+zip", "file_size": 1},
+        # Unstructured: `filetype` a MIME type, `filename`, 1-based `page_number`
+        "unstructured": {"filename": "report", "filetype": "application/pdf",
+                         "page_number": 3, "category": "NarrativeText"},
+        # LangChain WebBaseLoader: the page's url in `source`
+        "web": {"source": "https://example.org/a", "title": "A", "language": "en"},
+        # a loader's format citeflow does not read, on a file name it does
+        "other": {"source": "/x/notes.md", "format": "Markdown 1.0"},
+    }
+    sources = sources_of([(name, metadata, None) for name, metadata in loaders.items()])
+    got = {s["chunks"][0]["text"]: (s.get("format"), s["chunks"][0].get("page"), s["title"])
+           for s in sources}
+    assert got == {"pymupdf": ("pdf", 3, "paper.pdf"), "pypdf": ("pdf", 3, "paper.pdf"),
+                   "llamaindex": ("epub", None, "moby.epub"),
+                   "unstructured": ("pdf", 3, "report"), "web": (None, None, "A"),
+                   "other": ("text", None, "notes.md")}
+    assert [s["kind"] for s in sources] == ["document"] * 4 + ["web", "document"]
