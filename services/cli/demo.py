@@ -153,8 +153,9 @@ def print_access(base: str, key: str, sample_id: str | None = None) -> None:
 
 
 def submit_demo(base: str, key: str, lines: list[str], wait_s: float = 60.0) -> None:
-    """POST each demo answer with `?wait=` and print its result: the formatted data as JSON on
-    stdout, a readable summary and the viewer URL on stderr."""
+    """POST each demo answer with `?wait=` and print its result: a readable summary and the
+    viewer URL on stderr, and the formatted data as JSON on stdout when it is not a
+    terminal."""
     from services.cli.summary import summary
     from services.gateway.documents.demo import upload_demo_documents
 
@@ -172,8 +173,9 @@ def submit_demo(base: str, key: str, lines: list[str], wait_s: float = 60.0) -> 
                              line.encode(), timeout=wait_s + 10)
         answer_id = body.get("answer_id") or orjson.loads(line).get("answer_id")
         if status == 200:
-            sys.stdout.buffer.write(orjson.dumps(body) + b"\n")
-            sys.stdout.buffer.flush()
+            if not sys.stdout.isatty():  # the JSON for a pipe; a terminal reads the summary
+                sys.stdout.buffer.write(orjson.dumps(body) + b"\n")
+                sys.stdout.buffer.flush()
             err.print(summary(body))
         elif status == 202:
             err.print(f"[yellow]{answer_id}: accepted, result not ready within the wait[/]")

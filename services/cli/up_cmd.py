@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import signal
+import sys
 import threading
 import time
 from dataclasses import replace
@@ -54,8 +55,8 @@ def _parse_replicas(values: tuple[str, ...]) -> dict[str, int]:
               help="Where each stage process writes its JSON log lines")
 @click.option("--submit", "--demo", "submit_file", type=click.File("r"),
               help="After start-up, submit these answers (one JSON object, a JSON array, "
-                   "or JSON lines) and print their formatted results on stdout; then keep "
-                   "serving. With the gateway they go through POST /v1/answers?wait= with a "
+                   "or JSON lines) and print each result's summary (and, when stdout is not a "
+                   "terminal, its JSON on stdout); then keep serving. With the gateway they go through POST /v1/answers?wait= with a "
                    "new key of the demo tenant, else straight to the topic")
 @click.option("--gateway/--no-gateway", default=True, show_default=True,
               help="Also run the results-store sink and the HTTP gateway (`citeflow serve`)")
@@ -222,8 +223,8 @@ def _answer_lines(content: str) -> list[str]:
 
 
 def _submit_and_show(config: RuntimeConfig, lines: list[str]) -> None:
-    """Publish answers, then print each one's formatted result as it arrives (the event as
-    JSON on stdout, a readable summary on stderr)."""
+    """Publish answers, then print each one's formatted result as it arrives (a readable
+    summary on stderr; the event as JSON on stdout when it is not a terminal)."""
     from services.cli.summary import summary
     from services.runtime.operations import answer_records, tail
     from services.runtime.topic_io import publish
@@ -241,7 +242,8 @@ def _submit_and_show(config: RuntimeConfig, lines: list[str]) -> None:
             if record.key in wanted and record.key not in printed:
                 printed.add(record.key)
                 event = orjson.loads(record.value)
-                print_json(event)
+                if not sys.stdout.isatty():  # the JSON for a pipe; a terminal reads the summary
+                    print_json(event)
                 err.print(summary(event["data"]))
 
         task = asyncio.create_task(tail(config, ANSWERS_FORMATTED, show, ready=ready,
