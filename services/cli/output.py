@@ -49,6 +49,8 @@ class ResultPrinter:
             self._collected.append(raw)
         else:
             value = orjson.loads(raw) if self.format == "summary" else None
+            if isinstance(value, dict) and isinstance(value.get("data"), dict):
+                value = value["data"]  # an event: its formatted answer
             if isinstance(value, dict) and "citations" in value:
                 from services.cli.summary import summary
 

@@ -71,3 +71,20 @@ def test_each_format(output_format: str) -> None:
         assert len(out.splitlines()) > 100  # indented
     else:
         assert "answer demo-moby-dick-1" in out and "verdict" in out
+
+
+def test_an_event_is_summarised_by_its_answer_and_other_values_stay_json() -> None:
+    """What `citeflow tail --format summary` prints for a formatted event and for others."""
+    import io
+
+    from services.cli.output import ResultPrinter
+    from services.pipeline import process_answer
+
+    data = orjson.loads(process_answer(DEMO.read_bytes(), event_id="t").model_dump_json())
+    stream = io.StringIO()
+    printer = ResultPrinter("summary", stream)
+    printer.print(orjson.dumps({"type": "answer.formatted", "data": data}))
+    printer.print(orjson.dumps({"type": "answer.rejected", "data": {"code": "x"}}))
+    printer.close()
+    shown = stream.getvalue()
+    assert "answer demo-moby-dick-1" in shown and '"code": "x"' in shown
