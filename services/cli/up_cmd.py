@@ -55,9 +55,11 @@ def _parse_replicas(values: tuple[str, ...]) -> dict[str, int]:
               help="Where each stage process writes its JSON log lines")
 @click.option("--submit", "--demo", "submit_file", type=click.File("r"),
               help="After start-up, submit these answers (one JSON object, a JSON array, "
-                   "or JSON lines) and print each result's summary (and, when stdout is not a "
-                   "terminal, its JSON on stdout); then keep serving. With the gateway they go through POST /v1/answers?wait= with a "
-                   "new key of the demo tenant, else straight to the topic")
+                   "or JSON lines) and print each result's summary (and, when stdout is not "
+                   "a terminal, its JSON on stdout); then keep serving. With the gateway they "
+                   "go through POST /v1/answers?wait= with the demo tenant's key (made once, "
+                   "kept in .citeflow/demo-key), after its history is written once, else "
+                   "straight to the topic")
 @click.option("--gateway/--no-gateway", default=True, show_default=True,
               help="Also run the results-store sink and the HTTP gateway (`citeflow serve`)")
 @click.option("--http-host", default=None,
@@ -120,7 +122,9 @@ def up(replicas: tuple[str, ...], specs: tuple[str, ...], log_dir: Path,
         if with_gateway:
             err.print(f"results store: {demo.migrate_store()}")
             if submit_file is not None:
-                err.print(f"demo history: {demo.seed_history()} answers over the last hours")
+                seeded = demo.seed_history_once()
+                err.print("demo history: kept from an earlier run" if seeded is None
+                          else f"demo history: {seeded} answers over the last hours")
             http = GatewaySettings.from_env(host=http_host, port=http_port)
             base = f"http://{http.host}:{http.port}"
             children.append(demo.gateway_child(env, http.host, http.port,
@@ -130,7 +134,8 @@ def up(replicas: tuple[str, ...], specs: tuple[str, ...], log_dir: Path,
         if base is not None:
             # In the background, so dying processes are restarted while we wait.
             lines = _answer_lines(submit_file.read()) if submit_file is not None else []
-            threading.Thread(target=_gateway_ready, daemon=True, args=(base, lines)).start()
+            threading.Thread(target=_gateway_ready, daemon=True,
+                             args=(base, lines, log_dir.parent / "demo-key")).start()
         elif submit_file is not None:
             threading.Thread(target=_submit_and_show, daemon=True,
                              args=(config, _answer_lines(submit_file.read()))).start()
@@ -145,14 +150,15 @@ def up(replicas: tuple[str, ...], specs: tuple[str, ...], log_dir: Path,
             err.print("broker stopped")
 
 
-def _gateway_ready(base: str, lines: list[str]) -> None:
-    """Once the gateway is ready: a demo key, the demo answers through it, the URLs."""
+def _gateway_ready(base: str, lines: list[str], key_file: Path) -> None:
+    """Once the gateway is ready: the demo key, the demo answers through it, the URLs."""
     from services.cli import demo
 
     if not demo.wait_ready(base):
         err.print(f"[red]gateway not ready at {base}[/] (see its log)")
         return
-    key = demo.create_demo_key()
+    key, reused = demo.demo_key(key_file)
+    err.print(f"demo key: {'the one of an earlier run' if reused else 'new'}, kept in {key_file}")
     if lines:
         demo.submit_demo(base, key, lines)
     else:
