@@ -27,6 +27,7 @@ from services.cli.options import (
     run_async,
     runtime_config,
 )
+from services.native import describe as describe_native
 from services.runtime.config import RuntimeConfig
 
 
@@ -96,6 +97,7 @@ def up(replicas: tuple[str, ...], specs: tuple[str, ...], log_dir: Path,
         raise click.BadParameter(f"unknown stage(s): {', '.join(sorted(unknown))}",
                                  param_hint="--replicas")
     config = runtime_config(resolve=False, **flags)
+    err.print(f"stage logic: {describe_native()}")
     embedded = None
     if not config.bootstrap_servers:
         embedded = start_broker()
