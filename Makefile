@@ -12,14 +12,14 @@ VENDOR := $(STATIC)/node_modules/.package-lock.json
 
 .PHONY: install native browser vendor run test test-unit test-integration bench schemas clean
 
-$(STAMP): pyproject.toml
+$(STAMP): pyproject.toml clients/python/pyproject.toml
 	@echo "==> [1/3] virtualenv $(VENV) and pip"
 	@$(PYTHON) -m venv $(VENV)
 	@$(BIN)/python -m pip install --quiet --upgrade pip
 	@# Older virtualenvs hold the full pymupdf, whose files pymupdf-lite shares: remove it first.
 	@$(BIN)/python -m pip uninstall --quiet --yes pymupdf pymupdf-layout pymupdf4llm 2>/dev/null || true
 	@echo "==> [2/3] Python packages (pip; a minute or two the first time)"
-	@$(BIN)/python -m pip install --quiet -e ".[test,native,bench,langchain,llamaindex]"
+	@$(BIN)/python -m pip install --quiet -e ./clients/python -e ".[test,native,bench,langchain,llamaindex]"
 	@touch $(STAMP)
 
 install: $(STAMP) vendor

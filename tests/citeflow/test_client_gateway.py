@@ -25,7 +25,7 @@ from citeflow.client import (
     RetryInfo,
     RetryPolicy,
 )
-from schemas.formatted import AnswerFormatted
+from citeflow.schemas.answer_formatted import AnswerFormatted
 from services.stages import STAGE_NAMES
 from services.store.sql import SqlStore
 from tests.citeflow.faults import DroppingProxy

@@ -3,6 +3,7 @@ turning responses into models or a `CiteflowError`, and the SSE parser."""
 
 from __future__ import annotations
 
+import json
 import os
 import time
 import uuid
@@ -16,7 +17,6 @@ from typing import Any, TypeVar
 from urllib.parse import quote
 
 import httpx
-import orjson
 from pydantic import BaseModel
 
 from citeflow.client.errors import CiteflowError
@@ -145,7 +145,7 @@ def as_dict(answer: Answer) -> dict[str, Any]:
 def submit_call(path: str, body: dict[str, Any], wait: float | None,
                 idempotency_key: str | None) -> Call:
     params = {"wait": f"{wait:g}"} if wait else {}
-    return Call("POST", path, params, orjson.dumps(body), headers={
+    return Call("POST", path, params, _dumps(body), headers={
         "Content-Type": "application/json",
         "Idempotency-Key": idempotency_key or uuid.uuid4().hex},
         answer_id=str(body["answer_id"]))
@@ -165,7 +165,7 @@ def provider_call(provider: str, response: Any, request: Any, answer_id: str | N
 
 
 def batch_call(answers: Iterable[Answer], key: str | None) -> Call:
-    body = b"\n".join(orjson.dumps(as_dict(a)) for a in answers) + b"\n"
+    body = b"\n".join(_dumps(as_dict(a)) for a in answers) + b"\n"
     return Call("POST", "/v1/answers:batch", content=body, headers={
         "Content-Type": "application/x-ndjson",
         "Idempotency-Key": key or uuid.uuid4().hex})
@@ -180,6 +180,10 @@ def upload_call(source: str | os.PathLike[str] | bytes, doc_id: str | None,
         data, name = path.read_bytes(), filename or path.name
     fields = {k: v for k, v in {"doc_id": doc_id, "title": title}.items() if v}
     return Call("POST", "/v1/documents", files={"file": (name, data)}, data=fields)
+
+
+def _dumps(value: Any) -> bytes:
+    return json.dumps(value, ensure_ascii=False, separators=(",", ":")).encode()
 
 
 def _plain(value: Any) -> Any:
@@ -230,12 +234,12 @@ def submitted(response: httpx.Response) -> Accepted | Result:
     checked(response)
     if response.status_code == 202:
         return Accepted.model_validate_json(response.content)
-    return result_of(response.headers.get("citeflow-status"), orjson.loads(response.content))
+    return result_of(response.headers.get("citeflow-status"), json.loads(response.content))
 
 
 def read_result(response: httpx.Response) -> Result:
     checked(response)
-    return result_of(response.headers.get("citeflow-status"), orjson.loads(response.content))
+    return result_of(response.headers.get("citeflow-status"), json.loads(response.content))
 
 
 @dataclass
@@ -283,12 +287,12 @@ OUTCOMES = frozenset({"formatted", "rejected", "dead_lettered"})
 def stream_event(event: SseEvent) -> StreamEvent | None:
     """An outcome event as a StreamEvent; control events give None (`error` raises)."""
     if event.event == "error":
-        data = orjson.loads(event.data or b"{}")
+        data = json.loads(event.data or b"{}")
         raise CiteflowError({"type": "about:blank", "title": "stream error", "status": 0,
                              "code": data.get("code", "stream_error"),
                              "detail": data.get("detail", "")},
                             retry_after=(event.retry_ms / 1000) if event.retry_ms else None)
     if event.event not in OUTCOMES or event.id is None:
         return None
-    return StreamEvent.model_validate({**orjson.loads(event.data), "id": event.id,
+    return StreamEvent.model_validate({**json.loads(event.data), "id": event.id,
                                        "event": event.event})

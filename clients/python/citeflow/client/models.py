@@ -1,5 +1,6 @@
-"""What the client returns: the schemas' `AnswerFormatted` for a formatted answer, and small
-pydantic models of the gateway's other documents (202 bodies, statuses, pages, events)."""
+"""What the client returns: `AnswerFormatted` (generated from the event's JSON Schema) for a
+formatted answer, and small pydantic models of the gateway's other documents (202 bodies,
+statuses, pages, events)."""
 
 from __future__ import annotations
 
@@ -8,7 +9,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict
 
-from schemas.formatted import AnswerFormatted
+from citeflow.schemas.answer_formatted import AnswerFormatted
 
 Status = Literal["submitted", "formatted", "rejected", "dead_lettered"]
 
