@@ -12,15 +12,18 @@ VENDOR := $(STATIC)/node_modules/.package-lock.json
 
 .PHONY: install native browser vendor run test test-unit test-integration bench schemas clean
 
-$(STAMP): pyproject.toml
-	$(PYTHON) -m venv $(VENV)
-	$(BIN)/python -m pip install --quiet --upgrade pip
+$(STAMP): pyproject.toml clients/python/pyproject.toml
+	@echo "==> [1/3] virtualenv $(VENV) and pip"
+	@$(PYTHON) -m venv $(VENV)
+	@$(BIN)/python -m pip install --quiet --upgrade pip
 	@# Older virtualenvs hold the full pymupdf, whose files pymupdf-lite shares: remove it first.
-	$(BIN)/python -m pip uninstall --quiet --yes pymupdf pymupdf-layout pymupdf4llm 2>/dev/null || true
-	$(BIN)/python -m pip install --quiet -e ".[test,native,bench,langchain,llamaindex]"
-	touch $(STAMP)
+	@$(BIN)/python -m pip uninstall --quiet --yes pymupdf pymupdf-layout pymupdf4llm 2>/dev/null || true
+	@echo "==> [2/3] Python packages (pip; a minute or two the first time)"
+	@$(BIN)/python -m pip install --quiet -e ./clients/python -e ".[test,native,bench,langchain,llamaindex]"
+	@touch $(STAMP)
 
 install: $(STAMP) vendor
+	@echo "==> [3/3] native build of the stage logic"
 	@if [ "$$CITEFLOW_NATIVE" = "0" ]; then echo "CITEFLOW_NATIVE=0: no native build"; \
 	else CITEFLOW_NATIVE=0 $(BIN)/python -m services.native.build --if-stale; fi
 
@@ -34,7 +37,8 @@ vendor: $(VENDOR)
 $(VENDOR): $(STATIC)/package.json $(STATIC)/package-lock.json
 	@if ! command -v npm >/dev/null && command -v apt-get >/dev/null && [ "$$(id -u)" = 0 ]; then \
 	  (apt-get update -qq && apt-get install -y -qq --no-install-recommends npm) >/dev/null 2>&1; fi
-	cd $(STATIC) && npm ci --ignore-scripts --no-audit --no-fund --loglevel=error
+	@echo "==> front-end files of the gateway's pages (npm ci)"
+	@cd $(STATIC) && npm ci --ignore-scripts --no-audit --no-fund --loglevel=error
 
 run: install
 	$(BIN)/citeflow up --demo services/examples/demo_answer.json

@@ -93,25 +93,61 @@ def seed_history(now: datetime | None = None) -> int:
     return len(updates)
 
 
+def seed_history_once(now: datetime | None = None) -> int | None:
+    """`seed_history` unless the store already holds a demo history (from an earlier `make
+    run`): the answers written, or None when it was there."""
+    from services.examples.history import HISTORY_PREFIX, MODELS
+    from services.store.api import AnswerQuery
+    from services.store.sql import SqlStore
+
+    async def seeded() -> bool:
+        store = SqlStore()
+        try:
+            page = await store.query(AnswerQuery(tenant=DEMO_TENANT, model=MODELS[0],
+                                                 limit=50))
+        finally:
+            await store.close()
+        return any(item.answer_id.startswith(HISTORY_PREFIX) for item in page.items)
+
+    return None if asyncio.run(seeded()) else seed_history(now)
+
+
 def gateway_child(env: dict[str, str], host: str, port: int, log_path: Path) -> Child:
     """`citeflow serve` as a supervised child of `citeflow up`."""
     argv = [sys.executable, "-m", "services.cli", "serve", "--host", host, "--port", str(port)]
     return Child("gateway", 0, env, log_path, argv=argv)
 
 
-def create_demo_key() -> str:
-    """A fresh key of the demo tenant (submit, read, stream); its secret."""
+def demo_key(saved: Path) -> tuple[str, bool]:
+    """The demo tenant's key (submit, read, stream, ops): the one saved at `saved` by an
+    earlier run while the store still holds it live for that tenant, else a new one, saved
+    there (owner-only). Returns (secret, whether it was reused)."""
     from services.store.sql import SqlStore
 
-    async def go() -> str:
+    try:
+        secret: str | None = saved.read_text().strip() or None
+    except OSError:  # none saved yet (or unreadable: a new one replaces it)
+        secret = None
+
+    async def go() -> tuple[str, bool]:
         store = SqlStore()
         try:
-            _key, secret = await store.create_key(DEMO_TENANT, DEMO_SCOPES, name="citeflow up")
-            return secret
+            known = await store.verify_key(secret) if secret else None
+            if secret and known is not None and known.tenant == DEMO_TENANT \
+                    and DEMO_SCOPES <= known.scopes:
+                return secret, True
+            _key, fresh = await store.create_key(DEMO_TENANT, DEMO_SCOPES, name="citeflow up")
+            return fresh, False
         finally:
             await store.close()
 
-    return asyncio.run(go())
+    found, reused = asyncio.run(go())
+    if not reused:
+        saved.parent.mkdir(parents=True, exist_ok=True)
+        saved.touch(mode=0o600)
+        saved.chmod(0o600)
+        saved.write_text(found + "\n")
+    return found, reused
 
 
 def wait_ready(base: str, timeout: float = READY_TIMEOUT_S) -> bool:
@@ -153,8 +189,9 @@ def print_access(base: str, key: str, sample_id: str | None = None) -> None:
 
 
 def submit_demo(base: str, key: str, lines: list[str], wait_s: float = 60.0) -> None:
-    """POST each demo answer with `?wait=` and print its result: the formatted data as JSON on
-    stdout, a readable summary and the viewer URL on stderr."""
+    """POST each demo answer with `?wait=` and print its result: a readable summary and the
+    viewer URL on stderr, and the formatted data as JSON on stdout when it is not a
+    terminal."""
     from services.cli.summary import summary
     from services.gateway.documents.demo import upload_demo_documents
 
@@ -172,8 +209,9 @@ def submit_demo(base: str, key: str, lines: list[str], wait_s: float = 60.0) -> 
                              line.encode(), timeout=wait_s + 10)
         answer_id = body.get("answer_id") or orjson.loads(line).get("answer_id")
         if status == 200:
-            sys.stdout.buffer.write(orjson.dumps(body) + b"\n")
-            sys.stdout.buffer.flush()
+            if not sys.stdout.isatty():  # the JSON for a pipe; a terminal reads the summary
+                sys.stdout.buffer.write(orjson.dumps(body) + b"\n")
+                sys.stdout.buffer.flush()
             err.print(summary(body))
         elif status == 202:
             err.print(f"[yellow]{answer_id}: accepted, result not ready within the wait[/]")

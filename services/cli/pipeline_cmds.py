@@ -11,6 +11,7 @@ import orjson
 
 from schemas.answers import PROVIDERS
 from services.cli import bench, main, schemas
+from services.cli.output import ResultPrinter, format_option
 
 
 def _emit_error(stream: IO[str], payload: dict[str, object]) -> None:
@@ -23,15 +24,17 @@ def _emit_error(stream: IO[str], payload: dict[str, object]) -> None:
 @click.option("--from", "provider", type=click.Choice(PROVIDERS), default=None,
               help="Lines are PROVIDER responses: {\"response\", \"request\" (optional), "
               "\"answer_id\", \"metadata\"} objects, normalised into answers first.")
-def process(source: IO[bytes], provider: str | None) -> None:
+@format_option
+def process(source: IO[bytes], provider: str | None, output_format: str | None) -> None:
     """Run the whole pipeline in-process, no broker.
 
     SOURCE (default: stdin) holds `answer.submitted` data objects: one object (it may span
     lines), a JSON array of them, or JSON Lines; with `--from PROVIDER`, provider responses in
-    the same forms. Each formatted answer is printed to stdout as one JSON line; each
-    rejection or failure is printed to stderr as JSON naming the answer_id and where it was
-    read, and the exit code is 1 if any answer was not processed. Good answers are printed
-    either way.
+    the same forms. Each formatted answer is printed to stdout: on a terminal as a readable
+    summary (each sentence, its chips and their verdicts, missing words, quoted spans), else
+    as one JSON line (`--format` chooses). Each rejection or failure is printed to stderr as
+    JSON naming the answer_id and where it was read, and the exit code is 1 if any answer was
+    not processed. Good answers are printed either way.
     """
     from schemas.answers import AnswerRejected
     from schemas.envelope import payload_json
@@ -44,7 +47,7 @@ def process(source: IO[bytes], provider: str | None) -> None:
     tune_gc()
     configured_judge()  # an unusable CITEFLOW_JUDGE: one line before any answer
     failed = 0
-    out = sys.stdout
+    out = ResultPrinter(output_format)
     try:
         records = split_records(source.read())
     except InputFormError as exc:
@@ -68,8 +71,8 @@ def process(source: IO[bytes], provider: str | None) -> None:
                 "stage": result.stage, "message": result.error,
             })
         else:
-            out.write(payload_json(result).decode() + "\n")
-    out.flush()
+            out.print(payload_json(result))
+    out.close()
     if failed:
         raise SystemExit(1)
 

@@ -14,6 +14,7 @@ from rich.table import Table
 
 from schemas.topics import ANSWERS_FORMATTED
 from services.cli import main
+from services.cli.output import ResultPrinter, format_option
 from services.cli.options import (
     config_options,
     err,
@@ -74,13 +75,16 @@ def submit(file: Any, raw: bool, **flags: Any) -> None:
 @click.option("--count", type=int, help="Stop after N records")
 @click.option("--timeout", type=float, help="Stop after this many seconds without a record")
 @click.option("--data-only", is_flag=True, help="Print only each event's `data`")
+@format_option
 def tail(topic: str, from_beginning: bool, count: int | None, timeout: float | None,
-         data_only: bool, **flags: Any) -> None:
-    """Follow a topic (default answers.formatted) and print each event as a JSON line,
-    as a dashboard would. Values that are not JSON are printed as a JSON string."""
+         data_only: bool, output_format: str | None, **flags: Any) -> None:
+    """Follow a topic (default answers.formatted) and print each event: a formatted
+    answer's summary on a terminal, else a JSON line, as a dashboard would. Values that are
+    not JSON are printed as a JSON string."""
     from services.runtime.operations import tail as tail_topic
 
     config = runtime_config(**flags)
+    out = ResultPrinter(output_format)
 
     def show(record: Any) -> None:
         try:
@@ -89,10 +93,11 @@ def tail(topic: str, from_beginning: bool, count: int | None, timeout: float | N
             value = (record.value or b"").decode("utf-8", "replace")
         if data_only and isinstance(value, dict):
             value = value.get("data")
-        print_json(value)
+        out.print(orjson.dumps(value))
 
     run_async(tail_topic(config, topic, show, from_beginning=from_beginning, count=count,
                     timeout=timeout))
+    out.close()
 
 
 # -- replay and dead letters ---------------------------------------------------------------

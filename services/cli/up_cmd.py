@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import signal
+import sys
 import threading
 import time
 from dataclasses import replace
@@ -26,6 +27,7 @@ from services.cli.options import (
     run_async,
     runtime_config,
 )
+from services.native import describe as describe_native
 from services.runtime.config import RuntimeConfig
 
 
@@ -54,9 +56,11 @@ def _parse_replicas(values: tuple[str, ...]) -> dict[str, int]:
               help="Where each stage process writes its JSON log lines")
 @click.option("--submit", "--demo", "submit_file", type=click.File("r"),
               help="After start-up, submit these answers (one JSON object, a JSON array, "
-                   "or JSON lines) and print their formatted results on stdout; then keep "
-                   "serving. With the gateway they go through POST /v1/answers?wait= with a "
-                   "new key of the demo tenant, else straight to the topic")
+                   "or JSON lines) and print each result's summary (and, when stdout is not "
+                   "a terminal, its JSON on stdout); then keep serving. With the gateway they "
+                   "go through POST /v1/answers?wait= with the demo tenant's key (made once, "
+                   "kept in .citeflow/demo-key), after its history is written once, else "
+                   "straight to the topic")
 @click.option("--gateway/--no-gateway", default=True, show_default=True,
               help="Also run the results-store sink and the HTTP gateway (`citeflow serve`)")
 @click.option("--http-host", default=None,
@@ -93,6 +97,7 @@ def up(replicas: tuple[str, ...], specs: tuple[str, ...], log_dir: Path,
         raise click.BadParameter(f"unknown stage(s): {', '.join(sorted(unknown))}",
                                  param_hint="--replicas")
     config = runtime_config(resolve=False, **flags)
+    err.print(f"stage logic: {describe_native()}")
     embedded = None
     if not config.bootstrap_servers:
         embedded = start_broker()
@@ -119,7 +124,9 @@ def up(replicas: tuple[str, ...], specs: tuple[str, ...], log_dir: Path,
         if with_gateway:
             err.print(f"results store: {demo.migrate_store()}")
             if submit_file is not None:
-                err.print(f"demo history: {demo.seed_history()} answers over the last hours")
+                seeded = demo.seed_history_once()
+                err.print("demo history: kept from an earlier run" if seeded is None
+                          else f"demo history: {seeded} answers over the last hours")
             http = GatewaySettings.from_env(host=http_host, port=http_port)
             base = f"http://{http.host}:{http.port}"
             children.append(demo.gateway_child(env, http.host, http.port,
@@ -129,7 +136,8 @@ def up(replicas: tuple[str, ...], specs: tuple[str, ...], log_dir: Path,
         if base is not None:
             # In the background, so dying processes are restarted while we wait.
             lines = _answer_lines(submit_file.read()) if submit_file is not None else []
-            threading.Thread(target=_gateway_ready, daemon=True, args=(base, lines)).start()
+            threading.Thread(target=_gateway_ready, daemon=True,
+                             args=(base, lines, log_dir.parent / "demo-key")).start()
         elif submit_file is not None:
             threading.Thread(target=_submit_and_show, daemon=True,
                              args=(config, _answer_lines(submit_file.read()))).start()
@@ -144,14 +152,15 @@ def up(replicas: tuple[str, ...], specs: tuple[str, ...], log_dir: Path,
             err.print("broker stopped")
 
 
-def _gateway_ready(base: str, lines: list[str]) -> None:
-    """Once the gateway is ready: a demo key, the demo answers through it, the URLs."""
+def _gateway_ready(base: str, lines: list[str], key_file: Path) -> None:
+    """Once the gateway is ready: the demo key, the demo answers through it, the URLs."""
     from services.cli import demo
 
     if not demo.wait_ready(base):
         err.print(f"[red]gateway not ready at {base}[/] (see its log)")
         return
-    key = demo.create_demo_key()
+    key, reused = demo.demo_key(key_file)
+    err.print(f"demo key: {'the one of an earlier run' if reused else 'new'}, kept in {key_file}")
     if lines:
         demo.submit_demo(base, key, lines)
     else:
@@ -222,8 +231,8 @@ def _answer_lines(content: str) -> list[str]:
 
 
 def _submit_and_show(config: RuntimeConfig, lines: list[str]) -> None:
-    """Publish answers, then print each one's formatted result as it arrives (the event as
-    JSON on stdout, a readable summary on stderr)."""
+    """Publish answers, then print each one's formatted result as it arrives (a readable
+    summary on stderr; the event as JSON on stdout when it is not a terminal)."""
     from services.cli.summary import summary
     from services.runtime.operations import answer_records, tail
     from services.runtime.topic_io import publish
@@ -241,7 +250,8 @@ def _submit_and_show(config: RuntimeConfig, lines: list[str]) -> None:
             if record.key in wanted and record.key not in printed:
                 printed.add(record.key)
                 event = orjson.loads(record.value)
-                print_json(event)
+                if not sys.stdout.isatty():  # the JSON for a pipe; a terminal reads the summary
+                    print_json(event)
                 err.print(summary(event["data"]))
 
         task = asyncio.create_task(tail(config, ANSWERS_FORMATTED, show, ready=ready,

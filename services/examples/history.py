@@ -17,6 +17,7 @@ import orjson
 
 DEMO_ANSWER = Path(__file__).resolve().parent / "demo_answer.json"
 MODELS = ("example-llm", "example-llm-mini")
+HISTORY_PREFIX = "history-"
 HOURS = 6
 QUOTE_NOT_IN_SOURCE = "the great grey widow of the world"
 COUNT = 24
@@ -63,8 +64,8 @@ class Entry:
 
 
 def history(now: datetime, run: str, seed: int = 7) -> tuple[list[Entry], list[Entry]]:
-    """(answers, rejected submissions) for a history ending at `now`; ids carry `run` so a
-    second `citeflow up` adds a history of its own."""
+    """(answers, rejected submissions) for a history ending at `now`; ids start with
+    HISTORY_PREFIX and carry `run`."""
     base = orjson.loads(DEMO_ANSWER.read_bytes())
     sources = base["sources"][:2]
     pick = random.Random(seed)
@@ -78,7 +79,7 @@ def history(now: datetime, run: str, seed: int = 7) -> tuple[list[Entry], list[E
         at = now - timedelta(hours=HOURS) + timedelta(minutes=n * HOURS * 60 / COUNT
                                                       + pick.uniform(0, 10))
         answers.append(Entry(
-            {"answer_id": f"history-{run}-{n:02d}", "query": base["query"], "text": text,
+            {"answer_id": f"{HISTORY_PREFIX}{run}-{n:02d}", "query": base["query"], "text": text,
              "sources": sources, "metadata": {"tenant": "demo", "model": model},
              # the model said it quoted source 1: citeflow does not find the quote there
              "answer_units": [{"id": "q1", "text": text, "kind": "verbatim", "source_indexes": [1],
@@ -89,13 +90,13 @@ def history(now: datetime, run: str, seed: int = 7) -> tuple[list[Entry], list[E
         at = now - timedelta(hours=HOURS) + timedelta(minutes=(n + 0.5) * HOURS * 60
                                                       / len(OTHER_LANGUAGES))
         answers.append(Entry(
-            {"answer_id": f"history-{run}-l{n}", "text": text,
+            {"answer_id": f"{HISTORY_PREFIX}{run}-l{n}", "text": text,
              "sources": [{"index": 1, "kind": "document", "title": title,
                           "chunks": [{"text": passage}]}],
              "metadata": {"tenant": "demo", "model": model}},
             model, at, pick.uniform(0.4, 2.5)))
     rejected = [
-        Entry({"answer_id": f"history-{run}-r{n}", "text": "Ishmael goes to sea [1].",
+        Entry({"answer_id": f"{HISTORY_PREFIX}{run}-r{n}", "text": "Ishmael goes to sea [1].",
                "sources": [{"kind": "web", "url": "https://example.org/moby"}],
                "metadata": {"tenant": "demo", "model": MODELS[1]}},
               MODELS[1], now - timedelta(hours=HOURS * (n + 1) / 3), 0.0)

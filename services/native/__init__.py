@@ -132,3 +132,12 @@ def activate() -> bool:
 def is_active() -> bool:
     """Whether the compiled modules are in use in this process."""
     return _active is not None
+
+
+def describe() -> str:
+    """Which stage logic this process runs, for a person starting citeflow."""
+    if is_active():
+        return f"native build ({len(compiled_sources())} modules compiled with mypyc)"
+    if os.environ.get("CITEFLOW_NATIVE", "1") == "0":
+        return "plain Python (CITEFLOW_NATIVE=0)"
+    return "plain Python (no current native build: `make native` builds it; same outputs)"

@@ -14,6 +14,8 @@ import shutil
 import sys
 import tempfile
 import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager, redirect_stderr, redirect_stdout
 from pathlib import Path
 
 from services.native import (
@@ -29,8 +31,33 @@ from services.native import (
 GROUP = "citeflow_native"
 
 
-def build() -> Path:
-    """Compile every compiled source; returns the manifest path."""
+LOG = ROOT / ".citeflow" / "native-build.log"
+
+
+@contextmanager
+def output_to(log: Path) -> Iterator[None]:
+    """The process's stdout and stderr (file descriptors, so the C compiler's too) into
+    `log` for the block: mypyc's warnings and setuptools' notices are not the user's news."""
+    log.parent.mkdir(parents=True, exist_ok=True)
+    sys.stdout.flush()
+    sys.stderr.flush()
+    saved = os.dup(1), os.dup(2)
+    with log.open("a", buffering=1) as sink, redirect_stdout(sink), redirect_stderr(sink):
+        os.dup2(sink.fileno(), 1)
+        os.dup2(sink.fileno(), 2)
+        try:
+            yield
+        finally:
+            sys.stdout.flush()
+            sys.stderr.flush()
+            os.dup2(saved[0], 1)
+            os.dup2(saved[1], 2)
+            os.close(saved[0])
+            os.close(saved[1])
+
+
+def build(say: Callable[[str], None] = print) -> Path:
+    """Compile every compiled source, telling `say` each step; returns the manifest path."""
     from mypyc.build import mypycify
     from setuptools import Distribution
 
@@ -42,6 +69,7 @@ def build() -> Path:
     try:
         # mypyc names modules by their paths relative to the working directory.
         os.chdir(ROOT)
+        say(f"[1/2] mypyc: type-checking {len(sources)} modules and writing their C")
         extensions = mypycify(
             ["--ignore-missing-imports", *(str(p.relative_to(ROOT)) for p in sources)],
             opt_level="3",
@@ -53,6 +81,8 @@ def build() -> Path:
         command.build_lib = str(work / "lib")
         command.build_temp = str(work / "tmp")
         command.parallel = os.cpu_count() or 1
+        say(f"[2/2] C compiler: {len(sources)} modules into one extension group, "
+            f"{command.parallel} jobs")
         dist.run_command("build_ext")
     finally:
         os.chdir(cwd)
@@ -91,11 +121,32 @@ def is_current() -> bool:
         return False
 
 
-if __name__ == "__main__":
-    if "--if-stale" in sys.argv[1:] and is_current():
+def main(argv: list[str]) -> int:
+    if "--if-stale" in argv and is_current():
         print(f"native build is current: {MANIFEST}")
-        sys.exit(0)
+        return 0
     started = time.perf_counter()
-    path = build()
-    print(f"native build of {len(compiled_sources())} modules in "
-          f"{time.perf_counter() - started:.0f} s: {path}")
+    count = len(compiled_sources())
+    print(f"native build: compiling {count} modules of stage logic with mypyc into "
+          f"{NATIVE_DIR.name}/ (minutes on a small machine; CITEFLOW_NATIVE=0 skips it and "
+          f"runs plain Python, same outputs); details in {LOG}", flush=True)
+
+    def say(line: str) -> None:  # to the terminal, while the build writes to the log
+        os.write(saved, f"  {line} ({time.perf_counter() - started:.0f} s)\n".encode())
+
+    saved = os.dup(1)
+    try:
+        with output_to(LOG):
+            path = build(say)
+    except Exception as exc:  # noqa: BLE001 - the log says why; plain Python still runs
+        print(f"native build failed ({exc}); see {LOG}. `CITEFLOW_NATIVE=0 make run` runs "
+              "plain Python.")
+        return 1
+    finally:
+        os.close(saved)
+    print(f"native build of {count} modules in {time.perf_counter() - started:.0f} s: {path}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

@@ -1,6 +1,7 @@
 """Cohere v2 chat: `message.citations`, each a span (`start`, `end`, `text`) of the answer's
 content part `content_index` (default 0) with its `sources`: documents (`type: document`,
-with the document's fields) and tool results (`type: tool`, with the tool output).
+with the document's fields) and tool results (`type: tool`, with the tool output); one with
+a `url` (a web search result) is a web source.
 
 Offsets count characters of the part: read as code points, shifted by the part's place in
 the joined answer, checked against the citation's `text`. Sources are keyed by their id;
@@ -40,9 +41,13 @@ def _document_text(fields: dict[str, Any]) -> str:
 
 
 def _source(draft: Draft, key: str, fields: dict[str, Any], kind: str) -> int:
+    """A document or tool output as a source. One with a url (a web search tool's result) is
+    a web page, known by its id; without, a document named by its id."""
+    url = optional_str(fields.get("url"))
     index = draft.source(
-        key, doc_id=key, title=optional_str(fields.get("title")),
-        url=optional_str(fields.get("url")), source_id=key if kind == "tool" else None,
+        key, kind="web" if url else "document", doc_id=None if url else key,
+        title=optional_str(fields.get("title")), url=url,
+        source_id=key if kind == "tool" or url else None,
     )
     draft.add_chunk(index, _document_text(fields))
     return index

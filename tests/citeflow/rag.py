@@ -47,7 +47,7 @@ def answer_over(texts: list[str]) -> str:
 
 def check_linked(result: Any, count: int) -> None:
     """A formatted result whose every citation is valid and linked to its passage."""
-    from schemas.formatted import AnswerFormatted
+    from citeflow.schemas.answer_formatted import AnswerFormatted
 
     assert isinstance(result, AnswerFormatted), result
     assert result.renderings.html and len(result.citations) == count

@@ -25,7 +25,7 @@ from citeflow.client import (
     RetryInfo,
     RetryPolicy,
 )
-from schemas.formatted import AnswerFormatted
+from citeflow.schemas.answer_formatted import AnswerFormatted
 from services.stages import STAGE_NAMES
 from services.store.sql import SqlStore
 from tests.citeflow.faults import DroppingProxy
@@ -50,8 +50,16 @@ def _answers(count: int, prefix: str) -> list[dict[str, Any]]:
     return [{**a, "metadata": {"model": "m-client"}} for a in small_answers(count, prefix)]
 
 
+# Retries no gateway restart can exhaust, however slow the machine: how long a test waits
+# is its own `wait_for`'s business, never the client's retry count.
+OUTLASTING = 10**6
+# The gateway stays down until every submit made meanwhile has been retried this often:
+# a restart slower than any fixed budget a test might have guessed.
+DOWN_FOR_RETRIES = 50
+
+
 def _policy(seen: list[RetryInfo]) -> RetryPolicy:
-    return RetryPolicy(attempts=40, base=0.1, cap=1.0, on_retry=seen.append)
+    return RetryPolicy(attempts=OUTLASTING, base=0.05, cap=0.5, on_retry=seen.append)
 
 
 def _follow(client: Client, seen: list[str], stop: threading.Event) -> Any:
@@ -68,6 +76,29 @@ def _follow(client: Client, seen: list[str], stop: threading.Event) -> Any:
     thread = threading.Thread(target=run, daemon=True)
     thread.start()
     return stream, thread
+
+
+def _submit_in_threads(client: Client, answers: list[dict[str, Any]]) -> dict[str, Any]:
+    """Submit each answer in its own thread; the dict fills with each one's outcome (its
+    result or the exception it raised), and the client closes after the last."""
+    outcomes: dict[str, Any] = {}
+    left = [len(answers)]
+    lock = threading.Lock()
+
+    def run(answer: dict[str, Any]) -> None:
+        try:
+            outcome: Any = client.submit(answer)
+        except Exception as exc:  # noqa: BLE001 - the test asserts on it
+            outcome = exc
+        with lock:
+            left[0] -= 1
+            if not left[0]:
+                client.close()
+            outcomes[answer["answer_id"]] = outcome
+
+    for answer in answers:
+        threading.Thread(target=run, args=(answer,), daemon=True).start()
+    return outcomes
 
 
 def test_submit_wait_list_stream_through_a_gateway_restart(
@@ -97,13 +128,13 @@ def test_submit_wait_list_stream_through_a_gateway_restart(
 
         gateway.kill()
         second = _answers(3, "during")
-        submits = [threading.Thread(target=client.submit, args=(a,)) for a in second]
-        for thread in submits:
-            thread.start()
-        harness.wait_for(lambda: any(r.error for r in retries), "a retried submit")
+        outage: list[RetryInfo] = []
+        outcomes = _submit_in_threads(Client(gateway.url, key, retry=_policy(outage)), second)
+        harness.wait_for(lambda: sum(r.attempt == DOWN_FOR_RETRIES for r in outage) == 3,
+                         f"every submit retried {DOWN_FOR_RETRIES} times")
         gateway.start()
-        for thread in submits:
-            thread.join(WAIT_S)
+        harness.wait_for(lambda: len(outcomes) == 3, "the submits made while it was down")
+        assert all(isinstance(o, Accepted) for o in outcomes.values()), outcomes
         ids = [a["answer_id"] for a in first + second]
         for answer_id in ids:
             assert isinstance(client.wait(answer_id, WAIT_S), AnswerFormatted)
@@ -190,6 +221,8 @@ def test_batch_provider_and_document_routes(harness: Harness, pipeline: str) -> 
         document = client.upload_document(book, doc_id="tiny-book", title="Tiny",
                                           filename="tiny.epub")
         assert document.doc_id == "tiny-book" and document.status == "submitted"
+        ready = client.wait_document("tiny-book", WAIT_S)
+        assert (ready.status, ready.format) == ("ingested", "epub") and ready.sections
         again = client.upload_document(book, doc_id="tiny-book", filename="tiny.epub")
         assert again.doc_id == "tiny-book"
 

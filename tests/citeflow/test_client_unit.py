@@ -179,3 +179,66 @@ def test_the_async_client_retries_the_same_way() -> None:
     assert seen[0].headers["idempotency-key"] == seen[1].headers["idempotency-key"]
 
 
+
+
+def test_a_refused_submit_is_raised_by_wait_until_a_later_one_is_taken() -> None:
+    answer = _answers(1, "r")[0]
+    requests, transport = _scripted([_problem(409, "answer_id_conflict"),
+                                     httpx.Response(202, json=ACCEPTED),
+                                     httpx.Response(200, json={"answer_id": "a-1", "tenant": "t", "status": "rejected"},
+                                                    headers={"citeflow-status": "rejected"})])
+    with _client(transport, []) as client:
+        with pytest.raises(CiteflowError):
+            client.submit(answer)
+        with pytest.raises(CiteflowError, match="answer_id_conflict.*new answer_id"):
+            client.wait(answer["answer_id"])
+        client.submit(answer, idempotency_key="again")
+        assert client.wait(answer["answer_id"]).final
+    assert [r.method for r in requests] == ["POST", "POST", "GET"]
+
+
+def test_the_viewer_url_carries_the_key_in_its_fragment() -> None:
+    with Client("http://gw:8000/", "k/1+2") as client:
+        assert client.viewer_url("a b") == "http://gw:8000/answers/a%20b#key=k%2F1%2B2"
+    with Client("http://gw:8000", "") as client:
+        client.api_key = None
+        assert client.viewer_url("a") == "http://gw:8000/answers/a"
+
+
+def test_a_network_error_names_the_address_and_what_to_do() -> None:
+    def refuse(request: httpx.Request) -> httpx.Response:
+        raise httpx.ConnectError("refused", request=request)
+
+    with _client(httpx.MockTransport(refuse), []) as client, \
+            pytest.raises(CiteflowError) as raised:
+        client.get("a")
+    assert "http://gw" in str(raised.value) and "gateway running" in str(raised.value)
+
+
+def test_wait_document_polls_until_ingest_is_done_with_it() -> None:
+    def document(status: str) -> httpx.Response:
+        return httpx.Response(200, json={"doc_id": "book", "status": status, "format": "epub",
+                                         "sections": 3 if status == "ingested" else None})
+
+    requests, transport = _scripted([
+        httpx.Response(202, json={"doc_id": "book", "status": "submitted"}),
+        _problem(404, "not_found"), document("submitted"), document("ingested"),
+        document("rejected")])
+    with _client(transport, []) as client:
+        assert not client.upload_document(b"x", doc_id="book", filename="b.epub").final
+        ready = client.wait_document("book", poll=0.01)
+        assert (ready.status, ready.final, ready.sections) == ("ingested", True, 3)
+        assert client.document("book").status == "rejected"
+    assert [r.url.path for r in requests][1:] == ["/v1/documents/book"] * 4
+
+
+def test_wait_document_times_out_naming_the_document() -> None:
+    _, transport = _scripted([httpx.Response(200, json={"doc_id": "b", "status": "submitted"})]
+                             * 50)
+
+    async def go() -> None:
+        async with AsyncClient("http://gw", "k", transport=transport) as client:
+            await client.wait_document("b", timeout=0.05, poll=0.01)
+
+    with pytest.raises(CiteflowError, match="timeout: b not final in 0.05 s"):
+        asyncio.run(go())

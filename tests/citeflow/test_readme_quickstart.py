@@ -82,7 +82,7 @@ def test_the_quickstart_runs_as_printed(harness: Harness, pipeline: str,  # noqa
     assert lines[0].startswith("Ishmael sails on the Pequod")
     verdicts = dict(re.findall(r"\('(\[\d\])', '(\w+)'\)", lines[1]))
     assert verdicts == {"[1]": "supported", "[2]": "supported"}, lines[1]
-    assert lines[1].endswith(f"{gateway.url}/answers/quickstart-rag")
+    assert lines[1].endswith(f"{gateway.url}/answers/quickstart-rag#key={key}")
 
     (tmp_path / "answer.html").write_text(blocks["html"])
     server = _serve(tmp_path, page_port)

@@ -41,6 +41,16 @@ def host_app(gateway: str, key: str) -> Starlette:
                "connect-src 'self'; img-src blob:; base-uri 'none'; form-action 'none'")
         return HTMLResponse(body, headers={"Content-Security-Policy": csp})
 
+    async def direct(request: Request) -> HTMLResponse:
+        """The README's own page: the component calls the gateway itself, with the key from
+        the fragment."""
+        answer_id = html.escape(request.query_params.get("id", ""))
+        body = ('<!DOCTYPE html><html lang="en"><head><meta charset="utf-8"><title>mine</title>'
+                f'<script src="{gateway}/static/component/v1/citeflow.js" defer></script>'
+                f'</head><body><citeflow-answer answer-id="{answer_id}" fragment-key>'
+                "</citeflow-answer></body></html>")
+        return HTMLResponse(body)
+
     async def css(request: Request) -> Response:
         return Response(HOST_CSS, media_type="text/css")
 
@@ -53,7 +63,8 @@ def host_app(gateway: str, key: str) -> Starlette:
         return Response(upstream.content, upstream.status_code,
                         media_type=upstream.headers.get("content-type"))
 
-    return Starlette(routes=[Route("/host.html", page), Route("/host.css", css),
+    return Starlette(routes=[Route("/host.html", page), Route("/direct.html", direct),
+                             Route("/host.css", css),
                              Route("/citeflow/{path:path}", proxy)])
 
 

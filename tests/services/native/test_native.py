@@ -10,6 +10,7 @@ import os
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import orjson
 import pytest
@@ -95,3 +96,42 @@ def test_native_and_plain_python_give_the_same_results(tmp_path: Path) -> None:
     compiled, plain = process("1"), process("0")
     assert compiled.count(b"\n") == len(answers)
     assert compiled == plain
+
+
+def test_the_build_says_each_step_and_its_module_count_and_keeps_compiler_noise_in_a_log(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capfd: pytest.CaptureFixture[str]
+) -> None:
+    """`make run`'s first native build: a line per step with the module count on the
+    terminal; what mypyc and the C compiler print goes to the log (the real build's own
+    output is stood in for by a fake one that prints like them)."""
+    from services.native import build as native_build
+
+    def fake_build(say: Any) -> Path:
+        say(f"[1/2] mypyc: type-checking {len(native_build.compiled_sources())} modules")
+        print("services/x.py:1: warning: mypyc noise")
+        os.system("echo 'setuptools box from a subprocess' >&2")  # noqa: S605
+        say("[2/2] C compiler")
+        return tmp_path / "manifest.json"
+
+    monkeypatch.setattr(native_build, "build", fake_build)
+    monkeypatch.setattr(native_build, "LOG", tmp_path / "native-build.log")
+    assert native_build.main([]) == 0
+    shown = capfd.readouterr().out
+    count = len(native_build.compiled_sources())
+    assert f"compiling {count} modules" in shown and "[1/2] mypyc" in shown
+    assert "[2/2] C compiler" in shown and f"native build of {count} modules" in shown
+    assert "noise" not in shown and "setuptools box" not in shown
+    logged = (tmp_path / "native-build.log").read_text()
+    assert "mypyc noise" in logged and "setuptools box" in logged
+
+
+def test_up_says_which_stage_logic_runs(monkeypatch: pytest.MonkeyPatch) -> None:
+    import services.native as native
+
+    monkeypatch.setenv("CITEFLOW_NATIVE", "0")
+    monkeypatch.setattr(native, "_active", None)
+    assert native.describe() == "plain Python (CITEFLOW_NATIVE=0)"
+    monkeypatch.delenv("CITEFLOW_NATIVE")
+    assert native.describe().startswith("plain Python (no current native build")
+    monkeypatch.setattr(native, "_active", object())
+    assert native.describe().startswith(f"native build ({len(native.compiled_sources())}")

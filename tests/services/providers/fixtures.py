@@ -241,6 +241,31 @@ def cohere() -> dict[str, Any]:
     return line(response, request, "cohere-1")
 
 
+def cohere_tools() -> dict[str, Any]:
+    """A tool-use turn: the citations' sources are the web search tool's results, each a
+    `tool_output` with the page's url (no document id)."""
+    flore = COHERE_TEXT.index(FLORE)
+    page = {"title": "Café de Flore", "url": "https://example.org/flore", "text": DOC_FLORE}
+    response = {"id": "c2", "finish_reason": "COMPLETE", "message": {
+        "role": "assistant",
+        "content": [{"type": "text", "text": COHERE_TEXT}],
+        "citations": [
+            {"start": flore, "end": flore + len(FLORE), "text": FLORE, "type": "TEXT_CONTENT",
+             "sources": [{"type": "tool", "id": "web_search_0:0", "tool_output": page}]},
+            {"start": COHERE_TEXT.index(KYOTO), "end": len(COHERE_TEXT), "text": KYOTO,
+             "sources": [{"type": "tool", "id": "web_search_0:1", "tool_output": {
+                 "url": "https://example.org/kyoto", "snippet": DOC_KYOTO}}]},
+        ]}}
+    request = {"model": "command-a-03-2025", "messages": [
+        {"role": "user", "content": "Café history?"},
+        {"role": "assistant", "tool_calls": [{"id": "web_search_0", "type": "function",
+                                              "function": {"name": "web_search",
+                                                           "arguments": "{\"query\": \"cafés\"}"}}]},
+        {"role": "tool", "tool_call_id": "web_search_0", "content": [
+            {"type": "document", "document": {"data": page}}]}]}
+    return line(response, request, "cohere-2")
+
+
 def perplexity() -> dict[str, Any]:
     content = f"<think>Let me check.</think>\n{FLORE}[1] {KYOTO}[2][3]"
     response = {"id": "p", "model": "sonar-reasoning", "object": "chat.completion",
@@ -301,3 +326,15 @@ def langchain() -> dict[str, Any]:
             {"type": "citation", "start_index": 0, "end_index": 3},
         ]}]}
     return line(message, None, "langchain-1")
+
+
+# Every fixture above, by the provider whose adapter reads it.
+BY_PROVIDER: dict[str, list[Any]] = {
+    "anthropic": [anthropic],
+    "openai": [openai_responses, openai_chat, openai_assistants],
+    "gemini": [gemini],
+    "cohere": [cohere, cohere_tools],
+    "perplexity": [perplexity],
+    "bedrock": [bedrock],
+    "langchain": [langchain],
+}

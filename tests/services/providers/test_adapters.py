@@ -206,3 +206,13 @@ def test_malformed_lines_are_rejected() -> None:
     for raw, code in cases:
         result = process_answer(raw, event_id="e", provider="gemini")
         assert isinstance(result, AnswerRejected) and result.code == code, (raw, result)
+
+
+def test_cohere_tool_outputs_with_a_url_are_web_sources() -> None:
+    answer = normalize("cohere", fx.cohere_tools())
+    assert [(s.kind, s.url, s.doc_id, s.source_id) for s in answer.sources] == [
+        ("web", "https://example.org/flore", None, "web_search_0:0"),
+        ("web", "https://example.org/kyoto", None, "web_search_0:1")]
+    result = run("cohere", fx.cohere_tools())
+    assert [(c.source_index, c.valid) for c in result.citations] == [(1, True), (2, True)]
+    assert result.sources[0].title == "Café de Flore"

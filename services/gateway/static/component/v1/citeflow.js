@@ -108,6 +108,18 @@ mark[data-citeflow-quote] { background: var(--citeflow-quote, #ffc233); color: i
     }
   }
 
+  // fetch says only "Failed to fetch", both for a gateway that is down and for one that does
+  // not allow this page's origin (CORS): name both, and the setting that allows an origin.
+  function unreachable(gateway, error) {
+    const here = location.origin;
+    let there = gateway;
+    try { there = new URL(gateway || here, location.href).origin; } catch (e) { /* as given */ }
+    if (there === here) return error.message + " (is the gateway at " + there + " running?)";
+    return error.message + ": the gateway at " + there + " is not running, or does not allow "
+      + "calls from " + here + " (CORS). Start it with CITEFLOW_CORS_ORIGINS=" + here
+      + " (localhost and 127.0.0.1 are different origins).";
+  }
+
   let sheet = null;
   function styles() {
     if (!sheet) {
@@ -250,8 +262,13 @@ mark[data-citeflow-quote] { background: var(--citeflow-quote, #ffc233); color: i
     // ---- fetching -------------------------------------------------------------------
     async get(path, kind) {
       const headers = this.apiKey ? {Authorization: "Bearer " + this.apiKey} : {};
-      const response = this.fetcher ? await this.fetcher(path, {headers})
-        : await fetch(this.gateway + path, {headers, credentials: "omit"});
+      let response;
+      try {
+        response = this.fetcher ? await this.fetcher(path, {headers})
+          : await fetch(this.gateway + path, {headers, credentials: "omit"});
+      } catch (error) {
+        throw new Error(unreachable(this.gateway, error));
+      }
       if (!response.ok) {
         let detail = response.status + " " + response.statusText;
         try { detail = (await response.json()).detail || detail; } catch (e) { /* not JSON */ }
@@ -272,7 +289,8 @@ mark[data-citeflow-quote] { background: var(--citeflow-quote, #ffc233); color: i
         data = await this.get("/v1/answers/" + encodeURIComponent(answerId));
       } catch (error) {
         this.fail("The answer could not be loaded: " + error.message
-          + (this.apiKey || this.fetcher ? "" : " (no API key was given)"));
+          + (this.apiKey || this.fetcher ? ""
+            : " (no API key was given: add #key=<your API key> to this page's address)"));
         return;
       }
       if (answerId !== this.answerId) return;

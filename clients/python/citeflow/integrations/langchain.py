@@ -12,6 +12,7 @@ citation annotations goes through the gateway's LangChain provider adapter inste
 from __future__ import annotations
 
 import uuid
+import warnings
 from collections.abc import Mapping, Sequence
 from typing import Any
 from uuid import UUID
@@ -65,10 +66,16 @@ class _Run:
         self.model: str | None = None
 
 
+class CiteflowWarning(UserWarning):
+    """A run the handler could not submit (the chain's own result is unaffected)."""
+
+
 class CiteflowCallbackHandler(BaseCallbackHandler):
     """Submits every outermost chain run it sees as one answer. `answer_ids` maps each
-    run's id to its answer id; `answer_id` and `result` are the last run's. Submit errors
-    are kept in `errors` (and raised when `raise_error`)."""
+    submitted run's id to its answer id; `answer_id` and `result` are the last run's (the
+    result None when its submit was refused). A refused submit is warned of at once
+    (`CiteflowWarning`), kept in `errors`, raised by the client's `wait(answer_id)`, and
+    raised from the chain when `raise_error`."""
 
     def __init__(self, client: Client | None = None, *, wait: float | None = None,
                  metadata: Mapping[str, Any] | None = None,
@@ -145,12 +152,20 @@ class CiteflowCallbackHandler(BaseCallbackHandler):
             _text(run.message, ANSWER_KEYS) if run.message is not None else None)
         if text is None:
             return
+        answer_id = self.fixed_id or f"lc-{uuid.uuid4().hex}"
+        self.answer_id, self.result = answer_id, None
         try:
-            self._submit(run_id, run, text)
+            self.result = self._submit(answer_id, run, text)
         except CiteflowError as exc:
             self.errors.append(exc)
             if self.raise_error:
                 raise
+            # Said at once, where the chain's caller sees it (the chain's own result stands);
+            # `client.wait(handler.answer_id)` raises the same error.
+            warnings.warn(f"citeflow did not take answer {answer_id}: {exc}", CiteflowWarning,
+                          stacklevel=2)
+            return
+        self.answer_ids[run_id] = answer_id
 
     def on_chain_error(self, error: BaseException, *, run_id: UUID,
                        parent_run_id: UUID | None = None, **kwargs: Any) -> None:
@@ -162,26 +177,21 @@ class CiteflowCallbackHandler(BaseCallbackHandler):
         for run in [r for r in self._parents if self._root(r) == root]:
             self._parents.pop(run, None)
 
-    def _submit(self, run_id: UUID, run: _Run, text: str) -> None:
-        answer_id = self.fixed_id or f"lc-{uuid.uuid4().hex}"
+    def _submit(self, answer_id: str, run: _Run, text: str) -> Accepted | Result:
         metadata = {**({"model": run.model} if run.model else {}), **self.metadata}
         if _cited_blocks(run.message):
             assert run.message is not None
-            result = self.client.submit_provider(
+            return self.client.submit_provider(
                 "langchain", run.message.model_dump(mode="json"), answer_id=answer_id,
                 query=run.question, options=self.options, metadata=metadata or None,
                 wait=self.wait)
-        else:
-            answer: dict[str, Any] = {
-                "answer_id": answer_id, "query": run.question, "text": text,
-                "sources": sources_of([(d.page_content, d.metadata, d.metadata.get("score"))
-                                       for d in run.documents])}
-            if metadata:
-                answer["metadata"] = metadata
-            if self.options:
-                answer["options"] = self.options
-            result = self.client.submit({k: v for k, v in answer.items() if v is not None},
-                                        wait=self.wait)
-        self.answer_ids[run_id] = answer_id
-        self.answer_id = answer_id
-        self.result = result
+        answer: dict[str, Any] = {
+            "answer_id": answer_id, "query": run.question, "text": text,
+            "sources": sources_of([(d.page_content, d.metadata, d.metadata.get("score"))
+                                   for d in run.documents])}
+        if metadata:
+            answer["metadata"] = metadata
+        if self.options:
+            answer["options"] = self.options
+        return self.client.submit({k: v for k, v in answer.items() if v is not None},
+                                  wait=self.wait)

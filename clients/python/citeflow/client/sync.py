@@ -4,13 +4,13 @@ from __future__ import annotations
 
 import os
 import time
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from typing import Any
 
 import httpx
 
 from citeflow.client import core
-from citeflow.client.core import Answer, Call
+from citeflow.client.core import Answer, Call, Polled
 from citeflow.client.errors import CiteflowError
 from citeflow.client.models import (
     Accepted,
@@ -34,6 +34,7 @@ class Client:
                  limits: httpx.Limits = core.LIMITS) -> None:
         self.url, self.api_key = core.settings(url, api_key)
         self.retry = retry or RetryPolicy()
+        self._refusals = core.Refusals()
         self._http = httpx.Client(base_url=self.url, headers=core.headers(self.api_key),
                                   timeout=timeout, transport=transport,
                                   limits=limits)
@@ -52,7 +53,9 @@ class Client:
                idempotency_key: str | None = None) -> Accepted | Result:
         """Submit one answer (an `AnswerSubmitted` or a dict; an answer_id is made if it has
         none). With `wait` seconds, the result if it is ready in time, else the 202."""
-        return core.submitted(self._send(core.answer_call(answer, wait, idempotency_key)))
+        call = core.answer_call(answer, wait, idempotency_key)
+        with self._refusals.watch(call.answer_id):
+            return core.submitted(self._send(call))
 
     def submit_many(self, answers: Iterable[Answer], *,
                     idempotency_key: str | None = None) -> BatchResult:
@@ -68,8 +71,10 @@ class Client:
         """Submit an LLM provider's own response (e.g. "anthropic" with its Message and the
         request that carried the documents); the gateway normalises its citations."""
         extra = {"query": query, "options": options, "metadata": metadata}
-        return core.submitted(self._send(core.provider_call(
-            provider, response, request, answer_id, extra, wait, idempotency_key)))
+        call = core.provider_call(provider, response, request, answer_id, extra, wait,
+                                  idempotency_key)
+        with self._refusals.watch(call.answer_id):
+            return core.submitted(self._send(call))
 
     def upload_document(self, source: str | os.PathLike[str] | bytes, *,
                         doc_id: str | None = None, title: str | None = None,
@@ -78,27 +83,33 @@ class Client:
         response = core.checked(self._send(core.upload_call(source, doc_id, title, filename)))
         return Document.model_validate_json(response.content)
 
+    def document(self, doc_id: str) -> Document:
+        """A document's record: its status (`submitted` until ingest is done with it), format,
+        sections and chunks, or why it was rejected."""
+        response = core.checked(self._send(Call("GET", f"/v1/documents/{doc_id}")))
+        return Document.model_validate_json(response.content)
+
+    def wait_document(self, doc_id: str, timeout: float = 60.0, *,
+                      poll: float = 0.2) -> Document:
+        """Poll until ingest is done with the document (ingested, rejected or
+        dead-lettered): check `.status == "ingested"` before citing it."""
+        return self._until_final(self.document, doc_id, timeout, poll)
+
     # ---- reading ------------------------------------------------------------------------
     def get(self, answer_id: str) -> Result:
         """The formatted result, or the answer's status while not formatted."""
         return core.read_result(self._send(Call("GET", f"/v1/answers/{answer_id}")))
 
     def wait(self, answer_id: str, timeout: float = 60.0, *, poll: float = 0.2) -> Result:
-        """Poll until the answer is final (formatted, rejected, dead-lettered)."""
-        deadline = time.monotonic() + timeout
-        delay = poll
-        while True:
-            try:
-                found = self.get(answer_id)
-                if not isinstance(found, AnswerState) or found.final:
-                    return found
-            except CiteflowError as exc:
-                if exc.status != 404:
-                    raise
-            if time.monotonic() + delay > deadline:
-                raise CiteflowError.local("timeout", f"{answer_id} not final in {timeout} s")
-            time.sleep(delay)
-            delay = min(delay * 1.5, 2.0)
+        """Poll until the answer is final (formatted, rejected, dead-lettered). If this
+        client's last submit of `answer_id` was refused, that error is raised at once."""
+        self._refusals.check(answer_id)
+        return self._until_final(self.get, answer_id, timeout, poll)
+
+    def viewer_url(self, answer_id: str) -> str:
+        """The gateway's page showing the answer, with this client's key as `#key=` (the
+        fragment stays in the browser)."""
+        return core.viewer_url(self.url, answer_id, self.api_key)
 
     def list(self, **filters: Any) -> Iterator[AnswerState]:
         """Every answer matching the filters (model, status, since, until, has_problems,
@@ -122,6 +133,20 @@ class Client:
         with Last-Event-ID whenever the connection drops."""
         return Stream(self, core.query(filters), last_event_id)
 
+    def _until_final(self, read: Callable[[str], Polled], key: str, timeout: float,
+                     poll: float) -> Polled:
+        """`read(key)` until it is final (a 404 meanwhile is not yet)."""
+        delays = core.poll_delays(key, timeout, poll)
+        while True:
+            try:
+                found = read(key)
+                if core.is_final(found):
+                    return found
+            except CiteflowError as exc:
+                if exc.status != 404:
+                    raise
+            time.sleep(next(delays))
+
     # ---- transport ----------------------------------------------------------------------
     def _send(self, call: Call) -> httpx.Response:
         """The call's response, retried per the policy; a CiteflowError if none came."""
@@ -134,7 +159,8 @@ class Client:
                     files=call.files, data=call.data, headers=call.headers)
             except httpx.TransportError as exc:
                 if last or not call.replayable:
-                    raise CiteflowError.local("network_error", repr(exc)) from exc
+                    raise CiteflowError.local("network_error",
+                                              f"{self.url}: {exc!r}") from exc
                 self._pause(RetryInfo(attempt + 1, policy.delay(attempt, None), None, None,
                                       repr(exc)))
                 continue

@@ -4,14 +4,13 @@ from __future__ import annotations
 
 import asyncio
 import os
-import time
-from collections.abc import AsyncIterator, Iterable, Mapping
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Mapping
 from typing import Any
 
 import httpx
 
 from citeflow.client import core
-from citeflow.client.core import Answer, Call
+from citeflow.client.core import Answer, Call, Polled
 from citeflow.client.errors import CiteflowError
 from citeflow.client.models import (
     Accepted,
@@ -34,6 +33,7 @@ class AsyncClient:
                  limits: httpx.Limits = core.LIMITS) -> None:
         self.url, self.api_key = core.settings(url, api_key)
         self.retry = retry or RetryPolicy()
+        self._refusals = core.Refusals()
         self._http = httpx.AsyncClient(base_url=self.url, headers=core.headers(self.api_key),
                                        timeout=timeout, transport=transport,
                                        limits=limits)
@@ -50,7 +50,9 @@ class AsyncClient:
     async def submit(self, answer: Answer, *, wait: float | None = None,
                      idempotency_key: str | None = None) -> Accepted | Result:
         """See `Client.submit`."""
-        return core.submitted(await self._send(core.answer_call(answer, wait, idempotency_key)))
+        call = core.answer_call(answer, wait, idempotency_key)
+        with self._refusals.watch(call.answer_id):
+            return core.submitted(await self._send(call))
 
     async def submit_many(self, answers: Iterable[Answer], *,
                           idempotency_key: str | None = None) -> BatchResult:
@@ -66,8 +68,10 @@ class AsyncClient:
                               idempotency_key: str | None = None) -> Accepted | Result:
         """See `Client.submit_provider`."""
         extra = {"query": query, "options": options, "metadata": metadata}
-        return core.submitted(await self._send(core.provider_call(
-            provider, response, request, answer_id, extra, wait, idempotency_key)))
+        call = core.provider_call(provider, response, request, answer_id, extra, wait,
+                                  idempotency_key)
+        with self._refusals.watch(call.answer_id):
+            return core.submitted(await self._send(call))
 
     async def upload_document(self, source: str | os.PathLike[str] | bytes, *,
                               doc_id: str | None = None, title: str | None = None,
@@ -77,26 +81,28 @@ class AsyncClient:
         response = core.checked(await self._send(call))
         return Document.model_validate_json(response.content)
 
+    async def document(self, doc_id: str) -> Document:
+        """See `Client.document`."""
+        response = core.checked(await self._send(Call("GET", f"/v1/documents/{doc_id}")))
+        return Document.model_validate_json(response.content)
+
+    async def wait_document(self, doc_id: str, timeout: float = 60.0, *,
+                            poll: float = 0.2) -> Document:
+        """See `Client.wait_document`."""
+        return await self._until_final(self.document, doc_id, timeout, poll)
+
     async def get(self, answer_id: str) -> Result:
         return core.read_result(await self._send(Call("GET", f"/v1/answers/{answer_id}")))
 
     async def wait(self, answer_id: str, timeout: float = 60.0, *,
                    poll: float = 0.2) -> Result:
         """See `Client.wait`."""
-        deadline = time.monotonic() + timeout
-        delay = poll
-        while True:
-            try:
-                found = await self.get(answer_id)
-                if not isinstance(found, AnswerState) or found.final:
-                    return found
-            except CiteflowError as exc:
-                if exc.status != 404:
-                    raise
-            if time.monotonic() + delay > deadline:
-                raise CiteflowError.local("timeout", f"{answer_id} not final in {timeout} s")
-            await asyncio.sleep(delay)
-            delay = min(delay * 1.5, 2.0)
+        self._refusals.check(answer_id)
+        return await self._until_final(self.get, answer_id, timeout, poll)
+
+    def viewer_url(self, answer_id: str) -> str:
+        """See `Client.viewer_url`."""
+        return core.viewer_url(self.url, answer_id, self.api_key)
 
     async def list(self, **filters: Any) -> AsyncIterator[AnswerState]:
         """See `Client.list`."""
@@ -118,6 +124,20 @@ class AsyncClient:
         """See `Client.stream` (`async for event in client.stream(...)`)."""
         return AsyncStream(self, core.query(filters), last_event_id)
 
+    async def _until_final(self, read: Callable[[str], Awaitable[Polled]], key: str,
+                           timeout: float, poll: float) -> Polled:
+        """`read(key)` until it is final (a 404 meanwhile is not yet)."""
+        delays = core.poll_delays(key, timeout, poll)
+        while True:
+            try:
+                found = await read(key)
+                if core.is_final(found):
+                    return found
+            except CiteflowError as exc:
+                if exc.status != 404:
+                    raise
+            await asyncio.sleep(next(delays))
+
     async def _send(self, call: Call) -> httpx.Response:
         policy = self.retry
         for attempt in range(policy.attempts):
@@ -128,7 +148,8 @@ class AsyncClient:
                     files=call.files, data=call.data, headers=call.headers)
             except httpx.TransportError as exc:
                 if last or not call.replayable:
-                    raise CiteflowError.local("network_error", repr(exc)) from exc
+                    raise CiteflowError.local("network_error",
+                                              f"{self.url}: {exc!r}") from exc
                 await self._pause(RetryInfo(attempt + 1, policy.delay(attempt, None), None,
                                             None, repr(exc)))
                 continue

@@ -8,8 +8,38 @@ from collections.abc import Mapping, Sequence
 from pathlib import PurePath
 from typing import Any
 
-FORMATS = {".pdf": "pdf", ".epub": "epub", ".html": "html", ".htm": "html", ".txt": "text",
-           ".md": "text"}
+FORMATS = {".pdf": "pdf", ".epub": "epub", ".html": "html", ".htm": "html", ".xhtml": "html",
+           ".txt": "text", ".md": "text"}
+# Where each common loader names its file: LangChain's `source` and PyMuPDF/PDFPlumber
+# `file_path`, LlamaIndex's `file_path`/`file_name`, Unstructured's `filename`.
+ORIGIN_KEYS = ("source", "file_path", "file_name", "filename")
+# Where they say what the file is: citeflow's own `format` ("pdf"), LangChain PyMuPDFLoader's
+# `format` ("PDF 1.6"), LlamaIndex's `file_type` and Unstructured's `filetype` (MIME types).
+FORMAT_KEYS = ("format", "file_type", "filetype", "mime_type", "content_type")
+MIME_TYPES = {"application/pdf": "pdf", "application/epub+zip": "epub", "text/html": "html",
+              "application/xhtml+xml": "html", "text/plain": "text", "text/markdown": "text"}
+
+
+def _format_word(value: str) -> str | None:
+    """A loader's format value as citeflow's: its own name, a MIME type, or a version
+    string such as "PDF 1.6"."""
+    value = value.strip().lower()
+    if value in FORMATS.values():
+        return value
+    if "/" in value:
+        return MIME_TYPES.get(value.split(";")[0].strip())
+    first = value.split()[0] if value.split() else ""
+    return FORMATS.get(f".{first}")
+
+
+def _format(metadata: Mapping[str, Any], origin: str) -> str | None:
+    """The document's format from the loader's metadata, else its file name's extension."""
+    for name in FORMAT_KEYS:
+        value = metadata.get(name)
+        found = _format_word(value) if isinstance(value, str) else None
+        if found:
+            return found
+    return FORMATS.get(PurePath(origin.split("?")[0]).suffix.lower())
 
 
 def _page(metadata: Mapping[str, Any]) -> int | None:
@@ -28,10 +58,9 @@ def _page(metadata: Mapping[str, Any]) -> int | None:
 def source_of(index: int, text: str, metadata: Mapping[str, Any],
               score: float | None = None) -> dict[str, Any]:
     """One passage as a source with `index`."""
-    origin = str(metadata.get("source") or metadata.get("file_path")
-                 or metadata.get("file_name") or "")
+    origin = str(next((metadata[k] for k in ORIGIN_KEYS if metadata.get(k)), ""))
     url = metadata.get("url") or (origin if origin.startswith(("http://", "https://")) else None)
-    fmt = metadata.get("format") or FORMATS.get(PurePath(origin.split("?")[0]).suffix.lower())
+    fmt = _format(metadata, origin)
     chunk: dict[str, Any] = {"text": text}
     for name in ("chunk_id", "section_id", "href"):
         if isinstance(metadata.get(name), str):
@@ -49,7 +78,7 @@ def source_of(index: int, text: str, metadata: Mapping[str, Any],
         "chunks": [chunk]}
     for name, value in (("url", url), ("doc_id", metadata.get("doc_id")),
                         ("source_id", metadata.get("source_id")),
-                        ("format", fmt if fmt in ("pdf", "epub", "html", "text") else None),
+                        ("format", fmt),
                         ("score", score if score is not None else metadata.get("score"))):
         if value is not None:
             source[name] = value

@@ -1,5 +1,6 @@
-"""What the client returns: the schemas' `AnswerFormatted` for a formatted answer, and small
-pydantic models of the gateway's other documents (202 bodies, statuses, pages, events)."""
+"""What the client returns: `AnswerFormatted` (generated from the event's JSON Schema) for a
+formatted answer, and small pydantic models of the gateway's other documents (202 bodies,
+statuses, pages, events)."""
 
 from __future__ import annotations
 
@@ -8,7 +9,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict
 
-from schemas.formatted import AnswerFormatted
+from citeflow.schemas.answer_formatted import AnswerFormatted
 
 Status = Literal["submitted", "formatted", "rejected", "dead_lettered"]
 
@@ -78,10 +79,24 @@ class Stats(_Doc):
 
 
 class Document(_Doc):
-    """A document's record (`POST /v1/documents`, `GET /v1/documents/{id}`)."""
+    """A document's record (`POST /v1/documents`, `GET /v1/documents/{id}`): `submitted`
+    until ingest is done with it, then `ingested` (its sections and chunks) or `rejected`
+    / `dead_lettered` (`reason`, `detail`)."""
 
     doc_id: str
     status: str
+    format: str | None = None
+    sections: int | None = None
+    chunks: int | None = None
+    reason: str | None = None
+    detail: dict[str, Any] | None = None
+    submitted_at: datetime | None = None
+    updated_at: datetime | None = None
+
+    @property
+    def final(self) -> bool:
+        """Whether ingest is done with it (ingested, rejected or dead-lettered)."""
+        return self.status != "submitted"
 
 
 class StreamEvent(_Doc):
