@@ -132,6 +132,19 @@ mark[data-citeflow-quote] { background: var(--citeflow-quote, #ffc233); color: i
     return "auto";
   }
 
+  // Where `quote` is in `text`: [start, end), or null. Whitespace runs match whatever
+  // whitespace the text has there (a chapter's markup wraps its lines where the quote,
+  // taken from normalised chunk text, has one space).
+  function locateQuote(text, quote) {
+    const at = text.indexOf(quote);
+    if (at >= 0) return [at, at + quote.length];
+    const words = quote.trim().split(/\s+/).filter(Boolean);
+    if (!words.length) return null;
+    const pattern = words.map((w) => w.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")).join("\\s+");
+    const match = new RegExp(pattern, "u").exec(text);
+    return match ? [match.index, match.index + match[0].length] : null;
+  }
+
   // URL Text Fragment (#:~:text=[prefix-,]start[,end][,-suffix]), terms percent-encoded
   // with '-', ',' and '&' escaped as the spec asks.
   function encodeTerm(text) {
@@ -434,11 +447,12 @@ mark[data-citeflow-quote] { background: var(--citeflow-quote, #ffc233); color: i
         starts.push(text.length);
         text += node.data;
       }
-      const at = text.indexOf(quote);
-      if (at < 0 || quote.length >= text.trim().length) return;
+      const found = locateQuote(text, quote);
+      if (!found || found[1] - found[0] >= text.trim().length) return;
+      const [at, stop] = found;
       nodes.forEach((node, n) => {
         const start = Math.max(at - starts[n], 0);
-        const end = Math.min(at + quote.length - starts[n], node.data.length);
+        const end = Math.min(stop - starts[n], node.data.length);
         if (start >= end) return;
         const range = document.createRange();
         range.setStart(node, start);
@@ -641,12 +655,13 @@ mark[data-citeflow-quote] { background: var(--citeflow-quote, #ffc233); color: i
         dir: direction(selector.exact)});
       block.append(document.createTextNode(selector.prefix ? "…" + selector.prefix : ""));
       const mark = element("mark", {"data-citeflow-highlight": "", part: "highlight"});
-      const quote = this.quote;
-      const at = quote ? selector.exact.indexOf(quote) : -1;
-      if (at >= 0 && quote.length < selector.exact.length) {
+      const found = this.quote ? locateQuote(selector.exact, this.quote) : null;
+      if (found && found[1] - found[0] < selector.exact.length) {
+        const [at, stop] = found;
         mark.append(document.createTextNode(selector.exact.slice(0, at)),
-          element("mark", {"data-citeflow-quote": "", part: "quote"}, quote),
-          document.createTextNode(selector.exact.slice(at + quote.length)));
+          element("mark", {"data-citeflow-quote": "", part: "quote"},
+            selector.exact.slice(at, stop)),
+          document.createTextNode(selector.exact.slice(stop)));
       } else {
         mark.textContent = selector.exact;
       }
