@@ -42,14 +42,14 @@
       if (old.dataset.answerId === item.answer_id) old.remove();  // the newest status wins
     }
     const row = element("li", {"data-answer-id": item.answer_id, "data-status": kind});
-    const link = element("a", {href: "/answers/" + encodeURIComponent(item.answer_id)},
-      item.answer_id);
+    const link = element("a", {href: "/answers/" + encodeURIComponent(item.answer_id),
+      dir: "auto"}, item.answer_id);
     row.append(link, element("span", {class: "badge"}, kind));
-    if (item.model) row.append(element("span", {class: "badge"}, item.model));
+    if (item.model) row.append(element("span", {class: "badge", dir: "auto"}, item.model));
     const language = (item.summary && item.summary.language) || item.language;
-    if (language) row.append(element("span", {class: "badge", lang: "en"}, language));
+    if (language) row.append(element("span", {class: "badge", lang: "en", dir: "auto"}, language));
     if (kind !== "formatted") {
-      row.append(element("span", {class: "badge bad"}, item.reason || kind));
+      row.append(element("span", {class: "badge bad", dir: "auto"}, item.reason || kind));
     }
     for (const [level, text] of markers(item.summary)) {
       row.append(element("span", {class: "badge " + level}, text));
