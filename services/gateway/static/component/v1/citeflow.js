@@ -78,7 +78,8 @@ mark[data-citeflow-quote] { background: var(--citeflow-quote, #ffc233); color: i
 .panel-why { margin: .4rem 0; font-size: .9rem; }
 .citation[aria-expanded="true"], .unit-verbatim[aria-expanded="true"] {
   outline: 2px solid var(--citeflow-accent); outline-offset: 1px; }
-.citation[aria-expanded="true"] { background: var(--citeflow-accent); color: var(--citeflow-surface); }
+.citation-chip a.citation[aria-expanded="true"], .citation[aria-expanded="true"] {
+  background: var(--citeflow-accent); color: var(--citeflow-surface); }
 .legend { margin: .8rem 0 0; font-size: .8rem; color: var(--citeflow-muted); line-height: 1.5; }
 .legend-item { margin-right: .9rem; white-space: nowrap; }
 .legend .badge { vertical-align: baseline; margin: 0 .1em 0 0; }
