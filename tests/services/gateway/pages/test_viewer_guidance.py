@@ -13,7 +13,13 @@ import orjson
 import pytest
 
 from services.bench.reader_corpus import formatted
-from tests.services.gateway.pages.site import results_store, traps_fired, violations, wait_until
+from tests.services.gateway.pages.site import (
+    SCREENSHOTS,
+    results_store,
+    traps_fired,
+    violations,
+    wait_until,
+)
 
 ROOT = "document.querySelector('citeflow-answer').shadowRoot"
 ANSWER = {
@@ -78,8 +84,9 @@ def test_the_viewer_explains_the_dots_and_marks_the_open_chip(site: Any, driver:
         "return Array.from(arguments).map((c) => getComputedStyle(c).backgroundColor + ' '"
         " + getComputedStyle(c).outlineStyle);", *_chips(driver)[:3])
     assert look[0] != look[2]  # the open chip is drawn apart from the others
-    _open(driver, _chips(driver)[2])
-    assert _expanded(driver)[:3] == ["false", "false", "true"]
+    _open(driver, _chips(driver)[1])
+    assert _expanded(driver)[:3] == ["false", "true", "false"]
+    driver.save_screenshot(str(SCREENSHOTS / "viewer-guidance.png"))
     driver.execute_script(f"{ROOT}.querySelector('.panel-close').click();")
     assert "true" not in _expanded(driver)
     assert traps_fired(driver) == [] and violations(driver) == []
