@@ -226,7 +226,8 @@
       if (!byKey.has(g.key)) byKey.set(g.key, []);
       byKey.get(g.key).push([Date.parse(g.bucket_start), g[field]]);
     }
-    return Array.from(byKey, ([name, points]) => ({name,
+    return Array.from(byKey, ([name, points]) => ({
+      name: name === null ? null : CiteflowAnswer.visibleBidi(name),
       points: points.sort((a, b) => a[0] - b[0])}));
   }
 

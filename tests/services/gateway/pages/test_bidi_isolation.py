@@ -15,7 +15,7 @@ import orjson
 import pytest
 
 from services.bench.reader_corpus import formatted
-from tests.services.gateway.pages.site import results_store, traps_fired, wait_until
+from tests.services.gateway.pages.site import answers_site, traps_fired, wait_until
 
 RLO = "\u202e"
 CONTROLS = "\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069"
@@ -84,10 +84,7 @@ def result() -> dict[str, Any]:
 
 @pytest.fixture(scope="module")
 def site(result: dict[str, Any], tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
-    from services.bench.reader_site import reader_site
-
-    with results_store(tmp_path_factory.mktemp("store")) as store, reader_site(
-            store, [], [orjson.dumps(result)], tmp_path_factory.mktemp("site")) as running:
+    with answers_site(tmp_path_factory, [orjson.dumps(result)]) as running:
         yield running
 
 

@@ -15,7 +15,7 @@ import pytest
 from services.bench.reader_corpus import formatted
 from tests.services.gateway.pages.site import (
     SCREENSHOTS,
-    results_store,
+    answers_site,
     traps_fired,
     violations,
     wait_until,
@@ -37,10 +37,7 @@ ANSWER = {
 
 @pytest.fixture(scope="module")
 def site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
-    from services.bench.reader_site import reader_site
-
-    with results_store(tmp_path_factory.mktemp("store")) as store, reader_site(
-            store, [], [formatted(ANSWER)], tmp_path_factory.mktemp("site")) as running:
+    with answers_site(tmp_path_factory, [formatted(ANSWER)]) as running:
         yield running
 
 
