@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from html import escape
 
-TAGS: frozenset[str] = frozenset({"div", "span", "sup", "a", "br", "ol", "li", "cite"})
+TAGS: frozenset[str] = frozenset({"div", "span", "sup", "a", "br", "ol", "li", "cite", "bdi"})
 
 ATTRIBUTES: dict[str, list[str]] = {
     "div": ["class", "data-answer-id", "dir", "lang"],
@@ -38,6 +38,7 @@ ATTRIBUTES: dict[str, list[str]] = {
     ],
     "a": [
         "class",
+        "dir",
         "href",
         "title",
         "rel",

@@ -18,14 +18,20 @@ from services.formatting.allowlist import PROTOCOLS
 # reads back. NUL is handled apart: `escape_html_many` uses it as its separator.
 _HTML_CONTROL = re.compile(r"\r\n?|[\x01-\x08\x0b\x0c\x0e-\x1f]")
 _CONTROLS = tuple(chr(code) for code in range(1, 32) if chr(code) not in "\t\n")
-# Bidirectional marks, embeddings, overrides and isolates, and zero-width characters:
-# written as character references, so no raw invisible control reorders or hides text in
-# the markup (or in a copy of it).
-_BIDI = tuple(
-    "\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069\u200e\u200f"
-    "\u200b\u200c\u200d\u2060\ufeff"
-)
-_BIDI_ENTITIES = str.maketrans({ch: f"&#x{ord(ch):x};" for ch in _BIDI})
+# The explicit directional formatting characters (embeddings, overrides, their pop, and
+# isolates): they reorder the text after them (`gnp.exe` after U+202E shows as `exe.png`),
+# and a browser obeys them written as character references too. Untrusted text shows
+# each as a visible token instead (`⟨U+202E⟩`): a reader sees it is there, and it
+# reorders nothing.
+EXPLICIT_BIDI = "\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069"
+_VISIBLE_BIDI = str.maketrans({ch: f"\u27e8U+{ord(ch):04X}\u27e9" for ch in EXPLICIT_BIDI})
+# Bidirectional marks and zero-width characters (they reorder no letters; joiners are part
+# of some scripts' spelling): written as character references, so no raw invisible
+# character hides in the markup (or in a copy of it).
+_MARKS = "\u200e\u200f\u200b\u200c\u200d\u2060\ufeff"
+_BIDI = tuple(EXPLICIT_BIDI + _MARKS)
+_BIDI_ENTITIES = str.maketrans(
+    {**{ch: f"&#x{ord(ch):x};" for ch in _MARKS}, **_VISIBLE_BIDI})
 _CONTROLS_AND_NUL = ("\x00", *_CONTROLS, *_BIDI)
 
 _URL_STRIP = "".join(chr(code) for code in range(0x21))
@@ -81,8 +87,16 @@ def escape_html(text: str) -> str:
     return _bidi(_escape_markup(_without_controls(text).replace("\x00", "")))
 
 
+def visible_bidi(text: str) -> str:
+    """`text` with each explicit directional formatting character as a visible token."""
+    if any(map(text.__contains__, EXPLICIT_BIDI)):
+        return text.translate(_VISIBLE_BIDI)
+    return text
+
+
 def _bidi(escaped: str) -> str:
-    """Escaped text with its bidirectional controls as character references."""
+    """Escaped text with its explicit directional controls as visible tokens and its marks
+    and zero-width characters as character references."""
     if any(map(escaped.__contains__, _BIDI)):
         return escaped.translate(_BIDI_ENTITIES)
     return escaped
@@ -131,7 +145,7 @@ def escape_markdown(text: str) -> str:
         text = text.replace("&", "&amp;")
     if "<" in text:
         text = text.replace("<", "&lt;")
-    return text
+    return visible_bidi(text)
 
 
 def escape_markdown_many(pieces: list[str], *, clean: bool = False) -> list[str]:

@@ -95,11 +95,15 @@ _REFERENCES_END = end_tag("ol")
 _REFERENCE = start_tag(
     "li", {"class": "reference", "id": None, "value": int, "data-source-index": int}
 ) + start_tag("cite", {"class": "reference-text"})
+# Each untrusted piece of a reference is isolated: no direction spills from the title into
+# the URL after it. A URL reads left to right.
+_PIECE = start_tag("bdi") + "%s" + end_tag("bdi")
 # fields: href, text
 _REFERENCE_LINK = (
     start_tag(
         "a",
-        {"class": "reference-link", "href": None, "rel": LINK_REL, "target": "_blank"},
+        {"class": "reference-link", "dir": "ltr", "href": None, "rel": LINK_REL,
+         "target": "_blank"},
     )
     + "%s"
     + end_tag("a")
@@ -245,9 +249,11 @@ def _reference(
 ) -> None:
     """One reference list item: the escaped reference text around its link, if any."""
     markup.append(_REFERENCE % (f"{anchor}{index:d}", index, index))
-    markup.append(before)
+    if before:
+        markup.append(_PIECE % before)
     if link:
         url = escape_html(link)
         markup.append(_REFERENCE_LINK % (url, url))
-    markup.append(after)
+    if after:
+        markup.append(_PIECE % after)
     markup.append(_REFERENCE_END)

@@ -89,6 +89,9 @@ class StatsParams(_Params):
     model: str | None = Field(None, max_length=200)
     language: str | None = Field(None, pattern=r"^[a-z]{2,3}$")
     tenant: str | None = Field(None, max_length=200, description="admin keys only")
+    compare: Literal["previous"] | None = Field(
+        None, description="also measure the window of the same length just before "
+        "(`previous`), for rates now against then")
 
     _aware_until = field_validator("until")(_aware)
 

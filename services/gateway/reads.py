@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Awaitable
+from dataclasses import replace
 from datetime import UTC, datetime
 from typing import Any, Literal, TypeVar
 from urllib.parse import urlencode
@@ -21,6 +22,7 @@ from services.gateway.context import gateway_of
 from services.gateway.observability import note
 from services.gateway.problems import ProblemError, unavailable
 from services.gateway.queries import (
+    EARLIEST,
     AnswerListParams,
     StatsParams,
     parse_params,
@@ -57,14 +59,24 @@ class AnswerPage(TypedDict):
     next: str | None
 
 
+class PreviousPeriod(TypedDict):
+    """The same measures over the window of the same length just before (`?compare=`)."""
+
+    since: datetime
+    until: datetime
+    groups: list[GroupStats]
+
+
 class StatsDocument(TypedDict):
-    """`GET /v1/stats`: one group per model or tenant (and time bucket when asked)."""
+    """`GET /v1/stats`: one group per model or tenant (and time bucket when asked);
+    `previous` the window before, when `?compare=previous` asks for it (else null)."""
 
     since: datetime
     until: datetime
     group_by: Literal["model", "tenant", "language", "none"]
     bucket_seconds: int | None
     groups: list[GroupStats]
+    previous: PreviousPeriod | None
 
 
 async def _store_call(request: Request, call: Awaitable[T]) -> T:
@@ -165,8 +177,14 @@ async def get_stats(request: Request) -> Response:
                        until=until, group_by=params.group_by, bucket_seconds=bucket,
                        model=params.model, language=params.language)
     groups = await _store_call(request, gateway.store.stats(query))
+    previous: PreviousPeriod | None = None
+    if params.compare == "previous":
+        before = max(since - (until - since), EARLIEST)
+        earlier = replace(query, since=before, until=since)
+        previous = {"since": before, "until": since,
+                    "groups": await _store_call(request, gateway.store.stats(earlier))}
     doc: StatsDocument = {"since": since, "until": until, "group_by": params.group_by,
-                          "bucket_seconds": bucket, "groups": groups}
+                          "bucket_seconds": bucket, "groups": groups, "previous": previous}
     return _json(doc, headers=NO_STORE)
 
 

@@ -183,6 +183,14 @@ class GroupStats:
     sources_cited: int = 0
     citation_recall: float | None = None
     citation_precision: float | None = None
+    # The verdict mix of the citations whose support was judged (the valid citations of
+    # answers that carry verdicts): supported, unsupported, and the rest (partial or
+    # unverifiable) is judged - supported - unsupported; the rates are shares of judged.
+    judged_citations: int = 0
+    supported_citations: int = 0
+    unsupported_citations: int = 0
+    support_rate: float | None = None
+    unsupported_rate: float | None = None
     rejections: dict[str, int] = field(default_factory=dict)  # by reason
     dead_letters: dict[str, int] = field(default_factory=dict)  # by reason
     latency_p50_ms: float | None = None

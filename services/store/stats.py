@@ -20,7 +20,8 @@ from services.store.api import GroupStats, StatsQuery
 from services.store.tables import answers
 
 _SUMS = ("citations", "invalid_citations", "sentences", "uncited_sentences",
-         "downgraded_quotes", "sources_supplied", "sources_cited")
+         "downgraded_quotes", "sources_supplied", "sources_cited", "supported_citations",
+         "unsupported_citations")
 GroupKey = tuple[str | None, int | None]
 
 
@@ -36,6 +37,9 @@ async def group_stats(conn: AsyncConnection, query: StatsQuery) -> list[GroupSta
             *(sa.func.sum(c[name]) for name in _SUMS),
             sa.func.avg(c.coverage), sa.func.avg(c.citation_recall),
             sa.func.avg(c.citation_precision),
+            # judged: the valid citations of the answers that carry verdicts
+            sa.func.sum(sa.case((c.supported_citations.is_not(None),
+                                 c.citations - c.invalid_citations), else_=0)),
         ).where(*where).group_by(*dims)
     )
     groups: dict[GroupKey, GroupStats] = {}
@@ -45,13 +49,14 @@ async def group_stats(conn: AsyncConnection, query: StatsQuery) -> list[GroupSta
         group.answers, group.formatted = int(values[0]), int(values[1] or 0)
         for name, value in zip(_SUMS, values[2:2 + len(_SUMS)], strict=True):
             setattr(group, name, int(value or 0))
-        coverage, recall, precision = values[2 + len(_SUMS):]
+        coverage, recall, precision, judged = values[2 + len(_SUMS):]
         group.mean_coverage = _float(coverage)
         group.citation_recall = _float(recall)
         group.citation_precision = _float(precision)
-        group.invalid_citation_rate = (
-            group.invalid_citations / group.citations if group.citations else None
-        )
+        group.invalid_citation_rate = _share(group.invalid_citations, group.citations)
+        group.judged_citations = int(judged or 0)
+        group.support_rate = _share(group.supported_citations, group.judged_citations)
+        group.unsupported_rate = _share(group.unsupported_citations, group.judged_citations)
         groups[group_key] = group
     failures = await conn.execute(
         sa.select(*dims, c.status, c.reason, sa.func.count())
@@ -141,6 +146,10 @@ _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 
 def _bucket_start(ms: int | None) -> datetime | None:
     return None if ms is None else datetime.fromtimestamp(int(ms) / 1000, UTC)
+
+
+def _share(part: int, whole: int) -> float | None:
+    return part / whole if whole else None
 
 
 def _float(value: Any) -> float | None:

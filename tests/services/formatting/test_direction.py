@@ -37,12 +37,18 @@ def test_hebrew_is_right_to_left_and_english_left_to_right() -> None:
     assert "\u2066" not in english.renderings.markdown
 
 
-def test_bidi_controls_in_the_answer_are_references_in_the_html() -> None:
+def test_bidi_controls_in_the_answer_are_shown_not_obeyed() -> None:
     controls = "\u202e\u2066\u202b"
-    result = _formatted([f"Evil {controls}txet{controls} here ", Mark("[1]", (1,)), "."])
+    result = _formatted([f"Evil {controls}txet{controls}\u200f here ", Mark("[1]", (1,)), "."])
     html = result.renderings.html
     assert not any(ch in html for ch in controls)
-    assert "&#x202e;" in html and "&#x2066;" in html
+    # a browser obeys a character reference as it obeys the character: neither is emitted
+    assert "&#x202e;" not in html.lower() and "&#x2066;" not in html.lower()
+    assert "\u27e8U+202E\u27e9\u27e8U+2066\u27e9\u27e8U+202B\u27e9txet" in html
+    assert "&#x200f;" in html  # a mark reorders no letters: kept, as a reference
+    assert "Evil \u27e8U+202E\u27e9" in result.renderings.markdown
+    assert not any(ch in result.renderings.markdown.replace("\u2066[^1]\u2069", "")
+                   for ch in controls)
     assert not executable_findings(html)
 
 

@@ -109,7 +109,7 @@ def test_reference_list_has_the_ama_reference_and_a_safe_link() -> None:
     items = _find(html, "li", "reference")
     assert [li.get("value") for li in items] == ["1", "2"]
     assert (
-        items[0].find("cite").text
+        "".join(items[0].find("cite").itertext())
         == "Author1 A, Writer1 B. Study 1. Journal of Tests. 2021."
     )
     assert items[0].find("a") is None  # no URL

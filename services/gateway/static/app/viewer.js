@@ -18,3 +18,10 @@
   answer.addEventListener("citeflow-error", () => { root.dataset.state = "error"; });
   root.append(answer);
 })();
+
+// Opened from the dashboard, the viewer carries its filters: the dashboard link returns there.
+if (location.search) {
+  for (const link of document.querySelectorAll("header.bar a[href='/dashboard']")) {
+    link.href = "/dashboard" + location.search;
+  }
+}

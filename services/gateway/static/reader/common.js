@@ -1,5 +1,5 @@
 // citeflow pages: the API key (from the URL fragment, kept in sessionStorage, never sent
-// in a URL to the server) and authenticated fetches. No inline script: CSP script-src 'self'.
+// in a URL to the server), authenticated fetches and elements with untrusted text. No inline script: CSP script-src 'self'.
 "use strict";
 
 const CiteflowApi = (() => {
@@ -26,10 +26,12 @@ const CiteflowApi = (() => {
     return kind === "blob" ? response.blob() : response.json();
   }
 
+  // Text is shown with its explicit bidi controls as visible tokens (the component's
+  // helper: every page loads citeflow.js); untrusted pieces also get dir="auto".
   function element(tag, attributes, text) {
     const node = document.createElement(tag);
     for (const [name, value] of Object.entries(attributes || {})) node.setAttribute(name, value);
-    if (text !== undefined && text !== null) node.textContent = text;
+    if (text !== undefined && text !== null) node.textContent = CiteflowAnswer.visibleBidi(text);
     return node;
   }
 

@@ -1,17 +1,18 @@
-// The dashboard (/dashboard): a live feed of results over GET /v1/stream (read with fetch so
-// the key travels in the Authorization header; resumed with Last-Event-ID after any drop),
-// charts over time per model and tenant from GET /v1/stats, and pipeline health
-// (consumer lag per stage from GET /v1/pipeline, rejections and dead letters by reason).
+// The dashboard (/dashboard): the headline rates per model now against the previous period,
+// the worst recent answers (each a link to its viewer), rates over time in buckets, all
+// filtered by model, tenant and language (kept in the query string and carried into the
+// viewer links), from GET /v1/stats and GET /v1/answers; a live feed of results over
+// GET /v1/stream (read with fetch so the key travels in the Authorization header; resumed
+// with Last-Event-ID after any drop), and pipeline health (consumer lag per stage from
+// GET /v1/pipeline, rejections and dead letters by reason).
 "use strict";
 
 (() => {
   const {get, element, key} = CiteflowApi;
   const feed = document.getElementById("feed");
   const connection = document.getElementById("connection");
-  const SVG = "http://www.w3.org/2000/svg";
-  const COLOURS = ["#2f5fd0", "#d0622f", "#1a7f37", "#8a3ffc", "#b3261e", "#00838f"];
+    const COLOURS = ["#2f5fd0", "#d0622f", "#1a7f37", "#8a3ffc", "#b3261e", "#00838f"];
   const MAX_ROWS = 200;
-  const WINDOW_SECONDS = 6 * 3600;
   let lastEventId = null;
   window.citeflowFeed = [];
 
@@ -42,14 +43,14 @@
       if (old.dataset.answerId === item.answer_id) old.remove();  // the newest status wins
     }
     const row = element("li", {"data-answer-id": item.answer_id, "data-status": kind});
-    const link = element("a", {href: "/answers/" + encodeURIComponent(item.answer_id)},
-      item.answer_id);
+    const link = element("a", {href: "/answers/" + encodeURIComponent(item.answer_id),
+      dir: "auto"}, item.answer_id);
     row.append(link, element("span", {class: "badge"}, kind));
-    if (item.model) row.append(element("span", {class: "badge"}, item.model));
+    if (item.model) row.append(element("span", {class: "badge", dir: "auto"}, item.model));
     const language = (item.summary && item.summary.language) || item.language;
-    if (language) row.append(element("span", {class: "badge", lang: "en"}, language));
+    if (language) row.append(element("span", {class: "badge", lang: "en", dir: "auto"}, language));
     if (kind !== "formatted") {
-      row.append(element("span", {class: "badge bad"}, item.reason || kind));
+      row.append(element("span", {class: "badge bad", dir: "auto"}, item.reason || kind));
     }
     for (const [level, text] of markers(item.summary)) {
       row.append(element("span", {class: "badge " + level}, text));
@@ -122,20 +123,62 @@
     }
   }
 
-  // ---- charts -----------------------------------------------------------------------------
-  function svg(tag, attributes) {
-    const node = document.createElementNS(SVG, tag);
-    for (const [name, value] of Object.entries(attributes)) node.setAttribute(name, value);
-    return node;
+  // ---- filters (kept in the page's query string: a filtered view is a link) ---------------
+  const FILTERS = ["model", "tenant", "language"];
+  const BUCKETS = {"6h": "15m", "24h": "1h", "7d": "6h"};
+  const form = document.getElementById("filters");
+
+  function chosen() {
+    const params = new URLSearchParams(location.search);
+    const found = {window: BUCKETS[params.get("window")] ? params.get("window") : "6h"};
+    for (const name of FILTERS) if (params.get(name)) found[name] = params.get(name);
+    return found;
   }
 
+  // The query of a stats or listing call: the chosen filters and `extra`.
+  function query(extra) {
+    const {window: span, ...filters} = chosen();
+    return new URLSearchParams({...filters, window: span, ...extra}).toString();
+  }
+
+  // The filters a link to an answer's viewer carries (its way back to this view).
+  function carried() {
+    const params = new URLSearchParams(chosen());
+    return params.toString() ? "?" + params : "";
+  }
+
+  function fillOptions(select, keys) {
+    const current = chosen()[select.name] || "";
+    for (const key of new Set([...keys.filter(Boolean), current].filter(Boolean))) {
+      if (!select.querySelector(`option[value="${CSS.escape(key)}"]`)) {
+        select.append(element("option", {value: key, dir: "auto"}, key));
+      }
+    }
+    select.value = current;
+  }
+
+  form.addEventListener("change", () => {
+    const params = new URLSearchParams();
+    for (const select of form.querySelectorAll("select")) {
+      if (select.value) params.set(select.name, select.value);
+    }
+    history.replaceState(null, "", location.pathname + (params.toString() ? "?" + params : ""));
+    charts();
+  });
+
+  // ---- charts -----------------------------------------------------------------------------
+  const list = (r) => Array.isArray(r) ? r : (r.groups || []);
+  const percent = (v) => (v === null || v === undefined ? "–" : Math.round(v * 100) + "%");
+  window.citeflowCharts = {};
+
   // Time series with uPlot (vendored by `make vendor`, served under /static/vendor/): the
-  // series' points aligned on the union of their times (null where a series has none).
+  // series' points aligned on the union of their times (null where a series has none). The
+  // legend names the series without hovering; counts get whole-number ticks.
   function lineChart(container, series, format, windowSeconds) {
     const title = container.closest("section.tile").querySelector("h2").textContent;
     container.replaceChildren();
     if (!series.some((s) => s.points.length)) {
-      container.append(element("p", {}, "no data in the last 6 hours"));
+      container.append(element("p", {}, "no data in this period"));
       return;
     }
     if (typeof uPlot === "undefined") {
@@ -148,26 +191,29 @@
       const byTime = new Map(s.points);
       return times.map((t) => (byTime.has(t) ? byTime.get(t) : null));
     });
-    const percent = format === "%";
+    const rate = format === "%";
     const options = {
-      width: Math.max(280, container.clientWidth), height: 200,
+      width: Math.max(280, container.clientWidth), height: 180,
+      legend: {live: false},
       scales: {
         // The stats' whole window (one bucket alone would otherwise span years).
         x: windowSeconds ? {time: true, range: () => {
           const now = Date.now() / 1000;
           return [now - windowSeconds, now];
         }} : {time: true},
-        y: {range: (u, min, max) => [0, Math.max(max, percent ? 0.05 : 1)]},
+        y: {range: (u, min, max) => (rate ? [0, 1] : [0, Math.max(1, Math.ceil(max))])},
       },
       series: [{}, ...series.map((s, i) => ({
         label: s.name || "(none)", stroke: COLOURS[i % COLOURS.length], width: 2,
-        points: {show: true, size: 5}, spanGaps: true,
-        value: (u, v) => (v === null ? "–" : percent ? (v * 100).toFixed(1) + "%" : String(v)),
+        points: {show: true, size: 6}, spanGaps: true,
       }))],
-      axes: [{}, {values: (u, ticks) => ticks.map((v) => (percent
-        ? Math.round(v * 100) + "%" : String(v)))}],
+      axes: [{}, rate
+        ? {values: (u, ticks) => ticks.map((v) => Math.round(v * 100) + "%")}
+        : {incrs: [1, 2, 5, 10, 20, 50, 100, 200, 500, 1000, 2000, 5000, 10000],
+          values: (u, ticks) => ticks.map((v) => String(Math.round(v)))}],
     };
-    new uPlot(options, [times.map((t) => t / 1000), ...columns], container);
+    window.citeflowCharts[container.id] = new uPlot(
+      options, [times.map((t) => t / 1000), ...columns], container);
     container.setAttribute("role", "img");
     container.setAttribute("aria-label", title + ": " + series.map((s) => (s.name || "(none)")
       + " latest " + (s.points.length ? s.points[s.points.length - 1][1] : "none")).join(", "));
@@ -180,62 +226,203 @@
       if (!byKey.has(g.key)) byKey.set(g.key, []);
       byKey.get(g.key).push([Date.parse(g.bucket_start), g[field]]);
     }
-    return Array.from(byKey, ([name, points]) => ({name,
+    return Array.from(byKey, ([name, points]) => ({
+      name: name === null ? null : CiteflowAnswer.visibleBidi(name),
       points: points.sort((a, b) => a[0] - b[0])}));
   }
 
-  function bars(container, title, counts) {
+  // A table of labelled counts with a bar each, as tall as its rows.
+  function bars(container, title, counts, detail) {
     const entries = Object.entries(counts || {}).sort((a, b) => b[1] - a[1]);
     container.append(element("h3", {}, title));
-    if (!entries.length) { container.append(element("p", {}, "none")); return; }
+    if (!entries.length) { container.append(element("p", {class: "none"}, "none")); return; }
     const max = Math.max(...entries.map((e) => e[1]));
-    const chart = svg("svg", {viewBox: `0 0 400 ${entries.length * 18}`, class: "chart",
-      role: "img", "aria-label": title});
-    entries.forEach(([reason, count], i) => {
-      chart.append(svg("rect", {x: 150, y: i * 18 + 3, height: 12,
-        width: Math.max(2, 220 * count / max), class: "bar-fill"}));
-      const text = svg("text", {x: 0, y: i * 18 + 13});
-      text.textContent = reason + " (" + count + ")";
-      chart.append(text);
-    });
-    container.append(chart);
+    const table = element("table", {class: "bars"});
+    for (const [label, count] of entries) {
+      const row = element("tr", {"data-key": label});
+      const bar = element("span", {class: "bar"});
+      bar.style.width = Math.max(2, 100 * count / max) + "%";  // CSSOM: allowed by the CSP
+      const cell = element("td", {class: "bar-cell"});
+      cell.append(bar);
+      row.append(element("th", {dir: "auto"}, label), element("td", {class: "count"},
+        String(count)), cell);
+      if (detail) row.append(element("td", {class: "detail"}, detail(label) || ""));
+      table.append(row);
+    }
+    container.append(table);
+  }
+
+  // The verdict mix of judged citations as one stacked bar (supported, partial or
+  // unverifiable, unsupported).
+  function mix(group) {
+    const judged = group.judged_citations || 0;
+    const box = element("span", {class: "mix", role: "img"});
+    if (!judged) { box.textContent = "not judged"; return box; }
+    const other = Math.max(0, judged - group.supported_citations - group.unsupported_citations);
+    const parts = [["supported", group.supported_citations], ["other", other],
+      ["unsupported", group.unsupported_citations]];
+    for (const [kind, count] of parts) {
+      if (!count) continue;
+      const part = element("span", {class: "mix-" + kind, title: kind + ": " + count});
+      part.style.width = (100 * count / judged) + "%";
+      box.append(part);
+    }
+    box.setAttribute("aria-label", parts.map(([k, c]) => k + " " + c).join(", "));
+    return box;
+  }
+
+  // The rates of one group now, with the change since the previous period in points.
+  const MEASURES = [
+    ["support_rate", "supported", 1], ["invalid_citation_rate", "invalid citations", -1],
+    ["mean_coverage", "coverage", 1]];
+
+  function measureCell(now, before, field, better) {
+    const value = now ? now[field] : null;
+    const cell = element("td", {"data-measure": field,
+      "data-now": value === null || value === undefined ? "" : String(value),
+      "data-previous": before && before[field] !== null && before[field] !== undefined
+        ? String(before[field]) : ""});
+    cell.append(element("strong", {}, percent(value)));
+    if (before && before[field] !== null && before[field] !== undefined && value !== null
+        && value !== undefined) {
+      const points = Math.round((value - before[field]) * 100);
+      const verdict = points === 0 ? "same" : (points * better > 0 ? "better" : "worse");
+      cell.append(element("span", {class: "delta " + verdict},
+        (points > 0 ? "▲ +" + points + " pts" : points < 0 ? "▼ −" + -points + " pts" : "=")
+        + " (was " + percent(before[field]) + ")"));
+    } else {
+      cell.append(element("span", {class: "delta"}, "no previous data"));
+    }
+    return cell;
+  }
+
+  function headline(overall, byModel) {
+    const box = document.getElementById("headline");
+    const table = element("table", {class: "headline"});
+    const head = element("tr", {});
+    for (const title of ["model", "answers", ...MEASURES.map((m) => m[1]), "verdict mix"]) {
+      head.append(element("th", {}, title));
+    }
+    table.append(head);
+    const previous = new Map(list(byModel.previous || {}).map((g) => [g.key, g]));
+    const overallBefore = list(overall.previous || {})[0];
+    const rows = [["all models", list(overall)[0], overallBefore, ""],
+      ...list(byModel).map((g) => [g.key || "(none)", g, previous.get(g.key), g.key || ""])];
+    for (const [name, now, before, model] of rows) {
+      if (!now) continue;
+      const row = element("tr", {"data-model": name});
+      // A model's name narrows the whole view to it (the filter, as a link).
+      const narrowed = new URLSearchParams(chosen());
+      if (model) narrowed.set("model", model); else narrowed.delete("model");
+      const head = element("th", {});
+      head.append(element("a", {href: "/dashboard?" + narrowed, dir: "auto"}, name));
+      row.append(head, element("td", {"data-measure": "answers"},
+        now.answers + (before ? " (was " + before.answers + ")" : "")));
+      for (const [field, , better] of MEASURES) row.append(measureCell(now, before, field, better));
+      const cell = element("td", {});
+      cell.append(mix(now));
+      row.append(cell);
+      table.append(row);
+    }
+    const key = element("p", {class: "mix-key"});
+    for (const [kind, label] of [["supported", "supported"], ["other", "partial or unverifiable"],
+      ["unsupported", "unsupported"]]) {
+      key.append(element("span", {class: "swatch mix-" + kind}), " " + label + "  ");
+    }
+    box.replaceChildren(rows.some((r) => r[1]) ? table : element("p", {},
+      "no answers in this period"), key);
+  }
+
+  // The valid citations of an answer its source does not fully support (partial,
+  // unsupported or unverifiable verdicts); 0 when it carries no verdicts.
+  function notSupported(summary) {
+    if (summary.supported_citations === null || summary.supported_citations === undefined) return 0;
+    return Math.max(0, summary.citations - summary.invalid_citations
+      - summary.supported_citations);
+  }
+
+  // How bad an answer looks from its summary: each citation not fully supported, each
+  // invalid one (twice), each downgraded quote, the uncovered share of its sentences.
+  function badness(summary) {
+    if (!summary) return 0;
+    return notSupported(summary) + 2 * (summary.invalid_citations || 0)
+      + (summary.downgraded_quotes || 0)
+      + (summary.coverage === null || summary.coverage === undefined ? 0 : 1 - summary.coverage);
+  }
+
+  async function worst(since) {
+    const box = document.getElementById("worst");
+    const page = await get("/v1/answers?" + new URLSearchParams({...Object.fromEntries(
+      FILTERS.filter((f) => chosen()[f]).map((f) => [f, chosen()[f]])),
+    status: "formatted", since, limit: "200"}));
+    const ranked = page.items.filter((i) => badness(i.summary) > 0)
+      .sort((a, b) => badness(b.summary) - badness(a.summary)).slice(0, 10);
+    box.replaceChildren();
+    if (!ranked.length) box.append(element("li", {class: "none"}, "no answer with problems"));
+    for (const item of ranked) {
+      const row = element("li", {"data-answer-id": item.answer_id});
+      row.append(element("a", {href: "/answers/" + encodeURIComponent(item.answer_id)
+        + carried(), dir: "auto"}, item.answer_id));
+      if (item.model) row.append(element("span", {class: "badge", dir: "auto"}, item.model));
+      const s = item.summary;
+      if (notSupported(s)) {
+        row.append(element("span", {class: "badge bad"}, notSupported(s) + " not supported"));
+      }
+      for (const [level, text] of markers(s)) {
+        row.append(element("span", {class: "badge " + level}, text));
+      }
+      row.append(element("time", {datetime: item.submitted_at || ""},
+        item.submitted_at ? new Date(item.submitted_at).toLocaleString() : ""));
+      box.append(row);
+    }
   }
 
   async function charts() {
+    const {window: span} = chosen();
+    const windowSeconds = {"6h": 6 * 3600, "24h": 86400, "7d": 7 * 86400}[span];
+    const bucket = BUCKETS[span];
     try {
-      const byModel = await get("/v1/stats?group_by=model&window=6h&bucket=10m");
-      const byTenant = await get("/v1/stats?group_by=tenant&window=6h&bucket=10m");
-      const overall = await get("/v1/stats?group_by=none&window=6h");
-      const byLanguage = await get("/v1/stats?group_by=language&window=6h");
-      const list = (r) => Array.isArray(r) ? r : (r.groups || []);
-      lineChart(document.getElementById("chart-invalid"),
-        series(list(byModel), "invalid_citation_rate"), "%", WINDOW_SECONDS);
-      lineChart(document.getElementById("chart-coverage"),
-        series(list(byModel), "mean_coverage"), "%", WINDOW_SECONDS);
-      // Support: ALCE citation recall and precision from the support verdicts.
-      const named = (all, suffix) => all.map((s) => ({...s, name: s.name + " " + suffix}));
+      const [overall, byModel, buckets, byTenant, byLanguage, everyModel, everyTenant,
+        everyLanguage] = await Promise.all([
+        get("/v1/stats?" + query({group_by: "none", compare: "previous"})),
+        get("/v1/stats?" + query({group_by: "model", compare: "previous"})),
+        get("/v1/stats?" + query({group_by: "model", bucket})),
+        get("/v1/stats?" + query({group_by: "tenant", bucket})),
+        get("/v1/stats?" + query({group_by: "language"})),
+        get("/v1/stats?group_by=model&window=" + span),
+        get("/v1/stats?group_by=tenant&window=" + span),
+        get("/v1/stats?group_by=language&window=" + span)]);
+      fillOptions(form.elements.model, list(everyModel).map((g) => g.key));
+      fillOptions(form.elements.tenant, list(everyTenant).map((g) => g.key));
+      fillOptions(form.elements.language, list(everyLanguage).map((g) => g.key));
+      form.elements.window.value = span;
+      headline(overall, byModel);
       lineChart(document.getElementById("chart-support"),
-        named(series(list(byModel), "citation_recall"), "recall").concat(
-          named(series(list(byModel), "citation_precision"), "precision")),
-        "%", WINDOW_SECONDS);
+        series(list(buckets), "support_rate"), "%", windowSeconds);
+      lineChart(document.getElementById("chart-invalid"),
+        series(list(buckets), "invalid_citation_rate"), "%", windowSeconds);
+      lineChart(document.getElementById("chart-coverage"),
+        series(list(buckets), "mean_coverage"), "%", windowSeconds);
       lineChart(document.getElementById("chart-tenants"), series(list(byTenant), "answers"),
-        "", WINDOW_SECONDS);
+        "", windowSeconds);
       const languages = document.getElementById("languages");
       languages.replaceChildren();
-      const perLanguage = {};
+      const perLanguage = {}, support = {};
       for (const group of list(byLanguage)) {
-        const recall = group.citation_recall == null ? "" :
-          " · recall " + Math.round(group.citation_recall * 100) + "%";
-        perLanguage[(group.key || "not detected") + recall] = group.answers;
+        const name = group.key || "not detected";
+        perLanguage[name] = group.answers;
+        if (group.support_rate !== null) support[name] = percent(group.support_rate) + " supported";
       }
-      bars(languages, "Answers per language", perLanguage);
+      bars(languages, "Answers per language", perLanguage, (name) => support[name]);
       const health = document.getElementById("health");
       health.replaceChildren();
       const total = list(overall)[0] || {};
       bars(health, "Rejections by reason", total.rejections);
       bars(health, "Dead letters by reason", total.dead_letters);
+      await worst(overall.since);
+      document.getElementById("dashboard").dataset.state = "ready";
     } catch (error) {
-      document.getElementById("health").replaceChildren(
+      document.getElementById("headline").replaceChildren(
         element("p", {class: "error"}, "statistics unavailable: " + error.message));
     }
   }

@@ -4,7 +4,7 @@ viewer and clicking with an explicit wait for the panel (no fixed sleeps)."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
@@ -104,3 +104,15 @@ def highlight_boxes(driver: Any) -> list[tuple[int, list[float]]]:
           [parseFloat(b.style.left) / 100, parseFloat(b.style.top) / 100,
            (parseFloat(b.style.left) + parseFloat(b.style.width)) / 100,
            (parseFloat(b.style.top) + parseFloat(b.style.height)) / 100]]);""")
+
+
+@contextmanager
+def answers_site(factory: pytest.TempPathFactory, answers: list[bytes],
+                 documents: Sequence[Any] = ()) -> Iterator[Any]:
+    """A running reader site (`services.bench.reader_site`) over a fresh results store
+    holding `answers` (formatted JSON) and `documents`."""
+    from services.bench.reader_site import reader_site
+
+    with results_store(factory.mktemp("store")) as store, reader_site(
+            store, list(documents), answers, factory.mktemp("site")) as running:
+        yield running

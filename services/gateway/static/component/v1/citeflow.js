@@ -80,6 +80,14 @@ mark[data-citeflow-quote] { background: var(--citeflow-quote, #ffc233); color: i
   text-decoration-thickness: 1.5px; }
 .card .missing { margin: .3rem 0 0; font-size: .85rem; }
 .panel-why { margin: .4rem 0; font-size: .9rem; }
+.citation[aria-expanded="true"], .unit-verbatim[aria-expanded="true"] {
+  outline: 2px solid var(--citeflow-accent); outline-offset: 1px; }
+.citation-chip a.citation[aria-expanded="true"], .citation[aria-expanded="true"] {
+  background: var(--citeflow-accent); color: var(--citeflow-surface); }
+.legend { margin: .8rem 0 0; font-size: .8rem; color: var(--citeflow-muted); line-height: 1.5; }
+.legend-item { margin-right: .9rem; white-space: nowrap; }
+.legend .badge { vertical-align: baseline; margin: 0 .1em 0 0; }
+.legend-hint { display: block; }
 .panel-why[hidden] { display: none; }
 /* Highlight boxes are placed in percentages of the figure: the border is the figure's and the
    caption out of flow, so the figure's padding box is exactly the page image. */
@@ -129,11 +137,38 @@ mark[data-citeflow-quote] { background: var(--citeflow-quote, #ffc233); color: i
     return sheet;
   }
 
+  // The explicit directional formatting characters (embeddings, overrides, isolates)
+  // reorder the text after them (`gnp.exe` after U+202E reads `exe.png`): in untrusted text
+  // each is shown as a visible token instead (as the formatter's HTML rendering does), and
+  // every piece of untrusted text the component builds is isolated (a `dir` attribute or
+  // <bdi>), so no direction spills past it.
+  const EXPLICIT_BIDI = /[\u202A-\u202E\u2066-\u2069]/g;
+  function visibleBidi(text) {
+    return String(text).replace(EXPLICIT_BIDI, (ch) =>
+      "\u27E8U+" + ch.codePointAt(0).toString(16).toUpperCase() + "\u27E9");
+  }
+
+  // Every text node under `root` with its explicit directional controls made visible
+  // (markup from the server: a rendering stored before it did so itself, a chapter).
+  function showBidiControls(root) {
+    const walker = document.createTreeWalker(root, NodeFilter.SHOW_TEXT);
+    for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+      const shown = visibleBidi(node.data);
+      if (shown !== node.data) node.data = shown;
+    }
+  }
+
   function element(tag, attributes, text) {
     const node = document.createElement(tag);
     for (const [name, value] of Object.entries(attributes || {})) node.setAttribute(name, value);
-    if (text !== undefined && text !== null) node.textContent = text;
+    if (text !== undefined && text !== null) node.textContent = visibleBidi(text);
     return node;
+  }
+
+  // Untrusted words as isolated pieces, separated by `separator`.
+  function isolatedList(items, separator) {
+    return items.flatMap((item, i) => [...(i ? [separator] : []),
+      element("bdi", {}, item)]);
   }
 
   // A first strong character decides: right-to-left scripts (Hebrew, Arabic, Syriac,
@@ -146,6 +181,19 @@ mark[data-citeflow-quote] { background: var(--citeflow-quote, #ffc233); color: i
       if (LTR.test(ch)) return "ltr";
     }
     return "auto";
+  }
+
+  // Where `quote` is in `text`: [start, end), or null. Whitespace runs match whatever
+  // whitespace the text has there (a chapter's markup wraps its lines where the quote,
+  // taken from normalised chunk text, has one space).
+  function locateQuote(text, quote) {
+    const at = text.indexOf(quote);
+    if (at >= 0) return [at, at + quote.length];
+    const words = quote.trim().split(/\s+/).filter(Boolean);
+    if (!words.length) return null;
+    const pattern = words.map((w) => w.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")).join("\\s+");
+    const match = new RegExp(pattern, "u").exec(text);
+    return match ? [match.index, match.index + match[0].length] : null;
   }
 
   // URL Text Fragment (#:~:text=[prefix-,]start[,end][,-suffix]), terms percent-encoded
@@ -175,6 +223,19 @@ mark[data-citeflow-quote] { background: var(--citeflow-quote, #ffc233); color: i
     }
     return "#:~:text=" + parts.join(",");
   }
+
+  const VERDICTS = ["supported", "partial", "unsupported", "unverifiable"];
+  const VERDICT_MEANINGS = {
+    supported: "supported: the source says it",
+    partial: "partial: the source says part of it",
+    unsupported: "unsupported: the source does not say it",
+    unverifiable: "unverifiable: it could not be checked against the source"};
+  // The first words of the panel's "why" line, by verdict (a verbatim quote says so itself).
+  const VERDICT_WHY = {
+    supported: "The passage says what the sentence says.",
+    partial: "The passage says only part of what the sentence says.",
+    unsupported: "The passage does not say what the sentence says.",
+    unverifiable: "The sentence could not be checked against this source."};
 
   const TEMPLATE = `<div class="layout" part="container">
 <article class="answer" part="answer" aria-live="polite"><p>Loading the answer…</p></article>
@@ -323,7 +384,9 @@ mark[data-citeflow-quote] { background: var(--citeflow-quote, #ffc233); color: i
       // renderings.html is safe by construction (the server escapes it): its markup (and any dir
       // attribute or bidi isolation in it) is kept as the server made it.
       this.answerBox.innerHTML = data.renderings.html;
+      showBidiControls(this.answerBox);
       this.wire();
+      this.legend();
       requestAnimationFrame(() => requestAnimationFrame(() => {
         this.firstRender = performance.now() - begun;
         this.dataset.state = "ready";
@@ -439,7 +502,7 @@ mark[data-citeflow-quote] { background: var(--citeflow-quote, #ffc233); color: i
 
     // ---- the panel --------------------------------------------------------------------
     openPanel(title, label) {
-      this.panelTitle.textContent = title;
+      this.panelTitle.textContent = visibleBidi(title);
       this.panelTitle.setAttribute("dir", direction(title));
       this.panelLabel.textContent = label;
       this.note("");
@@ -451,7 +514,7 @@ mark[data-citeflow-quote] { background: var(--citeflow-quote, #ffc233); color: i
     }
 
     note(text) {
-      this.panelNote.textContent = text;
+      this.panelNote.textContent = visibleBidi(text);
       this.panelNote.hidden = !text;
     }
 
@@ -461,17 +524,19 @@ mark[data-citeflow-quote] { background: var(--citeflow-quote, #ffc233); color: i
       const support = citation && citation.support;
       const parts = [];
       if (support) {
+        const verdict = this.verdictOf(citation);
         if (support.judge === "verbatim") parts.push("The sentence quotes this source word for word.");
+        else if (VERDICT_WHY[verdict]) parts.push(VERDICT_WHY[verdict]);
         if (support.missing && support.missing.length) {
-          parts.push("Not in the source: " + support.missing.join(", ") + ".");
+          parts.push(["Not in the source: ", ...isolatedList(support.missing, ", "), "."]);
         }
         if (support.conflicts && support.conflicts.length) {
-          parts.push("Disagrees on: " + support.conflicts.join(", ") + ".");
+          parts.push(["Disagrees on: ", ...isolatedList(support.conflicts, ", "), "."]);
         }
         if (support.better_source !== null && support.better_source !== undefined) {
           const better = this.sourceOf(support.better_source);
-          parts.push("Source [" + support.better_source + "]"
-            + (better && better.title ? " (" + better.title + ")" : "") + " supports it better.");
+          parts.push(["Source [" + support.better_source + "]", ...(better && better.title
+            ? [" (", element("bdi", {}, better.title), ")"] : []), " supports it better."]);
         }
         const reasons = {
           cross_language: "The sentence and the source are in different languages.",
@@ -479,7 +544,8 @@ mark[data-citeflow-quote] { background: var(--citeflow-quote, #ffc233); color: i
           nothing_to_check: "The sentence holds nothing to check."};
         if (reasons[support.reason]) parts.push(reasons[support.reason]);
       }
-      this.panelWhy.textContent = parts.join(" ");
+      this.panelWhy.replaceChildren(...parts.flatMap((part, i) => (i ? [" "] : [])
+        .concat(part)));
       this.panelWhy.hidden = !parts.length;
     }
 
@@ -499,11 +565,12 @@ mark[data-citeflow-quote] { background: var(--citeflow-quote, #ffc233); color: i
         starts.push(text.length);
         text += node.data;
       }
-      const at = text.indexOf(quote);
-      if (at < 0 || quote.length >= text.trim().length) return;
+      const found = locateQuote(text, quote);
+      if (!found || found[1] - found[0] >= text.trim().length) return;
+      const [at, stop] = found;
       nodes.forEach((node, n) => {
         const start = Math.max(at - starts[n], 0);
-        const end = Math.min(at + quote.length - starts[n], node.data.length);
+        const end = Math.min(stop - starts[n], node.data.length);
         if (start >= end) return;
         const range = document.createRange();
         range.setStart(node, start);
@@ -528,6 +595,7 @@ mark[data-citeflow-quote] { background: var(--citeflow-quote, #ffc233); color: i
     }
 
     closePanel(refocus = true) {
+      this.markOpen(null);
       this.panel.hidden = true;
       this.layout.classList.remove("open");
       this.generation += 1;
@@ -587,6 +655,7 @@ mark[data-citeflow-quote] { background: var(--citeflow-quote, #ffc233); color: i
       if (mine !== this.generation) return;
       this.renderChapter(docId, view);
       this.setQuoteApart(this.panelBody);
+      showBidiControls(this.panelBody);
       if (!view.highlight || !view.highlight.found) {
         this.note((view.highlight && view.highlight.note) || "passage not located in this chapter");
       } else if (moved) {
@@ -627,6 +696,7 @@ mark[data-citeflow-quote] { background: var(--citeflow-quote, #ffc233); color: i
         if (mine !== this.generation) return;
         this.note("");
         this.renderChapter(docId, view);
+        showBidiControls(this.panelBody);
         this.panelBody.scrollTop = 0;
         this.panel.scrollTop = 0;
       } catch (error) {
@@ -706,17 +776,19 @@ mark[data-citeflow-quote] { background: var(--citeflow-quote, #ffc233); color: i
         dir: direction(selector.exact)});
       block.append(document.createTextNode(selector.prefix ? "…" + selector.prefix : ""));
       const mark = element("mark", {"data-citeflow-highlight": "", part: "highlight"});
-      const quote = this.quote;
-      const at = quote ? selector.exact.indexOf(quote) : -1;
-      if (at >= 0 && quote.length < selector.exact.length) {
+      const found = this.quote ? locateQuote(selector.exact, this.quote) : null;
+      if (found && found[1] - found[0] < selector.exact.length) {
+        const [at, stop] = found;
         mark.append(document.createTextNode(selector.exact.slice(0, at)),
-          element("mark", {"data-citeflow-quote": "", part: "quote"}, quote),
-          document.createTextNode(selector.exact.slice(at + quote.length)));
+          element("mark", {"data-citeflow-quote": "", part: "quote"},
+            selector.exact.slice(at, stop)),
+          document.createTextNode(selector.exact.slice(stop)));
       } else {
         mark.textContent = selector.exact;
       }
       block.append(mark);
       block.append(document.createTextNode(selector.suffix ? selector.suffix + "…" : ""));
+      showBidiControls(block);
       this.panelBody.replaceChildren(block);
       if (locator.type === "web" && source && source.safe_url) {
         const link = element("a", {href: source.safe_url + textFragment(selector),
@@ -729,6 +801,7 @@ mark[data-citeflow-quote] { background: var(--citeflow-quote, #ffc233); color: i
     async open(target, trigger, started) {
       this.hideCard();
       this.returnFocus = trigger;
+      this.markOpen(trigger);
       this.generation += 1;
       const mine = this.generation;
       const {citation, unit} = target;
@@ -781,6 +854,38 @@ mark[data-citeflow-quote] { background: var(--citeflow-quote, #ffc233); color: i
       }
     }
 
+    // The chip (or quoted claim) whose passage the panel shows: aria-expanded, drawn apart.
+    markOpen(trigger) {
+      for (const node of this.answerBox.querySelectorAll("[aria-expanded='true']")) {
+        node.setAttribute("aria-expanded", "false");
+      }
+      if (trigger) trigger.setAttribute("aria-expanded", "true");
+    }
+
+    // What the dots on the chips mean: one entry per verdict this answer shows, and the
+    // struck-through chip of an invalid citation.
+    legend() {
+      const shown = Array.from(new Set(Array.from(this.answerBox.querySelectorAll(
+        ".citation .badge"), (badge) => VERDICTS.find((v) => badge.classList.contains(
+        "badge-" + v)))));
+      const invalid = this.answerBox.querySelector(".citation-invalid");
+      if (!shown.length && !invalid) return;
+      const legend = element("p", {class: "legend", part: "legend"});
+      for (const verdict of VERDICTS.filter((v) => shown.includes(v))) {
+        const item = element("span", {class: "legend-item", "data-verdict": verdict});
+        item.append(element("span", {class: "badge badge-" + verdict, "aria-hidden": "true"}),
+          " " + VERDICT_MEANINGS[verdict]);
+        legend.append(item, " ");
+      }
+      if (invalid) {
+        legend.append(element("span", {class: "legend-item", "data-verdict": "invalid"},
+          "struck-through: the citation names no supplied source"));
+      }
+      legend.append(element("span", {class: "legend-hint"},
+        "Click a citation to see the passage it rests on."));
+      this.answerBox.append(legend);
+    }
+
     // ---- wiring -----------------------------------------------------------------------
     wire() {
       // Valid chips are links; invalid ones are plain <sup> elements, made focusable here.
@@ -791,9 +896,10 @@ mark[data-citeflow-quote] { background: var(--citeflow-quote, #ffc233); color: i
         const verdict = citation && citation.valid ? this.verdictOf(citation) : null;
         chip.setAttribute("role", "button");
         chip.setAttribute("aria-haspopup", "dialog");
+        chip.setAttribute("aria-expanded", "false");
         chip.setAttribute("part", "chip" + (verdict ? " chip-" + verdict : ""));
         chip.setAttribute("aria-label", citation && citation.valid
-          ? "Citation " + citation.marker + ": " + ((source && source.title) || "source")
+          ? "Citation " + citation.marker + ": " + visibleBidi((source && source.title) || "source")
             + (verdict ? " (" + verdict + ")" : "") + ", open the supporting passage"
           : "Invalid citation " + chip.textContent);
         if (verdict) {
@@ -823,6 +929,7 @@ mark[data-citeflow-quote] { background: var(--citeflow-quote, #ffc233); color: i
         const unit = this.unitOf(node.dataset.unitId);
         if (!unit || !unit.source_spans.length) continue;
         node.setAttribute("aria-label", "Quoted claim: open the quoted passage in its source");
+        node.setAttribute("aria-expanded", "false");
         const go = (event) => {
           event.preventDefault();
           this.open({unit, span: 0}, node, performance.now());
@@ -840,5 +947,6 @@ mark[data-citeflow-quote] { background: var(--citeflow-quote, #ffc233); color: i
   }
 
   customElements.define("citeflow-answer", CiteflowAnswer);
+  CiteflowAnswer.visibleBidi = visibleBidi;  // for the gateway's own pages (common.js)
   window.CiteflowAnswer = CiteflowAnswer;
 })();
