@@ -101,9 +101,9 @@ def _model_in(annotation: Any) -> Any:
 
 def _kind(annotation: Any) -> tuple[int, Any]:
     """The conversion a field of this annotation (alone or `| None`) needs, and its model."""
-    args = [a for a in get_args(annotation) if a is not type(None)]
-    if get_origin(annotation) in (Union, UnionType) and len(args) == 1:
-        annotation = args[0]
+    present = [a for a in get_args(annotation) if a is not type(None)]
+    if get_origin(annotation) in (Union, UnionType) and len(present) == 1:
+        annotation = present[0]
     model = _model_in(annotation)
     if model is not None:
         return MODEL, model
@@ -165,7 +165,8 @@ def adopt(model_obj: BaseModel, values: dict[str, Any]) -> None:
 def rebuild(cls: type[M], values: dict[str, Any]) -> M:
     """An instance of `cls` from the parsed JSON object of an instance a stage of this
     pipeline wrote: nested models rebuilt the same way, nothing validated (`schemas.trusted`
-    says which records qualify; anything else is validated)."""
+    says which records qualify; anything else is validated). `values` (and the objects in
+    it) become the models' own: they are changed in place."""
     for name, kind, model in plan(cls):
         value = values.get(name)
         if value is not None:

@@ -73,7 +73,8 @@ _LAZY = -1
 
 @cache
 def _lazy_class(cls: type[BaseModel]) -> type[BaseModel]:
-    lazy = type(cls)(f"Lazy{cls.__name__}", (cls,), {
+    metaclass: Any = type(cls)  # pydantic's: the subclass is a model class like `cls`
+    lazy: type[BaseModel] = metaclass(f"Lazy{cls.__name__}", (cls,), {
         "__slots__": ("pending",), "__module__": __name__,
         "__getattribute__": _lazy_getattribute,
     })

@@ -109,6 +109,11 @@ def decode_input(message: Message, model: type[BaseModel]) -> Event:
         event = decode_written_here(message.value, model)
         if event is not None:
             return event
+    return validated_input(message, model)
+
+
+def validated_input(message: Message, model: type[BaseModel]) -> Event:
+    """`decode_input` without the trusted path: the record validated in full."""
     try:
         return decode(message.value, expected=model)
     except EventDecodeError as exc:
@@ -127,10 +132,18 @@ def typed_stage(
 
     def handle(message: Message) -> list[Output]:
         event = decode_input(message, input_model)
+        try:
+            data = logic(cast(In, event.data))
+        except Exception:
+            # A record that carried a matching checksum was not validated: when the logic
+            # fails on it, validating it tells a poison record (a dead letter naming the
+            # field) from a failure of the logic itself (raised as it was).
+            validated_input(message, input_model)
+            raise
         return [
             Output(
                 topic=output_topic,
-                data=logic(cast(In, event.data)),
+                data=data,
                 subject=event.subject,
                 cause_id=event.id,
                 traceparent=event.traceparent,
