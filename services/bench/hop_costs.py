@@ -22,6 +22,7 @@ from functools import partial
 from pydantic import BaseModel
 
 from schemas.envelope import decode
+from services.bench.timing import samples_ms
 from services.bench.toy import HOPS, INPUT_TYPES
 from services.runtime.dead_letters import Record
 from services.runtime.loop import output_record
@@ -50,16 +51,6 @@ class HopCost:
         return self.decode_ms + self.logic_ms + self.encode_ms
 
 
-def _least_ms(call: Callable[[], object], rounds: int) -> float:
-    """The least CPU time (ms, this process) of `rounds` runs of `call`."""
-    least = float("inf")
-    for _ in range(rounds):
-        started = time.process_time()
-        call()
-        least = min(least, time.process_time() - started)
-    return least * 1000
-
-
 def _decoder(message: Message) -> Callable[[], object]:
     """The decode a stage does first on `message`: the full one at the door, the runtime's
     (`decode_input`) on an internal topic, none for a topic of no known event."""
@@ -81,10 +72,12 @@ def hop_costs(stages: list[Stage], samples: list[Record], rounds: int = 3) -> li
         for record in records:
             message = Message(stage.input_topics[0], record.value, record.key, 0, 0,
                               tuple(record.headers))
-            decodes.append(_least_ms(_decoder(message), rounds))
-            handles.append(_least_ms(partial(stage.handle, message), rounds))
+            decodes.append(min(samples_ms(_decoder(message), rounds, clock=time.process_time)))
+            handles.append(min(samples_ms(partial(stage.handle, message), rounds,
+                                          clock=time.process_time)))
             output = next(o for o in stage.handle(message) if o.topic == stage.output_topics[0])
-            encodes.append(_least_ms(partial(output_record, stage.name, output), rounds))
+            encodes.append(min(samples_ms(partial(output_record, stage.name, output), rounds,
+                                          clock=time.process_time)))
             published.append(output_record(stage.name, output))
         median = statistics.median
         costs.append(HopCost(
