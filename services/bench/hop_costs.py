@@ -62,9 +62,11 @@ def _decoder(message: Message) -> Callable[[], object]:
     return partial(decode_input, message, model)
 
 
-def hop_costs(stages: list[Stage], samples: list[Record], rounds: int = 3) -> list[HopCost]:
-    """The parts of each stage's work on `samples` (answer.submitted records), in flow order;
-    each record's figures are the least of `rounds` runs, each part's the median."""
+def hop_costs(stages: list[Stage], samples: list[Record], rounds: int = 1) -> list[HopCost]:
+    """The parts of each stage's work on `samples` (answer.submitted records), in flow order:
+    each part's median over the records of the least of `rounds` runs. One run by default:
+    a hop sees each answer once, and a second run would find the stages' memos (passage
+    indexes, chunk statistics) warm for it."""
     records = samples
     costs = []
     for stage in stages:
