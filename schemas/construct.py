@@ -22,8 +22,8 @@ compiled module is used whichever package a process imports first. The slot sett
 from __future__ import annotations
 
 from collections.abc import Callable
-from types import FunctionType
-from typing import Any, Final, TypeVar
+from types import FunctionType, UnionType
+from typing import Any, Final, TypeVar, Union, get_args, get_origin
 
 from pydantic import BaseModel
 
@@ -74,3 +74,103 @@ def maker(cls: type[M]) -> Callable[[dict[str, Any]], M]:
         return model
 
     return make
+
+
+# -- trusted JSON: models rebuilt from values a stage of this pipeline wrote -----------------
+
+# How one field's JSON value becomes its model value (see `_kind`): kept, one model, a list of
+# them, a dict of them, a dict of lists of them, a float (a JSON integer in a float field).
+PLAIN: Final = 0
+MODEL: Final = 1
+MODEL_LIST: Final = 2
+MODEL_DICT: Final = 3
+MODEL_LIST_DICT: Final = 4
+FLOAT: Final = 5
+_PLANS: Final[dict[type[BaseModel], list[tuple[str, int, Any]]]] = {}
+
+
+def _model_in(annotation: Any) -> Any:
+    """The model class `annotation` names (alone or `| None`), else None."""
+    if isinstance(annotation, type) and issubclass(annotation, BaseModel):
+        return annotation
+    args = [a for a in get_args(annotation) if a is not type(None)]
+    if get_origin(annotation) in (Union, UnionType) and len(args) == 1:
+        return _model_in(args[0])
+    return None
+
+
+def _kind(annotation: Any) -> tuple[int, Any]:
+    """The conversion a field of this annotation (alone or `| None`) needs, and its model."""
+    present = [a for a in get_args(annotation) if a is not type(None)]
+    if get_origin(annotation) in (Union, UnionType) and len(present) == 1:
+        annotation = present[0]
+    model = _model_in(annotation)
+    if model is not None:
+        return MODEL, model
+    origin, args = get_origin(annotation), get_args(annotation)
+    if origin is list and args and _model_in(args[0]) is not None:
+        return MODEL_LIST, _model_in(args[0])
+    if origin is dict and len(args) == 2:
+        if _model_in(args[1]) is not None:
+            return MODEL_DICT, _model_in(args[1])
+        if get_origin(args[1]) is list and _model_in(get_args(args[1])[0]) is not None:
+            return MODEL_LIST_DICT, _model_in(get_args(args[1])[0])
+    if annotation is float:
+        # pydantic turns a JSON integer into a float here; so does the trusted build
+        return FLOAT, None
+    return PLAIN, None
+
+
+def plan(cls: type[BaseModel]) -> list[tuple[str, int, Any]]:
+    """The fields of `cls` whose JSON value needs converting: name, kind, model class."""
+    found = _PLANS.get(cls)
+    if found is None:
+        found = _PLANS[cls] = [
+            (name, *_kind(field.annotation))
+            for name, field in cls.model_fields.items()
+            if _kind(field.annotation)[0] != PLAIN
+        ]
+    return found
+
+
+def convert(kind: int, model: Any, value: Any) -> Any:
+    """One field's parsed JSON value as its model value (`kind` and `model` from `plan`)."""
+    if value is None:
+        return None
+    if kind == MODEL:
+        return rebuild(model, value)
+    if kind == MODEL_LIST:
+        return [None if v is None else rebuild(model, v) for v in value]
+    if kind == MODEL_DICT:
+        return {k: rebuild(model, v) for k, v in value.items()}
+    if kind == MODEL_LIST_DICT:
+        return {k: [rebuild(model, v) for v in vs] for k, vs in value.items()}
+    return float(value) if type(value) is int else value
+
+
+def adopt(model_obj: BaseModel, values: dict[str, Any]) -> None:
+    """Give a new instance (`object.__new__`) the field values `values`, nothing validated."""
+    if _COMPILED:  # (see the module docstring)
+        object.__setattr__(model_obj, "__dict__", values)
+        object.__setattr__(model_obj, "__pydantic_fields_set__", set(values))
+        object.__setattr__(model_obj, "__pydantic_extra__", None)
+        object.__setattr__(model_obj, "__pydantic_private__", None)
+    else:
+        _set_dict(model_obj, values)
+        _set_fields(model_obj, set(values))
+        _set_extra(model_obj, None)
+        _set_private(model_obj, None)
+
+
+def rebuild(cls: type[M], values: dict[str, Any]) -> M:
+    """An instance of `cls` from the parsed JSON object of an instance a stage of this
+    pipeline wrote: nested models rebuilt the same way, nothing validated (`schemas.trusted`
+    says which records qualify; anything else is validated). `values` (and the objects in
+    it) become the models' own: they are changed in place."""
+    for name, kind, model in plan(cls):
+        value = values.get(name)
+        if value is not None:
+            values[name] = convert(kind, model, value)
+    model_obj = _new(cls)
+    adopt(model_obj, values)
+    return model_obj

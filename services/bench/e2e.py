@@ -16,7 +16,9 @@ shared 2-core machine one run's ratio swings by a quarter or more.
 `--stages toy` runs five hops that only decode, validate and re-encode (services/bench/toy.py)
 instead of the real stages: the gap to raw is then the runtime's own cost. Both sides also
 report the CPU time of their hop processes and of the embedded broker per answer, which is
-steadier than throughput on a shared 2-core machine.
+steadier than throughput on a shared 2-core machine, and each hop's CPU is split into
+decode, logic and encode measured in this process at the same event sizes
+(services/bench/hop_costs.py), the rest being the runtime and the Kafka client.
 """
 
 from __future__ import annotations
@@ -38,6 +40,7 @@ import orjson
 from rich.console import Console
 from rich.table import Table
 
+from services.bench.hop_costs import HopCost, hop_costs
 from services.bench.workload import bench_answer
 from services.broker import create_topics, free_port, pipeline_topics, start_broker
 from services.runtime.config import RuntimeConfig, to_env
@@ -346,6 +349,7 @@ def run_benchmark(*, count: int, latency_count: int, partitions: int, bootstrap:
                   f"{len(sample.value)} bytes; raw hop output sizes "
                   f"{sizes if raw_sizes == 'pipeline' else 'unchanged'}; {partitions} "
                   f"partitions; logs in {log_dir}")
+    costs = hop_costs(stages, answers("costs", 50))
     runs: list[Comparison] = []
     try:
         for i in range(repeat):
@@ -359,12 +363,13 @@ def run_benchmark(*, count: int, latency_count: int, partitions: int, bootstrap:
     finally:
         if broker is not None:
             broker.stop()
-    _report(runs, [stage.name for stage in stages], count, console, out)
+    _report(runs, costs, count, console, out)
     return runs
 
 
-def _report(runs: list[Comparison], names: list[str], count: int, console: Console,
+def _report(runs: list[Comparison], costs: list[HopCost], count: int, console: Console,
             out: Callable[[str], None]) -> None:
+    names = [cost.name for cost in costs]
     table = Table(title=f"end to end, {len(names)} hops, {count} answers per throughput run")
     for column in ("run", "answers/s", "p50 / p99 ms at own half load",
                    "p50 / p99 ms at half raw rate", "hop CPU ms/answer",
@@ -389,12 +394,15 @@ def _report(runs: list[Comparison], names: list[str], count: int, console: Conso
             f"pipeline={pipe.hop_cpu_ms:.2f}ms; broker CPU raw={raw.broker_cpu_ms:.2f}ms "
             f"pipeline={pipe.broker_cpu_ms:.2f}ms per answer")
     median = statistics.median
-    # Where the pipeline's CPU goes: each stage process beside the raw hop it replaces.
-    for i, name in enumerate(names):
+    # Where the pipeline's CPU goes: each stage process beside the raw hop it replaces, split
+    # into the parts measured in this process; the rest is the runtime and the Kafka client.
+    for i, cost in enumerate(costs):
         raw_ms = median(r.raw.hop_cpu_each_ms[i] for r in runs)
         pipe_ms = median(r.pipeline.hop_cpu_each_ms[i] for r in runs)
-        out(f"hop {i + 1} {name}: CPU ms/answer raw={raw_ms:.3f} pipeline={pipe_ms:.3f} "
-            f"(median of {len(runs)})")
+        out(f"hop {i + 1} {cost.name}: CPU ms/answer raw={raw_ms:.3f} pipeline={pipe_ms:.3f} "
+            f"(median of {len(runs)}): decode={cost.decode_ms:.3f} logic={cost.logic_ms:.3f} "
+            f"encode={cost.encode_ms:.3f} runtime and client={pipe_ms - cost.in_process_ms:.3f}"
+            f"; event {cost.in_bytes} -> {cost.out_bytes} bytes")
     out(f"median of {len(runs)}: throughput ratio="
         f"{median(r.throughput_ratio for r in runs):.2f} (target >= 0.5); "
         f"p50 ratio at each side's half load="

@@ -17,8 +17,9 @@ from typing import Any
 import orjson
 
 from schemas.answers import AnswerSubmitted
-from schemas.envelope import derived_event_id, encode, make_event
+from schemas.envelope import encode, make_event
 from services.bench.workload import bench_answer
+from services.runtime.loop import output_record
 from services.runtime.stage import Message, Output
 from services.stages import all_stages
 
@@ -35,9 +36,11 @@ def rss_bytes() -> int:
 
 
 def _encode(stage: str, output: Output) -> Message:
-    event = make_event(output.data, subject=output.subject, source=f"citeflow/{stage}",
-                       event_id=derived_event_id(output.cause_id, stage))
-    return Message(topic=output.topic, value=encode(event), key=output.subject.encode())
+    """The record the runtime publishes for `output` (checksum header included), as the
+    next stage's input."""
+    record = output_record(stage, output)
+    return Message(topic=record.topic, value=record.value, key=record.key,
+                   headers=tuple(record.headers))
 
 
 def run(events: int, samples: int = 10, progress: Callable[[int], None] | None = None

@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import json
 import random
-import time
 import tracemalloc
 from pathlib import Path
 from typing import Any
@@ -22,7 +21,7 @@ from typing import Any
 import orjson
 
 from schemas.formatted import AnswerFormatted
-from services.bench.timing import median_ms
+from services.bench.timing import median_ms, samples_ms
 
 _ZH_WORDS = (
     "检索 证据 模型 段落 来源 主张 答案 研究 结果 方法 数据 分析 测量 效应 患者 试验 结局 样本 "
@@ -166,8 +165,8 @@ def bench_thai() -> dict[str, Any]:
     figures: dict[str, Any] = {}
     for megabytes in (1, 4, 16):
         text = thai_text(megabytes * 1024 * 1024)
-        figures[f"split_{megabytes}mb_ms"] = _best_ms(lambda: split_sentences(text))
-        figures[f"extract_{megabytes}mb_ms"] = _best_ms(lambda: extract(text, []))
+        figures[f"split_{megabytes}mb_ms"] = min(samples_ms(lambda: split_sentences(text), 5))
+        figures[f"extract_{megabytes}mb_ms"] = min(samples_ms(lambda: extract(text, []), 5))
         figures[f"sentences_{megabytes}mb"] = len(split_sentences(text))
     for big, small in ((4, 1), (16, 4)):
         for step in ("split", "extract"):
@@ -181,17 +180,6 @@ def bench_thai() -> dict[str, Any]:
     tracemalloc.stop()
     figures["text_4mb_str_mb"] = (len(text) * 2) / 1e6  # (Thai: 2 bytes a character in a str)
     return figures
-
-
-def _best_ms(fn: Any, runs: int = 5) -> float:
-    """The fastest of `runs` calls of `fn`, in ms (one-off work on megabytes: the fastest
-    run is the least disturbed by the machine)."""
-    best = float("inf")
-    for _ in range(runs):
-        start = time.perf_counter()
-        fn()
-        best = min(best, time.perf_counter() - start)
-    return best * 1000
 
 
 def bench_sentences(runs: int, corpus: Path) -> dict[str, Any]:

@@ -30,6 +30,7 @@ from schemas.citations import (
 )
 from schemas.construct import maker
 from schemas.scoring import AnswerScored
+from schemas.trusted import passed_on
 from services.citations.coverage import coverage
 from services.citations.passages import PassageFinder
 from services.citations.references import references
@@ -62,7 +63,7 @@ def cite_answer(scored: AnswerScored, extracted: Extracted | None = None) -> Ans
     return _answer_cited(
         {
             "answer": answer,
-            "scores": scored.scores,
+            "scores": passed_on(scored, "scores"),
             "passage_sources": scored.passage_sources,
             "extraction": build_extraction(answer, extracted, scored.passage_sources),
         }

@@ -1,8 +1,9 @@
 """The formatting stage's logic: `answer.resolved` to `answer.formatted`.
 
-Everything upstream already validated is passed through as is (the same objects); the
-envelope objects built here are made with `schemas.construct`, so nothing is validated a
-second time.
+Everything upstream already validated is passed through as is (the same objects; the parts
+this stage only copies are taken with `passed_on`, so a record read lazily hands them on as
+the JSON they arrived as); the envelope objects built here are made with `schemas.construct`,
+so nothing is validated a second time.
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from schemas.formatted import (
     Renderings,
 )
 from schemas.spans import AnswerResolved, Support
+from schemas.trusted import passed_on
 from services.formatting.escaping import has_controls
 from services.formatting.layout import (
     AnswerLayout,
@@ -66,18 +68,18 @@ def format_answer(resolved: AnswerResolved) -> AnswerFormatted:
             "text": answer.text,
             "citations": with_support(extraction.citations, resolution.support),
             "clusters": extraction.clusters,
-            "sentences": extraction.sentences,
-            "citation_map": extraction.citation_map,
-            "sentence_map": extraction.sentence_map,
-            "segments": extraction.segments,
+            "sentences": passed_on(extraction, "sentences"),
+            "citation_map": passed_on(extraction, "citation_map"),
+            "sentence_map": passed_on(extraction, "sentence_map"),
+            "segments": passed_on(extraction, "segments"),
             "answer_units": _answer_units({"units": resolution.units}),
             "sources": sources,
-            "links": resolution.links,
-            "coverage": extraction.coverage,
+            "links": passed_on(resolution, "links"),
+            "coverage": passed_on(extraction, "coverage"),
             "problems": [*extraction.problems, *resolution.problems],
             "renderings": _renderings(renderings),
             "metadata": answer.metadata,
-            "quality": resolution.quality,
+            "quality": passed_on(resolution, "quality"),
             "language": language,
             "script": script,
             "direction": direction,

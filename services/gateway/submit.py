@@ -214,6 +214,13 @@ class Submitter:
         answer_id = answer.answer_id
         key = (answer_id, principal.tenant)
         canonical = canonical_json(answer)
+        limit = gateway.settings.max_answer_bytes
+        if len(canonical) > limit:
+            # What ingest measures: the answer as produced (every field written), which a
+            # body of many small sources and chunks can make larger than the body itself.
+            raise ProblemError(413, "too_large", f"the answer is {len(canonical)} bytes with "
+                               f"every field written, over the limit of {limit} bytes",
+                               extra={"limit_bytes": limit})
         body_sha = body_sha256(canonical)
         event_id = derived_event_id(body_sha, "gateway")
         while (busy := self._busy.get(key)) is not None:

@@ -48,6 +48,9 @@ from services.runtime.stage import Message, Output
 
 MAX_BYTES_ENV = "CITEFLOW_MAX_ANSWER_BYTES"
 DEFAULT_MAX_BYTES = 4 * 1024 * 1024
+# The limit measures the answer's JSON (a bare data object, the gateway's body, the `data` of
+# an event); the CloudEvents envelope around it on `answers.submitted` may add this much.
+ENVELOPE_ALLOWANCE = 16 * 1024
 MAX_REPORTED_ERRORS = 50
 MAX_METADATA_DEPTH = 64
 _NON_FINITE = "NaN and infinite numbers are not JSON"
@@ -235,10 +238,12 @@ def _provider_answer(data: object, prefix: str) -> AnswerSubmitted:
     return _validate(normalised, f"{prefix}<normalised {line.provider} answer>")
 
 
-def _check_size(raw: bytes, max_bytes: int) -> None:
-    if len(raw) > max_bytes:
+def _check_size(raw: bytes, max_bytes: int, envelope: int = 0) -> None:
+    if len(raw) > max_bytes + envelope:
         raise Rejection(
-            "too_large", f"input is {len(raw)} bytes, over the limit of {max_bytes} bytes"
+            "too_large",
+            f"input is {len(raw)} bytes, over the limit of {max_bytes} bytes"
+            + (f" (and {envelope} for its event envelope)" if envelope else ""),
         )
 
 
@@ -395,7 +400,7 @@ def handle_submitted(message: Message, *, max_bytes: int | None = None) -> list[
     one Output to `answers.accepted`, or to `answers.rejected` for any bad input."""
     value = message.value
     try:
-        _check_size(value, MAX_BYTES if max_bytes is None else max_bytes)
+        _check_size(value, MAX_BYTES if max_bytes is None else max_bytes, ENVELOPE_ALLOWANCE)
         body, answer, upcast_from = _fast_decode(value) or _decode_envelope(value)
     except Rejection as exc:
         event_id = _attribute(exc.envelope, "id")

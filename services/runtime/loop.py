@@ -18,6 +18,7 @@ from aiokafka.errors import CommitFailedError, KafkaError, KafkaTimeoutError
 
 from schemas.envelope import derived_event_id, encode, headers_for, make_event
 from schemas.registry import event_type_of
+from schemas.trusted import CHECKSUM_HEADER, checksum
 from services.runtime.config import RuntimeConfig
 from services.runtime.dead_letters import Record, dead_letter
 from services.runtime.kafka import make_consumer, make_producer
@@ -44,7 +45,8 @@ _EVENT_TYPES: dict[type, str] = {}
 
 
 def output_record(stage: str, output: Output) -> Record:
-    """An Output as a CloudEvent record keyed by its subject, with a deterministic id."""
+    """An Output as a CloudEvent record keyed by its subject, with a deterministic id and
+    the checksum that tells the next stage it was written here (`schemas.trusted`)."""
     model = type(output.data)
     etype = _EVENT_TYPES.get(model)
     if etype is None:
@@ -56,7 +58,10 @@ def output_record(stage: str, output: Output) -> Record:
         event_id=derived_event_id(output.cause_id, stage, etype),
         traceparent=output.traceparent,
     )
-    return Record(output.topic, encode(event), output.subject.encode(), headers_for(event))
+    value = encode(event)
+    headers = headers_for(event)
+    headers.append((CHECKSUM_HEADER, checksum(value)))
+    return Record(output.topic, value, output.subject.encode(), headers)
 
 
 def is_retriable(error: BaseException) -> bool:

@@ -6,6 +6,7 @@ from schemas.base import Problem
 from schemas.citations import AnswerCited
 from schemas.construct import construct
 from schemas.spans import AnswerResolved, SpanResolution
+from schemas.trusted import passed_on
 from services.spans.links import build_links
 from services.spans.locators import Locators
 from services.spans.search import QuoteFinder
@@ -44,8 +45,8 @@ def resolve_answer(cited: AnswerCited, judge: Judge | None = None) -> AnswerReso
         AnswerResolved,
         {
             "answer": answer,
-            "scores": cited.scores,
-            "passage_sources": cited.passage_sources,
+            "scores": passed_on(cited, "scores"),
+            "passage_sources": passed_on(cited, "passage_sources"),
             "extraction": cited.extraction,
             "resolution": construct(
                 SpanResolution,

@@ -74,6 +74,19 @@ async def test_over_size_declared_body_is_413_before_reading(gw: Gw) -> None:
     assert r.json()["limit_bytes"] == SETTINGS.max_answer_bytes
 
 
+async def test_the_limit_measures_the_answer_as_produced(gw: Gw) -> None:
+    """The limit is what ingest measures: the answer with every field written. A body under
+    it whose sources and chunks leave their defaults out can exceed it as produced: 413
+    with the limit, nothing produced."""
+    chunks = [{"text": "c"} for _ in range(SETTINGS.max_answer_bytes // 60)]
+    raw = body(answer("a-1", sources=[{"index": 1, "kind": "web", "chunks": chunks}]))
+    assert len(raw) < SETTINGS.max_answer_bytes
+    r = await gw.client.post("/v1/answers", content=raw, headers=gw.auth())
+    assert r.status_code == 413
+    assert r.json()["limit_bytes"] == SETTINGS.max_answer_bytes
+    assert "every field written" in r.json()["detail"]
+
+
 async def test_streamed_body_is_never_read_past_the_limit(gw: Gw) -> None:
     """Raw ASGI, no Content-Length: the gateway stops asking for body chunks once past the
     limit, however many more the client would send."""

@@ -14,6 +14,7 @@ from schemas.answers import AnswerAccepted, AnswerRejected
 from schemas.topics import ANSWERS_ACCEPTED, ANSWERS_REJECTED
 from services.bench.workload import bench_answer
 from services.ingest.answers import (
+    ENVELOPE_ALLOWANCE,
     MAX_BYTES_ENV,
     admit_data,
     handle_submitted,
@@ -255,12 +256,29 @@ def test_bad_envelopes_are_rejected(
 
 
 def test_envelope_over_size_is_rejected() -> None:
-    value = _envelope(_valid())
+    value = _envelope(_valid(), padding="x" * ENVELOPE_ALLOWANCE)
     [out] = handle_submitted(Message("answers.submitted", value, key=None, partition=1,
                                      offset=8), max_bytes=10)
     assert out.topic == ANSWERS_REJECTED and out.data.code == "too_large"
     # No id, key or subject read: the input's own id (keys the record, names its row).
     assert out.subject == "@answers.submitted:1:8" and out.data.answer_id is None
+
+
+def test_the_limit_measures_the_answer_not_its_envelope() -> None:
+    """An answer at the limit is admitted bare (the gateway's check) and in its event
+    envelope (ingest's): the envelope may add ENVELOPE_ALLOWANCE bytes, not more."""
+    data = orjson.dumps(_valid())
+    limit = len(data)
+    assert isinstance(admit_data(data, event_id="e", max_bytes=limit), AnswerAccepted)
+    value = _envelope(_valid())
+    assert len(value) > limit
+    [out] = handle_submitted(Message("answers.submitted", value), max_bytes=limit)
+    assert out.topic == ANSWERS_ACCEPTED
+    padded = _envelope(_valid(), padding="x" * (limit + ENVELOPE_ALLOWANCE - len(value)))
+    assert len(padded) > limit + ENVELOPE_ALLOWANCE
+    [out] = handle_submitted(Message("answers.submitted", padded), max_bytes=limit)
+    assert out.topic == ANSWERS_REJECTED and out.data.code == "too_large"
+    assert f"{ENVELOPE_ALLOWANCE} for its event envelope" in out.data.message
 
 
 def test_rejection_reads_answer_id_from_invalid_data() -> None:
