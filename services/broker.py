@@ -3,7 +3,6 @@ topic creation on any broker."""
 
 from __future__ import annotations
 
-import asyncio
 import os
 import signal
 import socket
@@ -13,11 +12,15 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
-from aiokafka.admin import AIOKafkaAdminClient, NewTopic
-from aiokafka.errors import KafkaError, TopicAlreadyExistsError
+from aiokafka.admin import NewTopic
+from aiokafka.admin.config_resource import ConfigResource, ConfigResourceType
+from aiokafka.errors import TopicAlreadyExistsError
 
 from schemas.topics import ALL_TOPICS, dlq_topic
+from services.runtime.config import RuntimeConfig
+from services.runtime.kafka import make_admin
 from services.runtime.supervisor import die_with_parent
+from services.runtime.topic_specs import Difference, TopicSpec, differences, topic_specs
 
 READY_TIMEOUT_S = 20.0
 DEFAULT_PORT = 9092
@@ -150,38 +153,61 @@ def pipeline_topics(input_topics: Iterable[str], prefix: str = "") -> list[str]:
     return [prefix + name for name in dict.fromkeys(names)]
 
 
-async def create_topics(bootstrap: str, topics: Iterable[str], partitions: int) -> list[str]:
-    """Create the topics that do not exist yet; returns the names it created."""
-    admin = AIOKafkaAdminClient(bootstrap_servers=bootstrap)
+async def create_topics(target: RuntimeConfig | str, topics: Iterable[str],
+                        partitions: int | None = None) -> list[str]:
+    """Create the topics that do not exist yet, as services/runtime/topic_specs.py defines
+    them; returns the names it created. `target` is a config or a bootstrap address (the
+    embedded broker's: plaintext); `partitions` overrides the config's."""
+    config = RuntimeConfig(bootstrap_servers=target) if isinstance(target, str) else target
+    specs = topic_specs(topics, partitions or config.partitions, config.replication_factor,
+                        config.retention_ms)
+    admin = make_admin(config)
     await admin.start()
     try:
         existing = set(await admin.list_topics())
-        wanted = [t for t in dict.fromkeys(topics) if t not in existing]
+        wanted = [spec for spec in specs if spec.name not in existing]
         if not wanted:
             return []
         try:
-            await admin.create_topics(
-                [NewTopic(t, num_partitions=partitions, replication_factor=1) for t in wanted]
-            )
+            await admin.create_topics([
+                NewTopic(spec.name, num_partitions=spec.partitions,
+                         replication_factor=spec.replication_factor, topic_configs=spec.configs)
+                for spec in wanted
+            ])
         except TopicAlreadyExistsError:
             pass  # created concurrently by another process: fine
-        return wanted
+        return [spec.name for spec in wanted]
     finally:
         await admin.close()
 
 
-async def wait_for_broker(bootstrap: str, timeout: float = READY_TIMEOUT_S) -> None:
-    """Wait until the broker answers a metadata request."""
-    deadline = time.monotonic() + timeout
-    while True:
-        admin = AIOKafkaAdminClient(bootstrap_servers=bootstrap)
-        try:
-            await admin.start()
-            await admin.list_topics()
-            return
-        except KafkaError:
-            if time.monotonic() > deadline:
-                raise
-            await asyncio.sleep(0.2)
-        finally:
-            await admin.close()
+def planned_topics(config: RuntimeConfig, topics: Iterable[str]) -> list[TopicSpec]:
+    """The definitions of `topics` with the config's partitions, replicas and retention."""
+    return topic_specs(topics, config.partitions, config.replication_factor,
+                       config.retention_ms)
+
+
+async def check_topics(config: RuntimeConfig, topics: Iterable[str]) -> list[Difference]:
+    """Every difference between the definitions of `topics` and the running cluster."""
+    specs = planned_topics(config, topics)
+    admin = make_admin(config)
+    await admin.start()
+    try:
+        existing = set(await admin.list_topics())
+        present = [spec for spec in specs if spec.name in existing]
+        found: dict[str, TopicSpec] = {}
+        if present:
+            described = await admin.describe_topics([spec.name for spec in present])
+            configs = await admin.describe_configs(
+                [ConfigResource(ConfigResourceType.TOPIC, spec.name) for spec in present])
+            values = {resource[3]: {entry[0]: entry[1] for entry in resource[4]}
+                      for response in configs for resource in response.resources}
+            for topic in described:
+                partitions = topic["partitions"]
+                found[topic["topic"]] = TopicSpec(
+                    topic["topic"], len(partitions),
+                    min((len(p["replicas"]) for p in partitions), default=0),
+                    values.get(topic["topic"], {}))
+        return [diff for spec in specs for diff in differences(spec, found.get(spec.name))]
+    finally:
+        await admin.close()

@@ -19,6 +19,7 @@ from rich.table import Table
 from schemas.topics import ANSWERS_FORMATTED
 from services.cli import main
 from services.cli.options import (
+    checked_config,
     config_options,
     create_pipeline_topics,
     err,
@@ -98,10 +99,14 @@ def up(replicas: tuple[str, ...], specs: tuple[str, ...], log_dir: Path,
         embedded = start_broker()
         remember_bootstrap(embedded.bootstrap)
         config = replace(config, bootstrap_servers=embedded.bootstrap)
-        err.print(f"[green]embedded broker[/] on {embedded.bootstrap} (pid {embedded.pid})")
+        err.print(f"[green]embedded broker[/] on {embedded.bootstrap} (pid {embedded.pid}); "
+                  "[yellow]it keeps every topic in memory[/]: when it stops, records not yet "
+                  "processed are gone (answers the gateway accepted are re-driven from the "
+                  "results store at the next start); set KAFKA_BOOTSTRAP_SERVERS to use a "
+                  "durable Kafka")
     supervisor = None
     try:
-        run_async(_wait_ready(config.bootstrap_servers))
+        config = checked_config(config)
         created = create_pipeline_topics(config, stage_specs)
         err.print(f"topics ready ({len(created)} created, {config.partitions} partitions)")
         log_dir.mkdir(parents=True, exist_ok=True)
@@ -163,12 +168,6 @@ def _metrics_env(config: RuntimeConfig, index: int) -> dict[str, str]:
     if not config.metrics_port:
         return {}
     return {"CITEFLOW_METRICS_PORT": str(config.metrics_port + index)}
-
-
-async def _wait_ready(bootstrap: str) -> None:
-    from services.broker import wait_for_broker
-
-    await wait_for_broker(bootstrap)
 
 
 def _status_table(supervisor: Any) -> Table:
