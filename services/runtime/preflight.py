@@ -9,7 +9,9 @@ instead of retrying forever.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import ssl
+import struct
 import time
 from collections.abc import Callable
 from dataclasses import replace
@@ -81,6 +83,8 @@ async def _connect(config: RuntimeConfig, host: str, port: int) -> AIOKafkaConne
     settings = config.kafka
     where = f"{host}:{port}"
     try:
+        if settings.uses_tls:
+            await _tls_round_trip(config, host, port)
         return await asyncio.wait_for(
             create_conn(host, port, request_timeout_ms=int(_ATTEMPT_TIMEOUT_S * 1000),
                         **settings.client_kwargs()),
@@ -88,8 +92,11 @@ async def _connect(config: RuntimeConfig, host: str, port: int) -> AIOKafkaConne
     except ssl.SSLCertVerificationError as exc:
         raise BrokerUnusable(_certificate_problem(exc, where, config), permanent=True) from None
     except ssl.SSLError as exc:
-        raise BrokerUnusable(f"TLS with {where} failed: {exc.reason or exc} (is it a TLS "
-                             "listener, and does it accept this client's certificate?)",
+        reason = str(exc.reason or exc)
+        hint = ("the broker wants a client certificate: set KAFKA_SSL_CERTIFICATE_LOCATION "
+                "and KAFKA_SSL_KEY_LOCATION" if "CERTIFICATE_REQUIRED" in reason else
+                "is it a TLS listener, and does it accept this client's certificate?")
+        raise BrokerUnusable(f"TLS with {where} failed: {reason} ({hint})",
                              permanent=True) from None
     except (KafkaError, KeyError) as exc:
         if settings.mechanism and _is_sasl_failure(exc):
@@ -97,13 +104,36 @@ async def _connect(config: RuntimeConfig, host: str, port: int) -> AIOKafkaConne
             raise BrokerUnusable(
                 f"SASL {settings.mechanism} authentication as {settings.sasl_username or '-'} "
                 f"at {where} failed: {_sasl_reason(exc)}", permanent=True) from None
-        raise BrokerUnusable(f"{where}: {exc}", permanent=False) from None
+        hint = ("" if settings.uses_tls or "closed" not in str(exc) else
+                " (if it is a TLS or SASL listener, set KAFKA_SECURITY_PROTOCOL)")
+        raise BrokerUnusable(f"{where}: {exc}{hint}", permanent=False) from None
     except TimeoutError:
         hint = " (is it a TLS listener?)" if settings.uses_tls else ""
         raise BrokerUnusable(f"{where}: no answer within {_ATTEMPT_TIMEOUT_S:g} s{hint}",
                              permanent=False) from None
     except OSError as exc:
         raise BrokerUnusable(f"{where}: {exc.strerror or exc}", permanent=False) from None
+
+
+async def _tls_round_trip(config: RuntimeConfig, host: str, port: int) -> None:
+    """A TLS connection carrying one ApiVersions request and its answer's first bytes: a
+    broker that refuses this client's certificate says so only after the handshake (TLS
+    1.3), which aiokafka reports as a closed connection."""
+    client_id = b"citeflow-preflight"
+    body = struct.pack(">hhih", 18, 0, 1, len(client_id)) + client_id
+    reader, writer = await asyncio.wait_for(
+        asyncio.open_connection(host, port, ssl=config.kafka.ssl_context,
+                                server_hostname=host), _ATTEMPT_TIMEOUT_S)
+    try:
+        writer.write(struct.pack(">i", len(body)) + body)
+        await writer.drain()
+        await asyncio.wait_for(reader.readexactly(4), _ATTEMPT_TIMEOUT_S)
+    except asyncio.IncompleteReadError:
+        raise OSError("the connection was closed after the TLS handshake") from None
+    finally:
+        writer.close()
+        with contextlib.suppress(OSError, ssl.SSLError):
+            await writer.wait_closed()
 
 
 def _certificate_problem(exc: ssl.SSLCertVerificationError, where: str,

@@ -12,7 +12,7 @@ from aiokafka.abc import AbstractTokenProvider
 
 from services.runtime.config import RuntimeConfig, to_env
 from services.runtime.connection import FileTokenProvider, KafkaConnection
-from tests.support.tls import make_pki
+from services.bench.tls import make_pki
 
 
 class StaticTokens(AbstractTokenProvider):
@@ -37,7 +37,7 @@ def test_sasl_over_plaintext_gives_aiokafka_the_credentials(mechanism: str) -> N
 
 
 def test_sasl_ssl_scram_with_a_ca_file(tmp_path: Path) -> None:
-    pki = make_pki(tmp_path, "localhost")
+    pki = make_pki(tmp_path)
     env = {"KAFKA_SECURITY_PROTOCOL": "sasl_ssl", "KAFKA_SASL_MECHANISM": "scram-sha-512",
            "KAFKA_SASL_USERNAME": "svc", "KAFKA_SASL_PASSWORD": "pw",
            "KAFKA_SSL_CA_LOCATION": str(pki.ca)}
@@ -51,7 +51,7 @@ def test_sasl_ssl_scram_with_a_ca_file(tmp_path: Path) -> None:
 
 def test_mutual_tls_loads_the_client_certificate_and_can_skip_the_hostname(
         tmp_path: Path) -> None:
-    pki = make_pki(tmp_path, "localhost")
+    pki = make_pki(tmp_path)
     env = {"KAFKA_SECURITY_PROTOCOL": "SSL", "KAFKA_SSL_CA_LOCATION": str(pki.ca),
            "KAFKA_SSL_CERTIFICATE_LOCATION": str(pki.client_cert),
            "KAFKA_SSL_KEY_LOCATION": str(pki.client_key),
@@ -101,7 +101,7 @@ def test_secrets_come_from_files_and_children_get_the_file_not_the_secret(
 
 
 def test_secrets_are_never_shown(tmp_path: Path) -> None:
-    pki = make_pki(tmp_path, "localhost", key_password="keypw")
+    pki = make_pki(tmp_path, key_password="keypw")
     env = {"KAFKA_SECURITY_PROTOCOL": "SASL_SSL", "KAFKA_SASL_MECHANISM": "SCRAM-SHA-256",
            "KAFKA_SASL_USERNAME": "svc", "KAFKA_SASL_PASSWORD": "hunter2",
            "KAFKA_SSL_CA_LOCATION": str(pki.ca),
@@ -149,7 +149,7 @@ def test_unusable_settings_name_their_variable(env: dict[str, str], variable: st
 
 
 def test_a_wrong_key_password_names_the_variables(tmp_path: Path) -> None:
-    pki = make_pki(tmp_path, "localhost", key_password="right")
+    pki = make_pki(tmp_path, key_password="right")
     connection = KafkaConnection.from_env({
         "KAFKA_SECURITY_PROTOCOL": "SSL", "KAFKA_SSL_CERTIFICATE_LOCATION": str(pki.client_cert),
         "KAFKA_SSL_KEY_LOCATION": str(pki.client_key), "KAFKA_SSL_KEY_PASSWORD": "wrong"})
