@@ -14,6 +14,7 @@ from rich.console import Console
 from rich.table import Column, Table
 
 from services.cli import bench, main
+from services.cli.options import config_options, runtime_config
 
 err = Console(stderr=True)
 T = TypeVar("T")
@@ -132,3 +133,42 @@ def _safe(url: str) -> str:
     import sqlalchemy as sa
 
     return sa.make_url(url).render_as_string(hide_password=True)
+
+
+@main.group()
+def answers() -> None:
+    """Answers in the results store."""
+
+
+@answers.command("redrive")
+@config_options()
+@click.option("--older-than", type=click.FloatRange(min=0), default=0.0, show_default=True,
+              metavar="SECONDS", help="Only answers submitted at least this long ago")
+def answers_redrive(older_than: float, **flags: Any) -> None:
+    """Publish again every answer the gateway accepted (202) that has no outcome yet
+    (formatted, rejected or dead-lettered), from the body the store kept: after a broker
+    lost them (the embedded broker keeps its log in memory). Idempotent: the same event,
+    the same id; the store keeps one outcome per answer."""
+    from services.gateway.problems import ProblemError
+    from services.gateway.producer import AnswerProducer
+    from services.gateway.redrive import redrive
+    from services.store.engine import store_url
+
+    config = runtime_config(**flags)
+
+    async def go(store: Any) -> int:
+        producer = AnswerProducer(config, send_timeout_s=30.0, retry_after_s=1)
+        await producer.start()
+        try:
+            await asyncio.wait_for(producer.connected(), config.connect_timeout_s)
+            return await redrive(store, producer, older_than)
+        except (ProblemError, TimeoutError):
+            raise click.ClickException(
+                f"the broker at {config.bootstrap_servers} did not take the answers in "
+                "time; nothing is lost: run it again") from None
+        finally:
+            await producer.stop()
+
+    sent = _with_store(go)
+    err.print(f"re-drove {sent} unfinished answer(s) from {_safe(store_url())} "
+              f"to {config.physical('answers.submitted')}")

@@ -4,6 +4,7 @@ the gateway and the demo, on one machine until Ctrl-C."""
 from __future__ import annotations
 
 import asyncio
+import os
 import signal
 import threading
 import time
@@ -127,7 +128,12 @@ def up(replicas: tuple[str, ...], specs: tuple[str, ...], log_dir: Path,
                 err.print(f"demo history: {demo.seed_history()} answers over the last hours")
             http = GatewaySettings.from_env(host=http_host, port=http_port)
             base = f"http://{http.host}:{http.port}"
-            children.append(demo.gateway_child(env, http.host, http.port,
+            # A new embedded broker's log is empty: every answer accepted before and not
+            # finished is lost from it, so the gateway re-drives them all at start.
+            redrive = ({"CITEFLOW_REDRIVE_AFTER_S": "0"}
+                       if embedded is not None and "CITEFLOW_REDRIVE_AFTER_S" not in os.environ
+                       else {})
+            children.append(demo.gateway_child({**redrive, **env}, http.host, http.port,
                                                log_dir / "gateway-0.log"))
         supervisor = Supervisor(children)
         supervisor.start()
