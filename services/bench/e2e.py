@@ -32,7 +32,7 @@ import sys
 import time
 import uuid
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -41,9 +41,11 @@ from rich.console import Console
 from rich.table import Table
 
 from services.bench.hop_costs import HopCost, hop_costs
+from services.bench.tls import start_tls_broker
 from services.bench.workload import bench_answer
 from services.broker import create_topics, free_port, pipeline_topics, start_broker
 from services.runtime.config import RuntimeConfig, to_env
+from services.runtime.connection import KafkaConnection
 from services.runtime.dead_letters import Record
 from services.runtime.kafka import make_consumer, make_producer
 from services.runtime.loop import output_record
@@ -333,38 +335,71 @@ class Processes:
 def run_benchmark(*, count: int, latency_count: int, partitions: int, bootstrap: str | None,
                   console: Console, out: Callable[[str], None],
                   stage_specs: list[str] | None = None,
-                  raw_sizes: str = "pipeline", repeat: int = 1) -> list[Comparison]:
-    """Run both sides `repeat` times (alternating, on one broker) and print the comparison."""
+                  raw_sizes: str = "pipeline", repeat: int = 1,
+                  tls: bool = False) -> list[Comparison]:
+    """Run both sides `repeat` times (alternating, on one broker) and print the comparison;
+    with `tls`, then again with every client over mutual TLS to the embedded broker behind
+    a TLS terminator (services/bench/tls.py), and both medians side by side."""
     specs = stage_specs or list(pipeline_stage_names())
     stages = [load_stage(s) for s in specs]
     run_id = uuid.uuid4().hex[:8]
-    broker = None if bootstrap else start_broker(free_port())
-    bootstrap = bootstrap or (broker.bootstrap if broker else "")
-    broker_pids = [broker.pid] if broker is not None else []
     log_dir = Path(os.environ.get("CITEFLOW_BENCH_LOGS", f"/tmp/citeflow-bench-{run_id}"))
     log_dir.mkdir(parents=True, exist_ok=True)
     sample = answers("size", 1)[0]
     sizes = hop_sizes(stages, sample) if raw_sizes == "pipeline" else [0] * len(stages)
-    console.print(f"broker {bootstrap}; {len(stages)} hops; answer.submitted event "
-                  f"{len(sample.value)} bytes; raw hop output sizes "
-                  f"{sizes if raw_sizes == 'pipeline' else 'unchanged'}; {partitions} "
-                  f"partitions; logs in {log_dir}")
     costs = hop_costs(stages, answers("costs", 50))
-    runs: list[Comparison] = []
+    broker = None if bootstrap else start_broker(free_port())
+    transports = [Transport("plaintext", bootstrap or (broker.bootstrap if broker else ""),
+                            [broker.pid] if broker is not None else [], None)]
+    runs: dict[str, list[Comparison]] = {}
     try:
-        for i in range(repeat):
-            tag = f"{run_id}-{i}"
-            raw = _raw_side(bootstrap, tag, sizes, count, latency_count, partitions,
-                            log_dir, console, broker_pids)
-            pipe = _pipeline_side(bootstrap, tag, specs, stages, count, latency_count,
-                                  partitions, raw.throughput / 2, log_dir, console,
-                                  broker_pids)
-            runs.append(Comparison(raw, pipe))
+        if tls:
+            tls_broker = start_tls_broker(log_dir / "tls")
+            transports.append(Transport(
+                "TLS", tls_broker.bootstrap, tls_broker.pids,
+                RuntimeConfig.from_env(tls_broker.client_env()).kafka, tls_broker.stop))
+        for transport in transports:
+            console.print(f"{transport.name}: broker {transport.bootstrap}; {len(stages)} hops; "
+                          f"answer.submitted event {len(sample.value)} bytes; raw hop output "
+                          f"sizes {sizes if raw_sizes == 'pipeline' else 'unchanged'}; "
+                          f"{partitions} partitions; logs in {log_dir}")
+            runs[transport.name] = []
+            for i in range(repeat):
+                tag = f"{run_id}-{transport.name.lower()}-{i}"
+                raw = _raw_side(transport.bootstrap, tag, sizes, count, latency_count,
+                                partitions, log_dir, console, transport.pids, transport.kafka)
+                pipe = _pipeline_side(transport.bootstrap, tag, specs, stages, count,
+                                      latency_count, partitions, raw.throughput / 2, log_dir,
+                                      console, transport.pids, transport.kafka)
+                runs[transport.name].append(Comparison(raw, pipe))
     finally:
+        for transport in transports:
+            if transport.stop is not None:
+                transport.stop()
         if broker is not None:
             broker.stop()
-    _report(runs, costs, count, console, out)
-    return runs
+    for name, measured in runs.items():
+        if len(runs) > 1:
+            out(f"-- {name}")
+        _report(measured, costs, count, console, out)
+    if len(runs) > 1:
+        median = statistics.median
+        out("throughput ratio (pipeline / raw), median of each: " + ", ".join(
+            f"{name} {median(r.throughput_ratio for r in measured):.2f}"
+            for name, measured in runs.items()))
+    return runs["plaintext"]
+
+
+@dataclass
+class Transport:
+    """One way the clients reach the broker: its address, the broker-side pids (for CPU
+    figures), the connection settings (None: the environment's) and how to stop it."""
+
+    name: str
+    bootstrap: str
+    pids: list[int]
+    kafka: KafkaConnection | None
+    stop: Callable[[], None] | None = None
 
 
 def _report(runs: list[Comparison], costs: list[HopCost], count: int, console: Console,
@@ -410,9 +445,11 @@ def _report(runs: list[Comparison], costs: list[HopCost], count: int, console: C
         f"p50 ratio at half the raw rate={median(r.same_rate_p50_ratio for r in runs):.2f}")
 
 
-def _config(bootstrap: str, prefix: str, partitions: int) -> RuntimeConfig:
-    return RuntimeConfig.from_env(bootstrap_servers=bootstrap, topic_prefix=prefix,
-                                  partitions=partitions)
+def _config(bootstrap: str, prefix: str, partitions: int,
+            kafka: KafkaConnection | None = None) -> RuntimeConfig:
+    config = RuntimeConfig.from_env(bootstrap_servers=bootstrap, topic_prefix=prefix,
+                                    partitions=partitions)
+    return config if kafka is None else replace(config, kafka=kafka)
 
 
 def hop_sizes(stages: list[Stage], sample: Record) -> list[int]:
@@ -429,11 +466,11 @@ def hop_sizes(stages: list[Stage], sample: Record) -> list[int]:
 
 def _raw_side(bootstrap: str, run_id: str, sizes: list[int], count: int, latency_count: int,
               partitions: int, log_dir: Path, console: Console,
-              broker_pids: list[int]) -> RunResult:
-    config = _config(bootstrap, f"raw-{run_id}.", partitions)
+              broker_pids: list[int], kafka: KafkaConnection | None = None) -> RunResult:
+    config = _config(bootstrap, f"raw-{run_id}.", partitions, kafka)
     hops = len(sizes)
     topics = [config.physical(f"hop{i}") for i in range(hops + 1)]
-    asyncio.run(create_topics(bootstrap, topics, partitions))
+    asyncio.run(create_topics(config, topics, partitions))
     processes = Processes(config, log_dir)
     try:
         for i in range(hops):
@@ -449,10 +486,11 @@ def _raw_side(bootstrap: str, run_id: str, sizes: list[int], count: int, latency
 
 def _pipeline_side(bootstrap: str, run_id: str, specs: list[str], stages: list[Any],
                    count: int, latency_count: int, partitions: int, rate: float,
-                   log_dir: Path, console: Console, broker_pids: list[int]) -> RunResult:
-    config = _config(bootstrap, f"pipe-{run_id}.", partitions)
+                   log_dir: Path, console: Console, broker_pids: list[int],
+                   kafka: KafkaConnection | None = None) -> RunResult:
+    config = _config(bootstrap, f"pipe-{run_id}.", partitions, kafka)
     inputs = [t for stage in stages for t in stage.input_topics]
-    asyncio.run(create_topics(bootstrap, pipeline_topics(inputs, config.topic_prefix),
+    asyncio.run(create_topics(config, pipeline_topics(inputs, config.topic_prefix),
                               partitions))
     processes = Processes(config, log_dir)
     try:

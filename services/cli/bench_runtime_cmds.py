@@ -40,9 +40,13 @@ from services.runtime.config import RuntimeConfig
               help="pipeline: each raw hop pads its output to the size of the pipeline's event "
                    "after that hop (same message sizes); input: raw hops pass records on "
                    "unchanged")
+@click.option("--tls", is_flag=True,
+              help="Then run both sides again with every client over mutual TLS (the "
+                   "embedded broker behind a stunnel TLS terminator) and print the ratio "
+                   "over TLS beside the plaintext one")
 def bench_e2e(count: int, latency_answers: int, repeat: int, partitions: int,
               bootstrap: str | None, specs: tuple[str, ...], preset: str,
-              raw_sizes: str) -> None:
+              raw_sizes: str, tls: bool) -> None:
     """End to end over the broker: raw aiokafka pass-through over five hops (five
     processes) against the five stage processes, same answers; prints both throughputs,
     the ratio (target >= 0.5) and p50/p99 latency at each side's half load (target: the
@@ -57,7 +61,8 @@ def bench_e2e(count: int, latency_answers: int, repeat: int, partitions: int,
         specs = tuple(SPECS if preset == "toy" else CODEC_SPECS)
     run_benchmark(count=count, latency_count=latency_answers, partitions=partitions,
                   bootstrap=bootstrap, console=err, out=click.echo,
-                  stage_specs=list(specs) or None, raw_sizes=raw_sizes, repeat=repeat)
+                  stage_specs=list(specs) or None, raw_sizes=raw_sizes, repeat=repeat,
+                  tls=tls)
 
 
 @bench.command("idle")

@@ -28,11 +28,9 @@ READY_TIMEOUT_S = 60.0
 
 def migrate_store() -> str:
     """Bring the results store (CITEFLOW_STORE_URL or the SQLite file) to the newest schema
-    once, before the sink and the gateway start; returns its URL."""
-    import sqlalchemy as sa
-
+    once, before the sink and the gateway start; returns its URL, password masked."""
     from services.store.api import StoreUnavailable
-    from services.store.engine import STORE_URL_ENV, store_url
+    from services.store.engine import STORE_URL_ENV, shown_url, store_url
     from services.store.sql import SqlStore
 
     async def go() -> None:
@@ -45,9 +43,8 @@ def migrate_store() -> str:
     try:
         asyncio.run(go())
     except StoreUnavailable as exc:
-        shown = sa.make_url(store_url()).render_as_string(hide_password=True)
-        raise click.ClickException(f"{STORE_URL_ENV}={shown}: {exc}") from None
-    return store_url()
+        raise click.ClickException(f"{STORE_URL_ENV}={shown_url(store_url())}: {exc}") from None
+    return shown_url(store_url())
 
 
 def seed_history(now: datetime | None = None) -> int:

@@ -34,17 +34,22 @@ def serve(host: str | None, port: int | None, workers: int, store_url: str | Non
     from services.gateway.http_guard import uvicorn_options
     from services.gateway.settings import GatewaySettings
 
-    config = runtime_config(**flags)
+    settings = GatewaySettings.from_env(host=host, port=port)
+    # The gateway serves reads without a broker: an unreachable one is reported, not
+    # waited for; settings the broker refuses (TLS, SASL) end the command.
+    config = runtime_config(wait=False, **flags)
     # Workers are started by uvicorn and read their settings from the environment.
     os.environ["KAFKA_BOOTSTRAP_SERVERS"] = config.bootstrap_servers
+    if config.enable_idempotence is not None:
+        os.environ["KAFKA_ENABLE_IDEMPOTENCE"] = str(config.enable_idempotence).lower()
     for name, value in (("CITEFLOW_TOPIC_PREFIX", config.topic_prefix),
                         ("CITEFLOW_STORE_URL", store_url),
                         ("CITEFLOW_LOG_LEVEL", log_level)):
         if value:
             os.environ[name] = value
-    settings = GatewaySettings.from_env(host=host, port=port)
     err.print(f"[green]gateway[/] on http://{settings.host}:{settings.port} "
-              f"({workers} worker{'s' * (workers > 1)}, broker {config.bootstrap_servers})")
+              f"({workers} worker{'s' * (workers > 1)}, broker {config.bootstrap_servers}, "
+              f"{config.kafka.describe()})")
     uvicorn.run("services.gateway.app:app_from_env", factory=True, host=settings.host,
                 port=settings.port, workers=workers, log_config=None, access_log=False,
                 lifespan="on", timeout_graceful_shutdown=10,

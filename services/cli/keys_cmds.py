@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import asyncio
+import os
 import tempfile
 from collections.abc import Awaitable, Callable
 from pathlib import Path
@@ -14,18 +15,20 @@ from rich.console import Console
 from rich.table import Column, Table
 
 from services.cli import bench, main
+from services.cli.options import config_options, runtime_config
 
 err = Console(stderr=True)
 T = TypeVar("T")
 
 
-def _with_store(action: Callable[[Any], Awaitable[T]]) -> T:
-    """Run `action(store)` on the migrated store; a store that is down is a clean error."""
+def _with_store(action: Callable[[Any], Awaitable[T]], url: str | None = None) -> T:
+    """Run `action(store)` on the migrated store (`url`, else CITEFLOW_STORE_URL or the
+    SQLite file); a store that is down is a clean error."""
     from services.store.api import StoreUnavailable
     from services.store.sql import SqlStore
 
     async def go() -> T:
-        store = SqlStore()
+        store = SqlStore(url) if url else SqlStore()
         try:
             await store.migrate()
             return await action(store)
@@ -40,7 +43,40 @@ def _with_store(action: Callable[[Any], Awaitable[T]]) -> T:
 
 @main.group()
 def keys() -> None:
-    """API keys of the gateway: each has a tenant and scopes (submit, read, stream, admin)."""
+    """API keys of the gateway: each has a tenant and scopes (submit, read, stream, admin).
+
+    They live in the results store the gateway reads: CITEFLOW_STORE_URL (or --store-url),
+    else the SQLite file in CITEFLOW_DATA_DIR."""
+
+
+def key_store(url: str | None) -> str:
+    """The store the keys commands use: `url`, CITEFLOW_STORE_URL, else the SQLite file in
+    the data directory, refused when that file does not exist yet while ./.env names
+    another store (the gateway reads that one: a key in a new file would get 401)."""
+    import sqlalchemy as sa
+    from dotenv import dotenv_values
+
+    from services.store.engine import STORE_URL_ENV, async_url, shown_url, store_url
+
+    if url:
+        return async_url(url)
+    found = store_url()
+    database = Path(sa.make_url(found).database or "")
+    if os.environ.get(STORE_URL_ENV, "").strip() or database.exists():
+        return found
+    elsewhere = dotenv_values(".env").get(STORE_URL_ENV) if Path(".env").is_file() else None
+    if elsewhere:
+        raise click.ClickException(
+            f"{STORE_URL_ENV} is set in ./.env ({shown_url(elsewhere)}) but not in this "
+            f"shell: the gateway reads that store, so no new SQLite store is made at "
+            f"{database}. Export it (set -a; . ./.env; set +a) or pass --store-url")
+    return found
+
+
+def store_option(fn: Callable[..., Any]) -> Callable[..., Any]:
+    return click.option("--store-url", metavar="URL",
+                        help="Results store [env CITEFLOW_STORE_URL; the SQLite file in "
+                             "CITEFLOW_DATA_DIR or .citeflow/]")(fn)
 
 
 @keys.command("create")
@@ -49,16 +85,21 @@ def keys() -> None:
               help="Comma-separated: submit, read, stream, ops (/metrics, /v1/pipeline), admin")
 @click.option("--name", help="A label shown in `keys list`")
 @click.option("--rate", type=float, help="Requests per second allowed [default: the gateway's]")
-def keys_create(tenant: str, scopes: str, name: str | None, rate: float | None) -> None:
+@store_option
+def keys_create(tenant: str, scopes: str, name: str | None, rate: float | None,
+                store_url: str | None) -> None:
     """Create a key. Its secret is printed once, alone on the last line of stdout: only a
-    hash of it is stored."""
+    hash of it is stored. Says which store it wrote to (the gateway must read the same)."""
+    from services.store.engine import shown_url
     from services.store.key_secrets import parse_scopes
 
     try:
         wanted = parse_scopes(scopes)
     except ValueError as exc:
         raise click.BadParameter(str(exc), param_hint="--scopes") from None
-    key, secret = _with_store(lambda s: s.create_key(tenant, wanted, name, rate))
+    url = key_store(store_url)
+    key, secret = _with_store(lambda s: s.create_key(tenant, wanted, name, rate), url)
+    click.echo(f"key stored in {shown_url(url)}", err=True)
     click.echo(f"key {key.key_id} for tenant {key.tenant}, scopes "
                f"{','.join(sorted(key.scopes))} (the secret is shown only now):")
     click.echo(secret)
@@ -66,9 +107,10 @@ def keys_create(tenant: str, scopes: str, name: str | None, rate: float | None) 
 
 @keys.command("list")
 @click.option("--tenant", help="Only this tenant's keys")
-def keys_list(tenant: str | None) -> None:
+@store_option
+def keys_list(tenant: str | None, store_url: str | None) -> None:
     """List keys (never their secrets)."""
-    found = _with_store(lambda s: s.list_keys(tenant))
+    found = _with_store(lambda s: s.list_keys(tenant), key_store(store_url))
     table = Table("tenant", "scopes", "name", "rate/s", "created", "revoked")
     table.columns.insert(0, Column("key id", no_wrap=True, min_width=16))
     for key in found:
@@ -81,9 +123,10 @@ def keys_list(tenant: str | None) -> None:
 
 @keys.command("revoke")
 @click.argument("key_id")
-def keys_revoke(key_id: str) -> None:
+@store_option
+def keys_revoke(key_id: str, store_url: str | None) -> None:
     """Revoke a key: requests with it are refused from now on."""
-    if not _with_store(lambda s: s.revoke_key(key_id)):
+    if not _with_store(lambda s: s.revoke_key(key_id), key_store(store_url)):
         raise click.ClickException(f"no live key {key_id!r}")
     click.echo(f"revoked {key_id}")
 
@@ -96,13 +139,13 @@ def store() -> None:
 @store.command("migrate")
 def store_migrate() -> None:
     """Bring the store's schema to the newest version (safe to run again or concurrently)."""
-    from services.store.engine import store_url
+    from services.store.engine import shown_url, store_url
 
     async def noop(_store: Any) -> None:
         return None
 
     _with_store(noop)
-    err.print(f"store schema up to date: {_safe(store_url())}")
+    err.print(f"store schema up to date: {shown_url(store_url())}")
 
 
 @bench.command("store")
@@ -128,7 +171,41 @@ def bench_store(urls: tuple[str, ...], rows: int, batch: int, rounds: int) -> No
         Console().print(table)
 
 
-def _safe(url: str) -> str:
-    import sqlalchemy as sa
 
-    return sa.make_url(url).render_as_string(hide_password=True)
+@main.group()
+def answers() -> None:
+    """Answers in the results store."""
+
+
+@answers.command("redrive")
+@config_options()
+@click.option("--older-than", type=click.FloatRange(min=0), default=0.0, show_default=True,
+              metavar="SECONDS", help="Only answers submitted at least this long ago")
+def answers_redrive(older_than: float, **flags: Any) -> None:
+    """Publish again every answer the gateway accepted (202) that has no outcome yet
+    (formatted, rejected or dead-lettered), from the body the store kept: after a broker
+    lost them (the embedded broker keeps its log in memory). Idempotent: the same event,
+    the same id; the store keeps one outcome per answer."""
+    from services.gateway.problems import ProblemError
+    from services.gateway.producer import AnswerProducer
+    from services.gateway.redrive import redrive
+    from services.store.engine import shown_url, store_url
+
+    config = runtime_config(**flags)
+
+    async def go(store: Any) -> int:
+        producer = AnswerProducer(config, send_timeout_s=30.0, retry_after_s=1)
+        await producer.start()
+        try:
+            await asyncio.wait_for(producer.connected(), config.connect_timeout_s)
+            return await redrive(store, producer, older_than)
+        except (ProblemError, TimeoutError):
+            raise click.ClickException(
+                f"the broker at {config.bootstrap_servers} did not take the answers in "
+                "time; nothing is lost: run it again") from None
+        finally:
+            await producer.stop()
+
+    sent = _with_store(go)
+    err.print(f"re-drove {sent} unfinished answer(s) from {shown_url(store_url())} "
+              f"to {config.physical('answers.submitted')}")

@@ -62,11 +62,14 @@ def config_options(*, run: bool = False) -> Callable[[Callable[..., Any]], Calla
     return wrap
 
 
-def runtime_config(resolve: bool = True, **overrides: Any) -> RuntimeConfig:
-    """RuntimeConfig from env and flags; with `resolve`, a bootstrap address is required and
-    falls back to the broker of a running `citeflow up`/`citeflow broker`."""
+def runtime_config(resolve: bool = True, wait: bool = True, **overrides: Any) -> RuntimeConfig:
+    """RuntimeConfig from env and flags; with `resolve`, a bootstrap address is required
+    (falling back to the broker of a running `citeflow up`/`citeflow broker`) and the
+    broker is checked (`checked_config`, waiting for it with `wait`)."""
     config = RuntimeConfig.from_env(**overrides)
-    if resolve and not config.bootstrap_servers:
+    if not resolve:
+        return config
+    if not config.bootstrap_servers:
         from services.broker import discover_bootstrap
 
         found = discover_bootstrap()
@@ -76,7 +79,24 @@ def runtime_config(resolve: bool = True, **overrides: Any) -> RuntimeConfig:
                 "`citeflow up` / `citeflow broker` first"
             )
         config = replace(config, bootstrap_servers=found)
-    return config
+    return checked_config(config, wait=wait)
+
+
+def checked_config(config: RuntimeConfig, *, wait: bool = True) -> RuntimeConfig:
+    """`config` once the broker accepted a connection with its settings (TLS, SASL), with
+    idempotence decided. A broker that refuses them ends the command with one line (exit
+    status 1); one that stays unreachable too, after CITEFLOW_CONNECT_TIMEOUT_S (without
+    `wait`: reported, and `config` returned as it is)."""
+    from services.runtime.preflight import BrokerUnusable, check_broker
+
+    try:
+        return asyncio.run(check_broker(config, None if wait else 0.0,
+                                        waiting=lambda line: err.print(line)))
+    except BrokerUnusable as exc:
+        if not wait and not exc.permanent:
+            err.print(f"[yellow]{exc}[/]; continuing without it")
+            return config
+        raise click.ClickException(f"{exc} [{config.kafka.describe()}]") from None
 
 
 def run_async(coro: Any) -> Any:
@@ -121,11 +141,17 @@ def stage_inputs(specs: list[str] | None = None) -> list[str]:
     return [topic for stage in stages for topic in stage.input_topics]
 
 
-def create_pipeline_topics(config: RuntimeConfig, specs: list[str] | None = None) -> list[str]:
-    from services.broker import create_topics, pipeline_topics
+def pipeline_topic_names(config: RuntimeConfig, specs: Any = None) -> list[str]:
+    """The physical names of the topics of `specs` (default: every stage and the store)."""
+    from services.broker import pipeline_topics
 
-    names = pipeline_topics(stage_inputs(specs), config.topic_prefix)
-    return run_async(create_topics(config.bootstrap_servers, names, config.partitions))
+    return pipeline_topics(stage_inputs(list(specs or ()) or None), config.topic_prefix)
+
+
+def create_pipeline_topics(config: RuntimeConfig, specs: list[str] | None = None) -> list[str]:
+    from services.broker import create_topics
+
+    return run_async(create_topics(config, pipeline_topic_names(config, specs)))
 
 
 def range_options(fn: Callable[..., Any]) -> Callable[..., Any]:

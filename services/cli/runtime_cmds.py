@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import sys
+from collections.abc import Callable
 from typing import Any
 
 import click
@@ -12,6 +13,9 @@ from services.cli.options import (
     config_options,
     create_pipeline_topics,
     err,
+    pipeline_topic_names,
+    print_json,
+    run_async,
     runtime_config,
     wait_for_signal,
 )
@@ -55,22 +59,72 @@ def topics() -> None:
     """Topics of the pipeline."""
 
 
-@topics.command("create")
-@config_options()
-@click.option("--partitions", type=int, help="Partitions per topic [env CITEFLOW_PARTITIONS; 4]")
-@click.option("--stage", "specs", multiple=True, metavar="STAGE",
-              help="Create the dead-letter topics of these stages (name or module:attr) "
-                   "[default: every pipeline stage]")
-def topics_create(specs: tuple[str, ...], **flags: Any) -> None:
-    """Create every pipeline topic and the dead-letter topic of every stage input.
+def topic_options(fn: Callable[..., Any]) -> Callable[..., Any]:
+    """The topic definition's flags (the same as its environment variables)."""
+    for option in reversed([
+        click.option("--partitions", type=int,
+                     help="Partitions per topic [env CITEFLOW_PARTITIONS; 4]"),
+        click.option("--replication-factor", type=int,
+                     help="Replicas of each partition [env CITEFLOW_REPLICATION_FACTOR; 1]"),
+        click.option("--retention-ms", type=int,
+                     help="Retention of pipeline topics (dead letters: 4x) "
+                          "[env CITEFLOW_RETENTION_MS; 7 days]"),
+        click.option("--stage", "specs", multiple=True, metavar="STAGE",
+                     help="Only the topics of these stages (name or module:attr) "
+                          "[default: every pipeline stage and the store]"),
+    ]):
+        fn = option(fn)
+    return config_options()(fn)
 
-    Idempotent: topics that exist are left alone.
+
+@topics.command("create")
+@topic_options
+def topics_create(specs: tuple[str, ...], **flags: Any) -> None:
+    """Create every pipeline topic and the dead-letter topic of every stage input, as the
+    topic definition says (`citeflow topics plan` prints it).
+
+    Idempotent: topics that exist are left alone; any way they differ from the definition
+    is printed (`citeflow topics check` does only that).
     """
+    from services.broker import check_topics
+
     config = runtime_config(**flags)
     created = create_pipeline_topics(config, list(specs) or None)
     for name in created:
         click.echo(name)
     err.print(f"{len(created)} topics created on {config.bootstrap_servers}")
+    for diff in run_async(check_topics(config, pipeline_topic_names(config, specs))):
+        err.print(f"[yellow]differs:[/] {diff}")
+
+
+@topics.command("check")
+@topic_options
+def topics_check(specs: tuple[str, ...], **flags: Any) -> None:
+    """Compare the topics on the cluster with the definition and name every difference
+    (missing topic, partitions, replication factor, min.insync.replicas, retention.ms,
+    cleanup.policy, max.message.bytes). Exit status 1 when there is one."""
+    from services.broker import check_topics
+
+    config = runtime_config(**flags)
+    found = run_async(check_topics(config, pipeline_topic_names(config, specs)))
+    for diff in found:
+        click.echo(str(diff))
+    if found:
+        raise click.ClickException(f"{len(found)} difference(s) on {config.bootstrap_servers}")
+    err.print(f"every topic matches the definition on {config.bootstrap_servers}")
+
+
+@topics.command("plan")
+@topic_options
+def topics_plan(specs: tuple[str, ...], **flags: Any) -> None:
+    """Print the topic definition (JSON lines: name, partitions, replication factor,
+    configs), for creating the topics with other tools."""
+    from services.broker import planned_topics
+
+    config = runtime_config(resolve=False, **flags)
+    for spec in planned_topics(config, pipeline_topic_names(config, specs)):
+        print_json({"name": spec.name, "partitions": spec.partitions,
+                    "replication_factor": spec.replication_factor, "configs": spec.configs})
 
 
 # -- one stage -----------------------------------------------------------------------------

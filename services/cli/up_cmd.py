@@ -4,6 +4,7 @@ the gateway and the demo, on one machine until Ctrl-C."""
 from __future__ import annotations
 
 import asyncio
+import os
 import signal
 import sys
 import threading
@@ -20,6 +21,7 @@ from rich.table import Table
 from schemas.topics import ANSWERS_FORMATTED
 from services.cli import main
 from services.cli.options import (
+    checked_config,
     config_options,
     create_pipeline_topics,
     err,
@@ -103,10 +105,14 @@ def up(replicas: tuple[str, ...], specs: tuple[str, ...], log_dir: Path,
         embedded = start_broker()
         remember_bootstrap(embedded.bootstrap)
         config = replace(config, bootstrap_servers=embedded.bootstrap)
-        err.print(f"[green]embedded broker[/] on {embedded.bootstrap} (pid {embedded.pid})")
+        err.print(f"[green]embedded broker[/] on {embedded.bootstrap} (pid {embedded.pid}); "
+                  "[yellow]it keeps every topic in memory[/]: when it stops, records not yet "
+                  "processed are gone (answers the gateway accepted are re-driven from the "
+                  "results store at the next start); set KAFKA_BOOTSTRAP_SERVERS to use a "
+                  "durable Kafka")
     supervisor = None
     try:
-        run_async(_wait_ready(config.bootstrap_servers))
+        config = checked_config(config)
         created = create_pipeline_topics(config, stage_specs)
         err.print(f"topics ready ({len(created)} created, {config.partitions} partitions)")
         log_dir.mkdir(parents=True, exist_ok=True)
@@ -129,7 +135,12 @@ def up(replicas: tuple[str, ...], specs: tuple[str, ...], log_dir: Path,
                           else f"demo history: {seeded} answers over the last hours")
             http = GatewaySettings.from_env(host=http_host, port=http_port)
             base = f"http://{http.host}:{http.port}"
-            children.append(demo.gateway_child(env, http.host, http.port,
+            # A new embedded broker's log is empty: every answer accepted before and not
+            # finished is lost from it, so the gateway re-drives them all at start.
+            redrive = ({"CITEFLOW_REDRIVE_AFTER_S": "0"}
+                       if embedded is not None and "CITEFLOW_REDRIVE_AFTER_S" not in os.environ
+                       else {})
+            children.append(demo.gateway_child({**redrive, **env}, http.host, http.port,
                                                log_dir / "gateway-0.log"))
         supervisor = Supervisor(children)
         supervisor.start()
@@ -172,12 +183,6 @@ def _metrics_env(config: RuntimeConfig, index: int) -> dict[str, str]:
     if not config.metrics_port:
         return {}
     return {"CITEFLOW_METRICS_PORT": str(config.metrics_port + index)}
-
-
-async def _wait_ready(bootstrap: str) -> None:
-    from services.broker import wait_for_broker
-
-    await wait_for_broker(bootstrap)
 
 
 def _status_table(supervisor: Any) -> Table:

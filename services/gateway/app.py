@@ -1,9 +1,11 @@
 """`create_app(settings)`: the gateway's Starlette application. Its lifespan opens the
 results store, starts the producer (in the background: the gateway serves reads and
-answers 503 to submits while the broker is unreachable) and the stream hub."""
+answers 503 to submits while the broker is unreachable) and the stream hub, and re-drives
+accepted answers that never got an outcome."""
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from datetime import UTC, datetime
@@ -25,6 +27,7 @@ from services.gateway.problems import (
     problem_handler,
 )
 from services.gateway.producer import AnswerProducer
+from services.gateway.redrive import redrive_after_s, redrive_on_start
 from services.gateway.settings import GatewaySettings
 from services.store.api import ResultsStore
 
@@ -78,7 +81,10 @@ def create_app(
     """The application; `store`, `producer`, `hub` and `routes` replace the real ones
     (tests). The app starts and stops the producer and the hub it runs with; a store it was
     given is neither migrated nor closed by it. `warm_reader` starts the reader processes
-    with the app (`citeflow serve`), not on the first reader request."""
+    with the app (`citeflow serve`), not on the first reader request. With the real
+    producer, answers accepted earlier that still have no outcome are re-driven at start
+    (services/gateway/redrive.py)."""
+    redrive_after = redrive_after_s() if producer is None else None
 
     @asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
@@ -106,9 +112,13 @@ def create_app(
                                                     settings.retry_after_s)
         if warm_reader:
             reader.renderer.warm()  # the reader processes start beside the gateway
+        redriving = None if redrive_after is None else asyncio.create_task(
+            redrive_on_start(the_store, the_producer, redrive_after))
         try:
             yield
         finally:
+            if redriving is not None:
+                redriving.cancel()
             await reader.publisher.stop()
             reader.renderer.close()
             await the_hub.stop()

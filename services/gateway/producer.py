@@ -84,6 +84,11 @@ class AnswerProducer:
             log.info("producer connected", bootstrap=self._config.bootstrap_servers)
             return
 
+    async def connected(self) -> None:
+        """Wait until `start()`'s connection attempts succeeded."""
+        assert self._starting is not None, "start() first"
+        await asyncio.shield(self._starting)
+
     async def stop(self) -> None:
         if self._starting is not None and not self._starting.done():
             self._starting.cancel()

@@ -230,6 +230,7 @@ class Submitter:
             submission = Submission(
                 answer_id=answer_id, tenant=principal.tenant, submitted_at=datetime.now(UTC),
                 body_sha256=body_sha, model=model_of(answer.metadata), event_id=event_id,
+                body=canonical,
             )
             try:
                 claim = (await self._claims.call(submission))[key]

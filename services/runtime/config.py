@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass, fields, replace
+from dataclasses import dataclass, field, fields, replace
 from typing import Any
+
+from services.runtime.connection import KafkaConnection
 
 # Environment variable of each field (all optional).
 ENV_VARS: dict[str, str] = {
@@ -12,6 +14,8 @@ ENV_VARS: dict[str, str] = {
     "group_id": "CITEFLOW_GROUP_ID",
     "topic_prefix": "CITEFLOW_TOPIC_PREFIX",
     "partitions": "CITEFLOW_PARTITIONS",
+    "replication_factor": "CITEFLOW_REPLICATION_FACTOR",
+    "retention_ms": "CITEFLOW_RETENTION_MS",
     "batch_size": "CITEFLOW_BATCH_SIZE",
     "fetch_max_wait_ms": "CITEFLOW_FETCH_MAX_WAIT_MS",
     "linger_ms": "CITEFLOW_LINGER_MS",
@@ -23,6 +27,8 @@ ENV_VARS: dict[str, str] = {
     "shutdown_timeout_s": "CITEFLOW_SHUTDOWN_TIMEOUT_S",
     "metrics_port": "CITEFLOW_METRICS_PORT",
     "log_level": "CITEFLOW_LOG_LEVEL",
+    "enable_idempotence": "KAFKA_ENABLE_IDEMPOTENCE",
+    "connect_timeout_s": "CITEFLOW_CONNECT_TIMEOUT_S",
 }
 
 
@@ -37,6 +43,10 @@ class RuntimeConfig:
     # Prepended to every topic a stage reads and writes (test isolation, multi-tenancy).
     topic_prefix: str = ""
     partitions: int = 4
+    # Topic definition (services/runtime/topic_specs.py): replicas of each partition and
+    # how long records are kept (dead-letter topics: four times as long).
+    replication_factor: int = 1
+    retention_ms: int = 7 * 24 * 60 * 60 * 1000
     batch_size: int = 100
     # The fetch long-poll bound mostly sets how often an idle consumer asks the broker
     # (`citeflow bench idle`, on Tansu): five idle stages plus the broker burn 0.28-0.34 of
@@ -55,6 +65,14 @@ class RuntimeConfig:
     # Prometheus endpoint port; None or 0 disables it.
     metrics_port: int | None = None
     log_level: str = "info"
+    # Idempotent producers: None means "decided at start-up" (on when the broker grants
+    # producer ids; the embedded Tansu broker does not, see services/runtime/preflight.py).
+    enable_idempotence: bool | None = None
+    # How long a stage or command waits for an unreachable broker at start-up before it
+    # exits with one line saying so.
+    connect_timeout_s: float = 30.0
+    # Security protocol, TLS files and SASL credentials (KAFKA_SECURITY_PROTOCOL, ...).
+    kafka: KafkaConnection = field(default_factory=KafkaConnection)
 
     @classmethod
     def from_env(cls, environ: dict[str, str] | None = None, **overrides: Any) -> RuntimeConfig:
@@ -62,10 +80,10 @@ class RuntimeConfig:
         env = os.environ if environ is None else environ
         values: dict[str, Any] = {}
         for f in fields(cls):
-            raw = env.get(ENV_VARS[f.name])
+            raw = env.get(ENV_VARS.get(f.name, ""))
             if raw is not None and raw != "":
                 values[f.name] = _convert(f.name, raw)
-        config = cls(**values)
+        config = cls(**values, kafka=KafkaConnection.from_env(env))
         given = {k: v for k, v in overrides.items() if v is not None}
         return replace(config, **given) if given else config
 
@@ -85,7 +103,7 @@ class RuntimeConfig:
 
 
 _INTS = {
-    "partitions", "batch_size", "fetch_max_wait_ms", "linger_ms", "session_timeout_ms",
+    "partitions", "replication_factor", "retention_ms", "batch_size", "fetch_max_wait_ms", "linger_ms", "session_timeout_ms",
     "heartbeat_interval_ms", "retry_max_attempts", "retry_base_ms", "retry_max_ms",
     "metrics_port",
 }
@@ -95,20 +113,24 @@ def _convert(name: str, raw: str) -> Any:
     try:
         if name in _INTS:
             return int(raw)
-        if name == "shutdown_timeout_s":
+        if name in ("shutdown_timeout_s", "connect_timeout_s"):
             return float(raw)
     except ValueError:
         raise ValueError(f"{ENV_VARS[name]}={raw!r} is not a number") from None
+    if name == "enable_idempotence":
+        if raw.lower() not in ("true", "false"):
+            raise ValueError(f"{ENV_VARS[name]}={raw!r} is not true or false")
+        return raw.lower() == "true"
     return raw
 
 
 def to_env(config: RuntimeConfig) -> dict[str, str]:
     """The environment variables that reproduce `config` in a child process (without the
     group id: each stage of a child derives its own)."""
-    env: dict[str, str] = {}
+    env: dict[str, str] = config.kafka.to_env()
     for f in fields(config):
         value = getattr(config, f.name)
-        if f.name == "group_id" or value is None or value == "":
+        if f.name in ("group_id", "kafka") or value is None or value == "":
             continue
-        env[ENV_VARS[f.name]] = str(value)
+        env[ENV_VARS[f.name]] = str(value).lower() if isinstance(value, bool) else str(value)
     return env

@@ -41,6 +41,7 @@ def submission_row(submission: Submission, now_ms: int) -> Row:
         "submitted_at_ms": at,
         "submitted_event_id": submission.event_id,
         "body_sha256": submission.body_sha256,
+        "submitted_body": submission.body,
         "event_id": submission.event_id,
         "event_time_ms": at,
         "updated_at_ms": now_ms,
@@ -67,6 +68,7 @@ def update_row(update: ResultUpdate, now_ms: int) -> Row:
         "submitted_at_ms": submitted,
         "submitted_event_id": None,
         "body_sha256": None,
+        "submitted_body": None,
     }
     row.update(_outcome(update, submitted, now_ms))
     return row
@@ -117,6 +119,8 @@ def _outcome(update: ResultUpdate, submitted_ms: int | None, now_ms: int) -> Row
     return {
         "status": update.status,
         "event_id": update.event_id,
+        # Finished: nothing left to re-drive.
+        "submitted_body": None,
         "event_time_ms": event_ms,
         "updated_at_ms": now_ms,
         "result": update.result if formatted else None,

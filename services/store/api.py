@@ -63,6 +63,20 @@ class Submission:
     model: str | None = None
     event_id: str | None = None
     position: Position | None = None
+    # The canonical data JSON (the gateway's submissions): kept until the answer's outcome,
+    # for re-driving an answer the broker lost.
+    body: bytes | None = None
+
+
+@dataclass(frozen=True)
+class Unfinished:
+    """An accepted answer without an outcome: what re-driving it needs."""
+
+    answer_id: str
+    tenant: str
+    submitted_at: datetime
+    body_sha256: str
+    body: bytes
 
 
 @dataclass(frozen=True)
@@ -272,6 +286,12 @@ class ResultsStore(Protocol):
         """Undo `created` claims (answer id, tenant, body hash) whose produce failed, so a retry is
         processed anew: a row is deleted only while it is still `submitted` with that hash and
         not `stored` (the broker turned out to hold it: kept)."""
+
+    async def unfinished(self, submitted_before: datetime, limit: int,
+                         after: Unfinished | None = None) -> list[Unfinished]:
+        """Answers the gateway accepted that have no outcome yet and were submitted before
+        `submitted_before`, oldest first (after `after`), with their bodies (at most
+        `limit`)."""
 
     async def apply(self, updates: Sequence[ResultUpdate]) -> int:
         """Apply a batch of outcome events in one transaction; return how many changed a row.

@@ -35,6 +35,11 @@ def store_url(environ: dict[str, str] | None = None) -> str:
     return f"sqlite+aiosqlite:///{data_dir / 'citeflow.db'}"
 
 
+def shown_url(url: str) -> str:
+    """`url` as printed: its password masked."""
+    return sa.make_url(url).render_as_string(hide_password=True)
+
+
 # The URL forms people write, to the async drivers the store runs on.
 _ASYNC_DRIVERS = {"sqlite": "sqlite+aiosqlite", "postgresql": "postgresql+asyncpg",
                   "postgres": "postgresql+asyncpg", "postgresql+psycopg2": "postgresql+asyncpg",

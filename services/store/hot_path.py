@@ -46,14 +46,14 @@ from services.store.api import Claim, StoreUnavailable, Submission
 # The columns a claim fills in, in this order (submitted_event_id stays NULL until the sink
 # sees the record on `answers.submitted`: the mark that the broker holds it).
 _COLUMNS = ("answer_id", "tenant", "status", "model", "answered_at_ms", "submitted_at_ms",
-            "body_sha256", "event_id", "event_time_ms", "updated_at_ms")
+            "body_sha256", "event_id", "event_time_ms", "updated_at_ms", "submitted_body")
 # What is read of an answer already there: enough to tell same body / conflict / stored.
 _EXISTING = "answer_id, tenant, status, body_sha256, submitted_event_id"
 _SQLITE_ROW = f"({', '.join('?' * len(_COLUMNS))})"
 # Rows per statement: 5,000 bound values, within SQLite's limit since 3.32 (32,766).
 _SQLITE_CHUNK = 500
 _PG_TYPES = ("text", "text", "text", "text", "bigint", "bigint", "text", "text", "bigint",
-             "bigint")
+             "bigint", "bytea")
 _PG_INSERT = (f"INSERT INTO answers ({', '.join(_COLUMNS)}) SELECT * FROM unnest("
               + ", ".join(f"${n}::{t}[]" for n, t in enumerate(_PG_TYPES, 1))
               + ") ON CONFLICT DO NOTHING RETURNING answer_id, tenant")
@@ -71,7 +71,8 @@ def claim_rows(submissions: Sequence[Submission], now_ms: int) -> dict[Key, tupl
         if (s.answer_id, s.tenant) not in rows:
             at = to_ms(s.submitted_at)
             rows[(s.answer_id, s.tenant)] = (s.answer_id, s.tenant, "submitted", s.model, at,
-                                             at, s.body_sha256, s.event_id, at, now_ms)
+                                             at, s.body_sha256, s.event_id, at, now_ms,
+                                             s.body)
     return rows
 
 

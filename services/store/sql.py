@@ -48,6 +48,7 @@ from services.store.api import (
     Submission,
     SubmitOutcome,
     Summary,
+    Unfinished,
 )
 from services.store.hot_path import hot_path
 from services.store.engine import is_outage, make_engine, migrate, store_url, transaction
@@ -155,6 +156,23 @@ class SqlStore:
             await conn.execute(_RELEASE, [
                 {"b_answer_id": answer_id, "b_tenant": tenant, "b_sha": sha}
                 for answer_id, tenant, sha in claims])
+
+    async def unfinished(self, submitted_before: datetime, limit: int,
+                         after: Unfinished | None = None) -> list[Unfinished]:
+        c = answers.c
+        where = [c.status == "submitted", c.submitted_body.is_not(None),
+                 c.body_sha256.is_not(None), c.submitted_at_ms < to_ms(submitted_before)]
+        if after is not None:
+            where.append(sa.tuple_(c.submitted_at_ms, c.answer_id, c.tenant)
+                         > sa.tuple_(sa.literal(to_ms(after.submitted_at)),
+                                     sa.literal(after.answer_id), sa.literal(after.tenant)))
+        stmt = (sa.select(c.answer_id, c.tenant, c.submitted_at_ms, c.body_sha256,
+                          c.submitted_body)
+                .where(*where).order_by(c.submitted_at_ms, c.answer_id, c.tenant).limit(limit))
+        async with transaction(self.engine, write=False) as conn:
+            rows = (await conn.execute(stmt)).all()
+        return [Unfinished(row.answer_id, row.tenant, _dt(row.submitted_at_ms) or submitted_before,
+                           row.body_sha256, row.submitted_body) for row in rows]
 
     async def apply(self, updates: Sequence[ResultUpdate]) -> int:
         return await self.apply_batch(updates)

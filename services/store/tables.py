@@ -26,6 +26,10 @@ answers = sa.Table(
     sa.Column("submitted_at_ms", sa.BigInteger),
     sa.Column("submitted_event_id", ID),
     sa.Column("body_sha256", sa.String(64)),
+    # The canonical data JSON of an answer the gateway accepted, kept until its outcome
+    # (formatted, rejected, dead-lettered) arrives: what `citeflow answers redrive`
+    # publishes again when the broker lost it.
+    sa.Column("submitted_body", sa.LargeBinary),
     # The event that set the current status, and its own time.
     sa.Column("event_id", ID),
     sa.Column("event_time_ms", sa.BigInteger),

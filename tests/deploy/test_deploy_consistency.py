@@ -8,6 +8,10 @@ from pathlib import Path
 import yaml
 
 from schemas.topics import ALL_TOPICS, dlq_topic
+from services.broker import planned_topics
+from services.cli.options import pipeline_topic_names
+from services.runtime.config import RuntimeConfig
+from services.runtime.topic_specs import MAX_MESSAGE_BYTES
 from services.stages import SINK_NAMES, STAGE_NAMES, all_stages, stage
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -76,10 +80,16 @@ def test_kubernetes_has_the_gateway_behind_a_service_and_a_migration_job() -> No
 
 
 def test_topic_definitions_cover_every_topic_and_dead_letter_topic() -> None:
-    defined = {t["name"] for t in yaml.safe_load((ROOT / "deploy" / "topics.yaml").read_text())["topics"]}
+    config = RuntimeConfig()
+    defined = {spec.name for spec in planned_topics(config, pipeline_topic_names(config))}
     expected = set(ALL_TOPICS)
     for consumer in [*all_stages().values(), *(stage(name) for name in SINK_NAMES)]:
         expected.update(consumer.input_topics)
         expected.update(consumer.output_topics)
         expected.update(dlq_topic(t) for t in consumer.input_topics)
     assert defined == expected
+
+
+def test_compose_kafka_accepts_the_messages_the_topics_do() -> None:
+    kafka = _compose()["services"]["kafka"]["environment"]
+    assert int(kafka["KAFKA_MESSAGE_MAX_BYTES"]) == MAX_MESSAGE_BYTES

@@ -10,12 +10,13 @@ from pathlib import Path
 from services.gateway.settings import DEFAULT_HOST, DEFAULT_PORT, GatewaySettings
 from services.ingest.answers import DEFAULT_MAX_BYTES
 from services.ingest.documents.store import DEFAULT_ROOT
+from services.runtime import connection
 from services.runtime.config import ENV_VARS, RuntimeConfig
 from services.store.engine import DEFAULT_DATA_DIR
 
 ROOT = Path(__file__).resolve().parents[2]
 DOC = ROOT / "docs" / "configuration.md"
-_VARIABLE = re.compile(r"\b(CITEFLOW_[A-Z0-9_]*[A-Z0-9]|KAFKA_BOOTSTRAP_SERVERS)\b")
+_VARIABLE = re.compile(r"\b(CITEFLOW_[A-Z0-9_]*[A-Z0-9]|KAFKA_[A-Z0-9_]*[A-Z0-9])\b")
 
 
 def documented() -> dict[str, str]:
@@ -51,8 +52,11 @@ def test_every_variable_the_code_reads_is_documented_and_nothing_else() -> None:
 def test_runtime_defaults_are_the_code_s() -> None:
     table = documented()
     defaults = RuntimeConfig()
-    for field in fields(RuntimeConfig):
-        variable, value = ENV_VARS[field.name], getattr(defaults, field.name)
+    settings = [(ENV_VARS[f.name], getattr(defaults, f.name))
+                for f in fields(RuntimeConfig) if f.name in ENV_VARS]
+    settings += [(connection.ENV_VARS[f.name], getattr(defaults.kafka, f.name))
+                 for f in fields(connection.KafkaConnection) if f.name in connection.ENV_VARS]
+    for variable, value in settings:
         if value in (None, ""):
             assert not table[variable].startswith("`") or variable == "CITEFLOW_GROUP_ID", variable
         else:

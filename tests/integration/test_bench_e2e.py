@@ -47,3 +47,22 @@ def test_repeated_runs_report_both_latencies_and_medians(
     assert lines[-1].startswith("median of 2: throughput ratio=")
     # Five raw hops and five toy stages per run, each with its own log.
     assert {p.name for p in tmp_path.glob("*.log")} >= {f"raw-hop{i}.log" for i in range(5)}
+
+
+def test_tls_runs_both_sides_again_over_tls_and_reports_both_ratios(
+    bootstrap: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("CITEFLOW_BENCH_LOGS", str(tmp_path))
+    lines: list[str] = []
+    with open(tmp_path / "console.txt", "w") as console:
+        runs = run_benchmark(count=40, latency_count=10, partitions=1, bootstrap=bootstrap,
+                             console=Console(file=console), out=lines.append,
+                             stage_specs=list(SPECS), repeat=1, tls=True)
+    assert len(runs) == 1  # the plaintext comparison
+    assert "-- plaintext" in lines and "-- TLS" in lines
+    tls_lines = lines[lines.index("-- TLS"):]
+    assert tls_lines[1].startswith("run 1: raw_throughput=")
+    assert lines[-1].startswith("throughput ratio (pipeline / raw), median of each: plaintext ")
+    assert ", TLS " in lines[-1]
+    # The TLS side went through the terminator: it logged the hops' connections.
+    assert "accepted connection" in (tmp_path / "tls" / "stunnel.log").read_text()

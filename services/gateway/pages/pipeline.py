@@ -14,7 +14,6 @@ import time
 
 import orjson
 from aiokafka import AIOKafkaConsumer, TopicPartition
-from aiokafka.admin import AIOKafkaAdminClient
 from aiokafka.errors import KafkaError
 from starlette.requests import Request
 from starlette.responses import Response
@@ -25,6 +24,7 @@ from services.gateway.context import authorize, gateway_of
 from services.gateway.documents.responses import PipelineHealth, StageHealth
 from services.gateway.problems import unavailable
 from services.runtime.config import RuntimeConfig
+from services.runtime.kafka import make_admin, make_consumer
 from services.stages import SINK_NAMES, STAGE_NAMES, stage
 
 CACHE_SECONDS = 5.0
@@ -48,9 +48,8 @@ class PipelineProbe:
             return self._cached[1]
 
     async def _measure(self) -> PipelineHealth:
-        consumer = AIOKafkaConsumer(bootstrap_servers=self.config.bootstrap_servers,
-                                    enable_auto_commit=False)
-        admin = AIOKafkaAdminClient(bootstrap_servers=self.config.bootstrap_servers)
+        consumer = make_consumer(self.config, group_id=None)
+        admin = make_admin(self.config)
         await consumer.start()
         try:
             await admin.start()

@@ -12,10 +12,10 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from aiokafka import TopicPartition
-from aiokafka.admin import AIOKafkaAdminClient
 
 from services.gateway.stream.positions import TopicPartition as LogicalPartition
 from services.runtime.config import RuntimeConfig
+from services.runtime.kafka import make_admin
 
 
 class SinkProgress:
@@ -32,7 +32,7 @@ class SinkProgress:
             return True
         partitions = {TopicPartition(self.config.physical(topic), partition): offset
                       for (topic, partition), offset in needed.items()}
-        admin = AIOKafkaAdminClient(bootstrap_servers=self.config.bootstrap_servers)
+        admin = make_admin(self.config)
         await admin.start()
         try:
             # Partitions named: Tansu drops the connection on the "all partitions" form.

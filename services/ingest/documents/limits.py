@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from services.runtime.topic_specs import MAX_RECORD_BYTES
+
 MiB = 1024 * 1024
 
 
@@ -26,8 +28,8 @@ class IngestLimits:
     max_spine_bytes: int = 64 * MiB
     max_chapter_bytes: int = 8 * MiB
     max_pdf_pages: int = 5_000
-    # documents.ingested must fit the producers' max_request_size (~16 MB) with headroom.
-    max_event_bytes: int = 15 * MiB
+    # documents.ingested must fit the producers' record limit with room for the envelope.
+    max_event_bytes: int = MAX_RECORD_BYTES - MiB
 
 
 DEFAULT_LIMITS = IngestLimits()

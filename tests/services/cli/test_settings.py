@@ -64,6 +64,9 @@ def test_a_postgres_url_reaches_the_server(pg_url: str) -> None:
     ("CITEFLOW_BATCH_SIZE", "1.5", ["run", "scoring", "--bootstrap", "127.0.0.1:1"]),
     ("CITEFLOW_JUDGE", "oracle", ["process", "-"]),
     ("CITEFLOW_HTTP_PORT", "eighty", ["serve", "--bootstrap", "127.0.0.1:1"]),
+    ("KAFKA_SECURITY_PROTOCOL", "TLS", ["run", "scoring", "--bootstrap", "127.0.0.1:1"]),
+    ("KAFKA_SASL_MECHANISM", "PLAIN", ["topics", "check", "--bootstrap", "127.0.0.1:1"]),
+    ("KAFKA_SSL_CA_LOCATION", "/no/such/ca.pem", ["serve", "--bootstrap", "127.0.0.1:1"]),
 ])
 def test_unusable_settings_end_the_command_in_one_line(
         variable: str, value: str, argv: list[str]) -> None:
@@ -92,3 +95,13 @@ def test_an_unreachable_store_is_one_line_naming_the_variable(
     message = raised.value.message
     assert message.startswith("CITEFLOW_STORE_URL=postgresql+asyncpg://u:***@127.0.0.1:1/c: ")
     assert "secret" not in message and "\n" not in message
+
+
+def test_an_unreachable_broker_ends_a_command_in_one_line() -> None:
+    """After CITEFLOW_CONNECT_TIMEOUT_S: the address, why, and the connection settings."""
+    result = CliRunner().invoke(main, ["topics", "check", "--bootstrap", "127.0.0.1:1"],
+                                env={"CITEFLOW_CONNECT_TIMEOUT_S": "0.5"})
+    assert result.exit_code == 1
+    last = result.output.strip().splitlines()[-1]
+    assert last.startswith("Error: Kafka at 127.0.0.1:1 is unreachable: 127.0.0.1:1: ")
+    assert last.endswith("[PLAINTEXT]") and "Traceback" not in result.output
