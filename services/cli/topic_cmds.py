@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import sys
+from collections.abc import Callable
 from dataclasses import replace
 from typing import Any
 
@@ -123,65 +124,171 @@ def replay(topic: str, partition: int | None, start: int | None, end: int | None
 
 @main.group()
 def dlq() -> None:
-    """Dead-letter topics: inspect and drain."""
+    """Dead letters still to be worked: list, show, drain (re-drive) and purge them.
+
+    A letter is named `TOPIC:PARTITION:OFFSET` (the `id` that list and show print). Drained
+    and purged letters are no longer listed or counted in /v1/pipeline.
+    """
+
+
+def letter_filters(fn: Callable[..., Any]) -> Callable[..., Any]:
+    """The options selecting letters, shared by show, drain and purge."""
+    options = [
+        click.option("--letter", "ids", multiple=True, metavar="ID",
+                     help="One letter by id (repeatable)"),
+        click.option("--stage", help="Letters of this stage"),
+        click.option("--error-code", help="Letters with this error code"),
+        click.option("--key", help="Letters with this key (answer or document id)"),
+        click.option("--all", "every", is_flag=True, help="Every letter"),
+    ]
+    for option in reversed(options):
+        fn = option(fn)
+    return fn
+
+
+def _filter(ids: tuple[str, ...], stage: str | None, error_code: str | None,
+            key: str | None, every: bool) -> Any:
+    from services.runtime.dlq_ops import LetterFilter
+
+    return LetterFilter(frozenset(ids), stage, error_code, key, every)
+
+
+def _topics(config: Any, topics: tuple[str, ...], ids: tuple[str, ...]) -> list[str]:
+    """The dead-letter topics named, else those of the letters named, else every one."""
+    from services.runtime.operations import dlq_topics
+
+    if topics:
+        return list(topics)
+    if ids:
+        return sorted({i.rsplit(":", 2)[0] for i in ids})
+    return list(run_async(dlq_topics(config)))
+
+
+def _row(letter: Any, with_value: bool) -> dict[str, Any]:
+    info = letter.info
+    row: dict[str, Any] = {
+        "id": letter.id, "key": (letter.record.key or b"").decode("utf-8", "replace"),
+        "stage": info.stage, "error_type": info.error_type, "error_code": info.error_code,
+        "error_message": info.error_message, "attempts": info.attempts,
+        "original_topic": info.original_topic, "original_partition": info.original_partition,
+        "original_offset": info.original_offset, "timestamp_ms": letter.record.timestamp,
+        "size": len(letter.record.value or b""),
+    }
+    if with_value:
+        value = letter.record.value or b""
+        try:
+            row["value"] = orjson.loads(value)
+        except orjson.JSONDecodeError:
+            row["value_text"] = value.decode("utf-8", "replace")
+    return row
 
 
 @dlq.command("list")
 @click.argument("topics", nargs=-1)
 @config_options()
-@range_options
 @click.option("--json", "as_json", is_flag=True, help="JSON lines instead of a table")
-def dlq_list(topics: tuple[str, ...], partition: int | None, start: int | None,
-             end: int | None, as_json: bool, **flags: Any) -> None:
-    """List dead letters with why they failed (default: every *.dlq topic)."""
-    from services.runtime.operations import dead_letters, dlq_topics
-    from services.runtime.topic_io import Range
+def dlq_list(topics: tuple[str, ...], as_json: bool, **flags: Any) -> None:
+    """List the letters still to be worked with why they failed (default: every *.dlq
+    topic)."""
+    from services.runtime.dlq_ops import LetterFilter, select
 
     config = runtime_config(**flags)
-    names = list(topics) or run_async(dlq_topics(config))
-    table = Table("topic", "offset", "key", "stage", "error", "attempts", "from")
-    for name in names:
-        for record, info in run_async(dead_letters(config, name, Range(partition, start, end))):
-            key = (record.key or b"").decode("utf-8", "replace")
-            row = {
-                "topic": name, "partition": record.partition, "offset": record.offset,
-                "key": key, "size": len(record.value or b""),
-                **({} if info is None else {
-                    "stage": info.stage, "error_type": info.error_type,
-                    "error_code": info.error_code, "error_message": info.error_message,
-                    "attempts": info.attempts, "original_topic": info.original_topic,
-                    "original_partition": info.original_partition,
-                    "original_offset": info.original_offset,
-                }),
-            }
-            if as_json:
-                print_json(row)
-            elif info is not None:
-                table.add_row(f"{name}[{record.partition}]", str(record.offset), key,
-                              info.stage, f"{info.error_type}: {info.error_message}",
-                              str(info.attempts),
-                              f"{info.original_topic}[{info.original_partition}]"
-                              f"@{info.original_offset}")
+    picked, _ = run_async(select(config, _topics(config, topics, ()), LetterFilter(all=True)))
+    table = Table("id", "key", "stage", "error", "attempts", "from")
+    for letter in picked:
+        row = _row(letter, with_value=False)
+        if as_json:
+            print_json(row)
+        else:
+            table.add_row(row["id"], row["key"], row["stage"],
+                          f"{row['error_code']}: {row['error_message']}", str(row["attempts"]),
+                          f"{row['original_topic']}[{row['original_partition']}]"
+                          f"@{row['original_offset']}")
     if not as_json:
         Console().print(table)
+    err.print(f"{len(picked)} dead letter(s) to work")
+
+
+@dlq.command("show")
+@click.argument("topics", nargs=-1)
+@config_options()
+@letter_filters
+def dlq_show(topics: tuple[str, ...], ids: tuple[str, ...], stage: str | None,
+             error_code: str | None, key: str | None, every: bool, **flags: Any) -> None:
+    """Print selected letters as JSON lines: the reason (headers) and the content together
+    (`value` when it is JSON, else `value_text`)."""
+    from services.runtime.dlq_ops import select
+
+    config = runtime_config(**flags)
+    chosen = _filter(ids, stage, error_code, key, every or not (ids or stage or error_code
+                                                                  or key))
+    picked, _ = run_async(select(config, _topics(config, topics, ids), chosen))
+    for letter in picked:
+        print_json(_row(letter, with_value=True))
+    if not picked:
+        raise click.ClickException("no dead letter to work matches")
 
 
 @dlq.command("drain")
-@click.argument("topic")
+@click.argument("topics", nargs=-1)
 @config_options()
-@click.option("--group-id", default=None,
-              help="Group remembering what was drained [default: citeflow-dlq-drain]")
-def dlq_drain(topic: str, group_id: str | None, **flags: Any) -> None:
-    """Re-publish the dead letters of TOPIC (a *.dlq topic) to their original topics.
+@letter_filters
+@click.option("--dry-run", is_flag=True, help="Only say which letters would be re-driven")
+@click.option("--wait", "wait_s", type=float, default=60.0, show_default=True,
+              help="Seconds to wait for the stages to process the copies")
+def dlq_drain(topics: tuple[str, ...], ids: tuple[str, ...], stage: str | None,
+              error_code: str | None, key: str | None, every: bool, dry_run: bool,
+              wait_s: float, **flags: Any) -> None:
+    """Re-drive letters to the topic they came from (after a fix), then report how many were
+    re-driven, still fail (a new letter; its id is printed), are pending and were skipped.
 
-    Each letter is drained once: progress is committed in a consumer group after the
-    broker acknowledged the copies.
+    Select letters with --letter, --stage, --error-code, --key or --all. Exit status 1 when
+    some still fail or nothing was selected.
     """
-    from services.runtime.operations import drain
+    from services.runtime.dlq_ops import drain
 
     config = runtime_config(**flags)
-    group = group_id or f"{config.topic_prefix}citeflow-dlq-drain"
-    counts = run_async(drain(config, topic, group))
-    for name, n in counts.items():
-        click.echo(f"{n}\t{name}")
-    err.print(f"drained {sum(counts.values())} dead letter(s) from {topic}")
+    chosen = _filter(ids, stage, error_code, key, every)
+    if chosen.empty:
+        raise click.UsageError("select letters: --letter ID, --stage, --error-code, --key "
+                               "or --all")
+    report = run_async(drain(
+        config, _topics(config, topics, ids), chosen, dry_run=dry_run, wait_s=wait_s,
+        progress=lambda done, total: err.print(f"re-driven {done}/{total}")))
+    for letter in report.selected:
+        click.echo(f"{'would re-drive' if dry_run else 're-driven'}\t{letter.id}\t"
+                   f"{letter.info.original_topic}")
+    for new in report.still_failing:
+        click.echo(f"still failing\t{new}")
+    print_json({"selected": len(report.selected), "redriven": report.redriven,
+                "still_failing": len(report.still_failing), "pending": report.pending,
+                "skipped": report.skipped, "dry_run": dry_run})
+    if not report.selected:
+        raise click.ClickException("no dead letter to work matches")
+    if report.still_failing:
+        sys.exit(1)
+
+
+@dlq.command("purge")
+@click.argument("topics", nargs=-1)
+@config_options()
+@letter_filters
+@click.option("--yes", is_flag=True, help="Do not ask for confirmation")
+def dlq_purge(topics: tuple[str, ...], ids: tuple[str, ...], stage: str | None,
+              error_code: str | None, key: str | None, every: bool, yes: bool,
+              **flags: Any) -> None:
+    """Mark letters worked without re-driving them (they stay on the topic until its
+    retention removes them, but are no longer listed or counted)."""
+    from services.runtime.dlq_ops import purge, select
+
+    config = runtime_config(**flags)
+    chosen = _filter(ids, stage, error_code, key, every)
+    if chosen.empty:
+        raise click.UsageError("select letters: --letter ID, --stage, --error-code, --key "
+                               "or --all")
+    picked, skipped = run_async(select(config, _topics(config, topics, ids), chosen))
+    if not picked:
+        raise click.ClickException("no dead letter to work matches")
+    if not yes:
+        click.confirm(f"purge {len(picked)} dead letter(s)?", abort=True)
+    print_json({"purged": run_async(purge(config, picked)), "skipped": skipped})

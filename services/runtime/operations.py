@@ -1,4 +1,4 @@
-"""What the operator commands do: submit, tail, replay, inspect and drain dead letters."""
+"""What the operator commands do: submit, tail, replay; find the dead-letter topics."""
 
 from __future__ import annotations
 
@@ -9,22 +9,16 @@ from dataclasses import dataclass
 from typing import Any
 
 import orjson
-from aiokafka import ConsumerRecord, TopicPartition
+from aiokafka import ConsumerRecord
 from pydantic import ValidationError
 
 from schemas.answers import AnswerSubmitted
 from schemas.envelope import encode, headers_for, make_event
 from schemas.topics import ANSWERS_SUBMITTED
 from services.runtime.config import RuntimeConfig
-from services.runtime.dead_letters import DeadLetterInfo, Record, read_dead_letter
+from services.runtime.dead_letters import Record, read_dead_letter
 from services.runtime.kafka import make_consumer
-from services.runtime.topic_io import (
-    Range,
-    caught_up,
-    partitions_of,
-    publish,
-    read_range,
-)
+from services.runtime.topic_io import Range, partitions_of, publish, read_range
 
 
 @dataclass(frozen=True)
@@ -174,46 +168,3 @@ async def dlq_topics(config: RuntimeConfig) -> list[str]:
         config.logical(t) for t in names
         if t.endswith(".dlq") and t.startswith(config.topic_prefix)
     )
-
-
-async def dead_letters(
-    config: RuntimeConfig, topic: str, where: Range | None = None
-) -> list[tuple[ConsumerRecord, DeadLetterInfo | None]]:
-    """The records of a dead-letter topic with their parsed headers."""
-    return [
-        (record, read_dead_letter(list(record.headers or ())))
-        async for record in read_range(config, config.physical(topic), where or Range())
-    ]
-
-
-async def drain(config: RuntimeConfig, topic: str, group_id: str) -> dict[str, int]:
-    """Re-publish the dead letters of `topic` not yet drained by `group_id` to their original
-    topics, committing each one only after its copy was acknowledged."""
-    consumer = make_consumer(config, group_id=group_id)
-    await consumer.start()
-    counts: dict[str, int] = {}
-    try:
-        tps = await partitions_of(consumer, config.physical(topic))
-        consumer.assign(tps)
-        todo = set(tps)
-        while todo:
-            batches = await consumer.getmany(*todo, timeout_ms=200)
-            records: list[Record] = []
-            offsets: dict[TopicPartition, int] = {}
-            for tp, batch in batches.items():
-                for record in batch:
-                    target = replay_target(record, topic, None)
-                    headers = [(k, v) for k, v in record.headers or () if not k.startswith("dlq_")]
-                    records.append(Record(target, record.value or b"", record.key, headers))
-                    offsets[tp] = record.offset + 1
-                    counts[target] = counts.get(target, 0) + 1
-            if records:
-                await publish(config, records)
-                # Committed only after the broker acknowledged every copy: a crash re-drains.
-                await consumer.commit(offsets)
-            for tp in list(todo):
-                if await caught_up(consumer, tp, None):
-                    todo.discard(tp)
-    finally:
-        await consumer.stop()
-    return counts

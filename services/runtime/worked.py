@@ -9,17 +9,22 @@ letter with a marker is no longer listed or counted.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+import asyncio
 from dataclasses import dataclass
 
 from aiokafka import ConsumerRecord
 
 from services.runtime.config import RuntimeConfig
-from services.runtime.dead_letters import DeadLetterInfo, Record, read_dead_letter
+from services.runtime.dead_letters import (
+    H_OUTCOME,
+    H_WORKED,
+    DeadLetterInfo,
+    is_marker,
+    read_dead_letter,
+)
+from services.runtime.kafka import make_producer
 from services.runtime.topic_io import Range, read_range
 
-H_WORKED = "dlq_worked"
-H_OUTCOME = "dlq_outcome"
 REDRIVEN = "redriven"
 PURGED = "purged"
 
@@ -38,15 +43,19 @@ class Letter:
         return f"{self.topic}:{self.record.partition}:{self.record.offset}"
 
 
-def is_marker(headers: Iterable[tuple[str, bytes]]) -> bool:
-    """Whether a record of a dead-letter topic is a worked-marker, not a letter."""
-    return any(k == H_WORKED for k, _ in headers)
-
-
-def marker(letter: Letter, outcome: str) -> tuple[Record, int]:
-    """The marker record saying `letter` was worked, and the partition it must go to."""
-    headers = [(H_WORKED, str(letter.record.offset).encode()), (H_OUTCOME, outcome.encode())]
-    return Record(letter.topic, b"", letter.record.key, headers), letter.record.partition
+async def mark(config: RuntimeConfig, worked: list[Letter], outcome: str) -> None:
+    """Append a marker for each letter to its partition; returns once all are stored."""
+    producer = make_producer(config)
+    await producer.start()
+    try:
+        futures = [await producer.send(
+            config.physical(letter.topic), b"", key=letter.record.key,
+            partition=letter.record.partition,
+            headers=[(H_WORKED, str(letter.record.offset).encode()),
+                     (H_OUTCOME, outcome.encode())]) for letter in worked]
+        await asyncio.gather(*futures)
+    finally:
+        await producer.stop()
 
 
 async def letters(config: RuntimeConfig, topic: str, where: Range | None = None) -> list[
