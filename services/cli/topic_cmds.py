@@ -6,6 +6,7 @@ from __future__ import annotations
 import sys
 from collections.abc import Callable
 from dataclasses import replace
+from datetime import UTC, datetime
 from typing import Any
 
 import click
@@ -99,27 +100,69 @@ def tail(topic: str, from_beginning: bool, count: int | None, timeout: float | N
 # -- replay and dead letters ---------------------------------------------------------------
 
 
+def _moment(value: str | None) -> int | None:
+    """Milliseconds since the epoch of an ISO 8601 time (UTC when it names no zone)."""
+    if value is None:
+        return None
+    try:
+        moment = datetime.fromisoformat(value)
+    except ValueError:
+        raise click.BadParameter(f"{value!r} is not an ISO 8601 time "
+                                 "(2026-11-27T03:00:00Z)") from None
+    if moment.tzinfo is None:
+        moment = moment.replace(tzinfo=UTC)
+    return round(moment.timestamp() * 1000)
+
+
 @main.command()
 @click.argument("topic")
 @config_options()
 @range_options
+@click.option("--since", help="Records written at or after this time (ISO 8601; UTC unless "
+                              "it names a zone)")
+@click.option("--until", help="Records written before this time")
+@click.option("--answer-id", "answer_ids", multiple=True, help="Only this answer (repeatable)")
+@click.option("--answer-ids-from", type=click.File("r"),
+              help="Only the answers listed in this file, one id a line (- for stdin)")
 @click.option("--to", "target", help="Publish to this topic instead")
+@click.option("--recompute", is_flag=True,
+              help="Give the copies new event ids, so every stage recomputes and the results "
+                   "store takes the new results (without it, the store keeps what it has)")
+@click.option("--dry-run", is_flag=True, help="Only count what would be replayed")
 def replay(topic: str, partition: int | None, start: int | None, end: int | None,
-           target: str | None, **flags: Any) -> None:
-    """Re-publish records of TOPIC for re-processing.
+           since: str | None, until: str | None, answer_ids: tuple[str, ...],
+           answer_ids_from: Any, target: str | None, recompute: bool, dry_run: bool,
+           **flags: Any) -> None:
+    """Re-publish records of TOPIC for re-processing: an offset range, a time range and/or
+    answer ids. Exit status 1 when the selection is empty or cannot select anything.
 
     Records of a dead-letter topic (*.dlq) go back to the topic they came from (their
     headers say which); others are published to TOPIC again (or to --to). Keys, values
-    and event headers are kept, so event ids stay the same.
+    and event headers are kept, so event ids stay the same unless --recompute.
     """
+    from services.runtime.operations import Selection
     from services.runtime.operations import replay as replay_topic
     from services.runtime.topic_io import Range
 
     config = runtime_config(**flags)
-    counts = run_async(replay_topic(config, topic, Range(partition, start, end), target))
+    ids = set(answer_ids)
+    if answer_ids_from is not None:
+        ids |= {line.strip() for line in answer_ids_from if line.strip()}
+    chosen = Selection(Range(partition, start, end), _moment(since), _moment(until),
+                       frozenset(ids))
+    stamp = f"r{datetime.now(UTC):%Y%m%dT%H%M%S%f}" if recompute else None
+    try:
+        counts = run_async(replay_topic(
+            config, topic, chosen, target, dry_run=dry_run, recompute=stamp,
+            progress=lambda done, total: err.print(f"replayed {done}/{total}")))
+    except (ValueError, LookupError) as exc:
+        raise click.ClickException(str(exc)) from None
     for name, n in counts.items():
         click.echo(f"{n}\t{name}")
-    err.print(f"replayed {sum(counts.values())} record(s)")
+    total = sum(counts.values())
+    if not total:
+        raise click.ClickException(f"the selection holds no record of {topic}")
+    err.print(f"{'would replay' if dry_run else 'replayed'} {total} record(s)")
 
 
 @main.group()

@@ -16,9 +16,12 @@ from schemas.answers import AnswerSubmitted
 from schemas.envelope import encode, headers_for, make_event
 from schemas.topics import ANSWERS_SUBMITTED
 from services.runtime.config import RuntimeConfig
-from services.runtime.dead_letters import Record, read_dead_letter
+from services.runtime.dead_letters import Record, is_marker, read_dead_letter
 from services.runtime.kafka import make_consumer
 from services.runtime.topic_io import Range, partitions_of, publish, read_range
+
+
+_REPLAY_CHUNK = 500  # records published between two progress lines
 
 
 @dataclass(frozen=True)
@@ -134,25 +137,82 @@ def replay_target(record: ConsumerRecord, topic: str, to: str | None) -> str:
     return info.original_topic if info is not None else topic
 
 
+@dataclass(frozen=True)
+class Selection:
+    """Which records of a topic a replay takes: an offset range, a time range (record
+    timestamps, ms since the epoch, [since, until)) and/or answer ids (record keys)."""
+
+    where: Range = Range()
+    since_ms: int | None = None
+    until_ms: int | None = None
+    keys: frozenset[str] = frozenset()
+
+    def check(self) -> None:
+        """ValueError for a range that can select nothing by construction."""
+        if (self.where.start is not None and self.where.end is not None
+                and self.where.start >= self.where.end):
+            raise ValueError(f"empty offset range: --start {self.where.start} is not before "
+                             f"--end {self.where.end}")
+        if (self.since_ms is not None and self.until_ms is not None
+                and self.since_ms >= self.until_ms):
+            raise ValueError("empty time range: --since is not before --until")
+
+    def __call__(self, record: ConsumerRecord) -> bool:
+        if self.since_ms is not None and record.timestamp < self.since_ms:
+            return False
+        if self.until_ms is not None and record.timestamp >= self.until_ms:
+            return False
+        if self.keys and (record.key or b"").decode("utf-8", "replace") not in self.keys:
+            return False
+        return not is_marker(record.headers or ())
+
+
+def recomputed(value: bytes, headers: list[tuple[str, bytes]], stamp: str) -> tuple[
+    bytes, list[tuple[str, bytes]]
+] | None:
+    """The event with a new id (`<id>~<stamp>`), so every stage derives new ids from it and
+    the results store takes the new result as a new version; None when the value is not an
+    event (replayed unchanged)."""
+    try:
+        envelope = orjson.loads(value)
+    except orjson.JSONDecodeError:
+        return None
+    if not isinstance(envelope, dict) or not isinstance(envelope.get("id"), str):
+        return None
+    envelope["id"] = new_id = f"{envelope['id']}~{stamp}"
+    return orjson.dumps(envelope), [(k, new_id.encode() if k == "ce_id" else v)
+                                    for k, v in headers]
+
+
 async def replay(
-    config: RuntimeConfig, topic: str, where: Range | None = None, to: str | None = None
+    config: RuntimeConfig, topic: str, chosen: Selection | None = None, to: str | None = None,
+    *, dry_run: bool = False, recompute: str | None = None,
+    progress: Callable[[int, int], None] | None = None,
 ) -> dict[str, int]:
-    """Copy records of `topic` in `where` (key, value and non-dead-letter headers kept) to
-    their target topic; returns how many went to each target."""
+    """Copy the records of `topic` that `chosen` selects (key, value and non-dead-letter
+    headers kept; with `recompute`, new event ids stamped with it) to their target topics;
+    returns how many go to each target (nothing is published on a dry run)."""
+    chosen = chosen or Selection()
+    chosen.check()
     records: list[Record] = []
-    async for record in read_range(config, config.physical(topic), where or Range()):
-        records.append(
-            Record(
-                replay_target(record, topic, to),
-                record.value or b"",
-                record.key,
-                [(k, v) for k, v in (record.headers or ()) if not k.startswith("dlq_")],
-            )
-        )
-    await publish(config, records)
+    async for record in read_range(config, config.physical(topic), chosen.where):
+        if not chosen(record):
+            continue
+        value = record.value or b""
+        headers = [(k, v) for k, v in (record.headers or ()) if not k.startswith("dlq_")]
+        fresh = recomputed(value, headers, recompute) if recompute else None
+        if fresh is not None:
+            value, headers = fresh
+        records.append(Record(replay_target(record, topic, to), value, record.key, headers))
     counts: dict[str, int] = {}
     for record in records:
         counts[record.topic] = counts.get(record.topic, 0) + 1
+    if dry_run:
+        return counts
+    for done in range(0, len(records), _REPLAY_CHUNK):
+        await publish(config, records[done:done + _REPLAY_CHUNK])
+        if progress is not None:
+            progress(min(done + _REPLAY_CHUNK, len(records)), len(records))
     return counts
 
 
