@@ -65,8 +65,23 @@ def submit(file: Any, raw: bool, **flags: Any) -> None:
         print_json({"line": item.line, "answer_id": item.answer_id, "error": item.error})
     sent = run_async(publish(config, records)) if records else 0
     err.print(f"published {sent} answer(s) to {config.physical('answers.submitted')}")
+    if not raw:
+        _warn_untenanted(records)
     if bad:
         sys.exit(1)
+
+
+def _warn_untenanted(records: list[Any]) -> None:
+    """Say how many answers name no tenant: the store keeps them under `default`, which only
+    admin keys (`?tenant=default`) and keys of that tenant read."""
+    from services.store.decode import DEFAULT_TENANT, tenant_of
+
+    count = sum(1 for record in records
+                if tenant_of(orjson.loads(record.value)["data"].get("metadata"))
+                == DEFAULT_TENANT)
+    if count:
+        err.print(f"{count} answer(s) name no metadata.tenant: stored under tenant "
+                  f"'{DEFAULT_TENANT}', read with an admin key (?tenant={DEFAULT_TENANT})")
 
 
 @main.command()

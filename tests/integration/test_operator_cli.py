@@ -38,6 +38,18 @@ def test_submit_then_tail_from_the_beginning(harness: Harness) -> None:
         "cli-0", "cli-1", "cli-2"]
 
 
+def test_submit_says_which_answers_land_under_the_default_tenant(harness: Harness) -> None:
+    harness.create_topics([f"{TOY}:ingest"])
+    answers = small_answers(2, "tenants")
+    answers[0]["metadata"] = {"tenant": "acme"}
+    answers[1]["metadata"] = {"model": "m"}
+    done = _run(harness, "submit", "-",
+                input="\n".join(orjson.dumps(a).decode() for a in answers))
+    assert done.exit_code == 0, done.output
+    assert "1 answer(s) name no metadata.tenant: stored under tenant 'default'" in (
+        " ".join(done.stderr.split()))
+
+
 def test_submit_reports_invalid_lines_and_fails(harness: Harness) -> None:
     harness.create_topics([f"{TOY}:ingest"])
     result = CliRunner().invoke(
