@@ -30,7 +30,7 @@ from services.cli.options import (
 
 
 @main.command()
-@click.argument("file", type=click.File("r"))
+@click.argument("file", type=click.File("rb"))
 @config_options()
 @click.option("--raw", is_flag=True,
               help="Publish each line unchanged as the message value (an envelope, or bad "
@@ -51,12 +51,20 @@ def submit(file: Any, raw: bool, **flags: Any) -> None:
     from services.runtime.topic_io import publish
 
     config = runtime_config(**flags)
-    text = file.read()
+    data = file.read()
     if raw:
+        # Bytes that are not UTF-8 are kept as they are: --raw exists to send bad input.
+        text = data.decode("utf-8", "surrogateescape")
         records, bad = answer_records(text.splitlines(), raw=True)
     else:
         try:
-            found = split_records(text.encode())
+            data.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            raise click.ClickException(
+                f"{getattr(file, 'name', '<stdin>')} is not UTF-8 (byte {exc.start}: {data[exc.start:exc.start + 1]!r}"
+                "); send it with --raw to publish the bytes as they are") from None
+        try:
+            found = split_records(data)
         except InputFormError as exc:
             raise click.ClickException(str(exc)) from None
         records, bad = answer_records([record.raw.decode() for record in found])

@@ -48,14 +48,14 @@ def answer_records(lines: Iterable[str], raw: bool = False) -> tuple[list[Record
             obj: Any = orjson.loads(line)
         except orjson.JSONDecodeError as exc:
             if raw:
-                records.append(Record(ANSWERS_SUBMITTED, line.encode(), None, []))
+                records.append(Record(ANSWERS_SUBMITTED, _bytes(line), None, []))
             else:
                 bad.append(BadLine(number, None, f"invalid JSON: {exc}"))
             continue
         answer_id = _answer_id(obj)
         if raw:
             key = answer_id.encode() if answer_id else None
-            records.append(Record(ANSWERS_SUBMITTED, line.rstrip("\r\n").encode(), key, []))
+            records.append(Record(ANSWERS_SUBMITTED, _bytes(line.rstrip("\r\n")), key, []))
             continue
         try:
             answer = AnswerSubmitted.model_validate(obj)
@@ -69,6 +69,11 @@ def answer_records(lines: Iterable[str], raw: bool = False) -> tuple[list[Record
             Record(ANSWERS_SUBMITTED, encode(event), answer.answer_id.encode(), headers_for(event))
         )
     return records, bad
+
+
+def _bytes(line: str) -> bytes:
+    """A line's original bytes (read with `surrogateescape`: invalid UTF-8 kept as is)."""
+    return line.encode("utf-8", "surrogateescape")
 
 
 def _answer_id(obj: Any) -> str | None:
