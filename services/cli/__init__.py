@@ -48,6 +48,7 @@ def _register() -> None:
     from services.cli import keys_cmds  # noqa: F401
     from services.cli import gateway_cmds  # noqa: F401
     from services.cli import reader_cmds  # noqa: F401
+    from services.cli import ops_cmds  # noqa: F401
 
 
 _register()

@@ -80,8 +80,9 @@ class KeyVerifier:
         self._valid: TTLCache[bytes, Principal] = TTLCache(_CACHE_ENTRIES, ttl_s)
         self._invalid: TTLCache[bytes, bool] = TTLCache(_CACHE_ENTRIES, ttl_s)
         # Keys found valid in the last hour: looked up again when their verdict expires
-        # (revocation still holds within ttl_s), but never refused for their address.
-        self._known: TTLCache[bytes, bool] = TTLCache(_CACHE_ENTRIES, KNOWN_VALID_S)
+        # (revocation still holds within ttl_s), but never refused for their address, and
+        # trusted for the ops views while the store is down.
+        self._known: TTLCache[bytes, Principal] = TTLCache(_CACHE_ENTRIES, KNOWN_VALID_S)
         self._retry_after_s = retry_after_s
         self.unauthenticated = unauthenticated or AddressLimiter(
             UNAUTHENTICATED_RATE_PER_S, UNAUTHENTICATED_BURST)
@@ -96,9 +97,10 @@ class KeyVerifier:
                                 headers={"Retry-After": str(max(1, math.ceil(wait_s)))})
         return _unauthorized(detail)
 
-    async def principal(self, request: Request) -> Principal:
+    async def principal(self, request: Request, outage_ok: bool = False) -> Principal:
         """The caller's Principal; 401 without a live key (429 past the per-address rate of
-        such requests), 503 when the store cannot say."""
+        such requests), 503 when the store cannot say (with `outage_ok`, a key this process
+        verified in the last hour is taken as it was then instead)."""
         header = request.headers.get("authorization", "")
         scheme, _, secret = header.partition(" ")
         secret = secret.strip()
@@ -123,12 +125,16 @@ class KeyVerifier:
         try:
             key = await self._store.verify_key(secret)
         except StoreUnavailable:
+            # The ops views must outlive a database incident: a key verified shortly
+            # before still reads them (a revocation during the outage is not seen).
+            known = self._known.get(digest) if outage_ok else None
+            if known is not None:
+                return known
             raise unavailable("store", self._retry_after_s) from None
         if key is None:
             self._invalid[digest] = True
             raise self._refuse(request, "the API key is unknown or revoked")
-        found = self._valid[digest] = _principal_of(key)
-        self._known[digest] = True
+        found = self._valid[digest] = self._known[digest] = _principal_of(key)
         return found
 
 

@@ -99,16 +99,22 @@ class ObservabilityMiddleware:
         status = 500
         started_response = False
 
+        problem = False
+
         async def send_with_headers(message: Message) -> None:
-            nonlocal status, started_response
+            nonlocal status, started_response, problem
             if message["type"] == "http.response.start":
                 started_response = True
                 status = message["status"]
                 headers = list(message.get("headers", ()))
+                problem = (b"content-type", PROBLEM_TYPE.encode()) in headers
                 present = {name.lower() for name, _ in headers}
                 headers.extend(h for h in SECURITY_HEADERS if h[0] not in present)
                 headers.append((b"x-request-id", request_id.encode()))
                 message = {**message, "headers": headers}
+            elif problem:
+                problem = False
+                fields.update(_problem_fields(message.get("body", b"")))
             await send(message)
 
         try:
@@ -145,6 +151,21 @@ def _metrics(method: str, route: str, status: int) -> tuple[Any, Any]:
         children = _CHILDREN[key] = (REQUESTS.labels(method, route, str(status)),
                                      LATENCY.labels(method, route))
     return children
+
+
+def _problem_fields(body: bytes) -> dict[str, Any]:
+    """What a refusal's log line says of it: the problem's code, detail and path (the
+    detail cut short; a body that is not a problem document adds nothing)."""
+    try:
+        doc = orjson.loads(body)
+    except orjson.JSONDecodeError:
+        return {}
+    if not isinstance(doc, dict):
+        return {}
+    found = {"problem": doc.get("code"), "reason": str(doc.get("detail", ""))[:300]}
+    if doc.get("path") is not None:
+        found["problem_path"] = doc["path"]
+    return found
 
 
 def _header(scope: Scope, name: bytes) -> str | None:

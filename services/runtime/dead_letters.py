@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 from schemas.topics import dlq_topic
@@ -17,6 +18,9 @@ H_TOPIC = "dlq_original_topic"
 H_PARTITION = "dlq_original_partition"
 H_OFFSET = "dlq_original_offset"
 _MAX_MESSAGE_BYTES = 4_000
+# A worked-marker (services.runtime.worked): the offset of the letter it closes, and how.
+H_WORKED = "dlq_worked"
+H_OUTCOME = "dlq_outcome"
 
 
 @dataclass(frozen=True)
@@ -86,3 +90,8 @@ def read_dead_letter(headers: list[tuple[str, bytes]] | tuple[tuple[str, bytes],
         original_partition=int(found.get(H_PARTITION, "-1") or -1),
         original_offset=int(found.get(H_OFFSET, "-1") or -1),
     )
+
+
+def is_marker(headers: Iterable[tuple[str, bytes]]) -> bool:
+    """Whether a record of a dead-letter topic is a worked-marker, not a letter."""
+    return any(k == H_WORKED for k, _ in headers)

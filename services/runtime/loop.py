@@ -22,7 +22,7 @@ from schemas.trusted import CHECKSUM_HEADER, checksum
 from services.runtime.config import RuntimeConfig
 from services.runtime.dead_letters import Record, dead_letter
 from services.runtime.kafka import make_consumer, make_producer
-from services.runtime.logging import get_logger
+from services.runtime.logging import get_logger, rejection_fields
 from services.runtime.metrics import StageMetrics
 from services.runtime.offsets import OffsetTracker
 from services.runtime.pending import Pending
@@ -194,15 +194,20 @@ class StageRunner:
         self.metrics.batch(size)
         self.batches += 1
         self.records += size
+        started = time.perf_counter()
         if len(batches) == 1:
             ((tp, records),) = batches.items()
-            return await self._process_partition(tp, records)
-        # Partitions run concurrently (one retrying does not hold up the others), records of
-        # one partition strictly in order.
-        results = await asyncio.gather(
-            *(self._process_partition(tp, records) for tp, records in batches.items())
-        )
-        return [p for partition in results for p in partition]
+            pending = await self._process_partition(tp, records)
+        else:
+            # Partitions run concurrently (one retrying does not hold up the others),
+            # records of one partition strictly in order.
+            results = await asyncio.gather(
+                *(self._process_partition(tp, records) for tp, records in batches.items())
+            )
+            pending = [p for partition in results for p in partition]
+        self.log.debug("batch processed", records=size, partitions=_names(batches),
+                       ms=round((time.perf_counter() - started) * 1000, 2))
+        return pending
 
     async def _deliver(self, pending: list[Pending]) -> None:
         await self._settle(pending)
@@ -320,9 +325,10 @@ class StageRunner:
             return records
 
     def _rejected(self, message: Message, records: list[Record]) -> None:
-        rejected = sum(1 for r in records if r.topic.endswith(".rejected"))
-        self.metrics.rejected(rejected)
-        self._message_log(message).info("rejected", outputs=rejected)
+        rejected = [r for r in records if r.topic.endswith(".rejected")]
+        self.metrics.rejected(len(rejected))
+        self._message_log(message).info("rejected", outputs=len(rejected),
+                                        **rejection_fields(message, rejected))
 
     def _dead_letter(self, message: Message, error: BaseException, attempts: int) -> Record:
         self.metrics.dead_lettered()

@@ -1,4 +1,4 @@
-"""What the operator commands do: submit, tail, replay, inspect and drain dead letters."""
+"""What the operator commands do: submit, tail, replay; find the dead-letter topics."""
 
 from __future__ import annotations
 
@@ -9,22 +9,19 @@ from dataclasses import dataclass
 from typing import Any
 
 import orjson
-from aiokafka import ConsumerRecord, TopicPartition
+from aiokafka import ConsumerRecord
 from pydantic import ValidationError
 
 from schemas.answers import AnswerSubmitted
 from schemas.envelope import encode, headers_for, make_event
 from schemas.topics import ANSWERS_SUBMITTED
 from services.runtime.config import RuntimeConfig
-from services.runtime.dead_letters import DeadLetterInfo, Record, read_dead_letter
+from services.runtime.dead_letters import Record, is_marker, read_dead_letter
 from services.runtime.kafka import make_consumer
-from services.runtime.topic_io import (
-    Range,
-    caught_up,
-    partitions_of,
-    publish,
-    read_range,
-)
+from services.runtime.topic_io import Range, partitions_of, publish, read_range
+
+
+_REPLAY_CHUNK = 500  # records published between two progress lines
 
 
 @dataclass(frozen=True)
@@ -51,14 +48,14 @@ def answer_records(lines: Iterable[str], raw: bool = False) -> tuple[list[Record
             obj: Any = orjson.loads(line)
         except orjson.JSONDecodeError as exc:
             if raw:
-                records.append(Record(ANSWERS_SUBMITTED, line.encode(), None, []))
+                records.append(Record(ANSWERS_SUBMITTED, _bytes(line), None, []))
             else:
                 bad.append(BadLine(number, None, f"invalid JSON: {exc}"))
             continue
         answer_id = _answer_id(obj)
         if raw:
             key = answer_id.encode() if answer_id else None
-            records.append(Record(ANSWERS_SUBMITTED, line.rstrip("\r\n").encode(), key, []))
+            records.append(Record(ANSWERS_SUBMITTED, _bytes(line.rstrip("\r\n")), key, []))
             continue
         try:
             answer = AnswerSubmitted.model_validate(obj)
@@ -72,6 +69,11 @@ def answer_records(lines: Iterable[str], raw: bool = False) -> tuple[list[Record
             Record(ANSWERS_SUBMITTED, encode(event), answer.answer_id.encode(), headers_for(event))
         )
     return records, bad
+
+
+def _bytes(line: str) -> bytes:
+    """A line's original bytes (read with `surrogateescape`: invalid UTF-8 kept as is)."""
+    return line.encode("utf-8", "surrogateescape")
 
 
 def _answer_id(obj: Any) -> str | None:
@@ -140,25 +142,82 @@ def replay_target(record: ConsumerRecord, topic: str, to: str | None) -> str:
     return info.original_topic if info is not None else topic
 
 
+@dataclass(frozen=True)
+class Selection:
+    """Which records of a topic a replay takes: an offset range, a time range (record
+    timestamps, ms since the epoch, [since, until)) and/or answer ids (record keys)."""
+
+    where: Range = Range()
+    since_ms: int | None = None
+    until_ms: int | None = None
+    keys: frozenset[str] = frozenset()
+
+    def check(self) -> None:
+        """ValueError for a range that can select nothing by construction."""
+        if (self.where.start is not None and self.where.end is not None
+                and self.where.start >= self.where.end):
+            raise ValueError(f"empty offset range: --start {self.where.start} is not before "
+                             f"--end {self.where.end}")
+        if (self.since_ms is not None and self.until_ms is not None
+                and self.since_ms >= self.until_ms):
+            raise ValueError("empty time range: --since is not before --until")
+
+    def __call__(self, record: ConsumerRecord) -> bool:
+        if self.since_ms is not None and record.timestamp < self.since_ms:
+            return False
+        if self.until_ms is not None and record.timestamp >= self.until_ms:
+            return False
+        if self.keys and (record.key or b"").decode("utf-8", "replace") not in self.keys:
+            return False
+        return not is_marker(record.headers or ())
+
+
+def recomputed(value: bytes, headers: list[tuple[str, bytes]], stamp: str) -> tuple[
+    bytes, list[tuple[str, bytes]]
+] | None:
+    """The event with a new id (`<id>~<stamp>`), so every stage derives new ids from it and
+    the results store takes the new result as a new version; None when the value is not an
+    event (replayed unchanged)."""
+    try:
+        envelope = orjson.loads(value)
+    except orjson.JSONDecodeError:
+        return None
+    if not isinstance(envelope, dict) or not isinstance(envelope.get("id"), str):
+        return None
+    envelope["id"] = new_id = f"{envelope['id']}~{stamp}"
+    return orjson.dumps(envelope), [(k, new_id.encode() if k == "ce_id" else v)
+                                    for k, v in headers]
+
+
 async def replay(
-    config: RuntimeConfig, topic: str, where: Range | None = None, to: str | None = None
+    config: RuntimeConfig, topic: str, chosen: Selection | None = None, to: str | None = None,
+    *, dry_run: bool = False, recompute: str | None = None,
+    progress: Callable[[int, int], None] | None = None,
 ) -> dict[str, int]:
-    """Copy records of `topic` in `where` (key, value and non-dead-letter headers kept) to
-    their target topic; returns how many went to each target."""
+    """Copy the records of `topic` that `chosen` selects (key, value and non-dead-letter
+    headers kept; with `recompute`, new event ids stamped with it) to their target topics;
+    returns how many go to each target (nothing is published on a dry run)."""
+    chosen = chosen or Selection()
+    chosen.check()
     records: list[Record] = []
-    async for record in read_range(config, config.physical(topic), where or Range()):
-        records.append(
-            Record(
-                replay_target(record, topic, to),
-                record.value or b"",
-                record.key,
-                [(k, v) for k, v in (record.headers or ()) if not k.startswith("dlq_")],
-            )
-        )
-    await publish(config, records)
+    async for record in read_range(config, config.physical(topic), chosen.where):
+        if not chosen(record):
+            continue
+        value = record.value or b""
+        headers = [(k, v) for k, v in (record.headers or ()) if not k.startswith("dlq_")]
+        fresh = recomputed(value, headers, recompute) if recompute else None
+        if fresh is not None:
+            value, headers = fresh
+        records.append(Record(replay_target(record, topic, to), value, record.key, headers))
     counts: dict[str, int] = {}
     for record in records:
         counts[record.topic] = counts.get(record.topic, 0) + 1
+    if dry_run:
+        return counts
+    for done in range(0, len(records), _REPLAY_CHUNK):
+        await publish(config, records[done:done + _REPLAY_CHUNK])
+        if progress is not None:
+            progress(min(done + _REPLAY_CHUNK, len(records)), len(records))
     return counts
 
 
@@ -174,46 +233,3 @@ async def dlq_topics(config: RuntimeConfig) -> list[str]:
         config.logical(t) for t in names
         if t.endswith(".dlq") and t.startswith(config.topic_prefix)
     )
-
-
-async def dead_letters(
-    config: RuntimeConfig, topic: str, where: Range | None = None
-) -> list[tuple[ConsumerRecord, DeadLetterInfo | None]]:
-    """The records of a dead-letter topic with their parsed headers."""
-    return [
-        (record, read_dead_letter(list(record.headers or ())))
-        async for record in read_range(config, config.physical(topic), where or Range())
-    ]
-
-
-async def drain(config: RuntimeConfig, topic: str, group_id: str) -> dict[str, int]:
-    """Re-publish the dead letters of `topic` not yet drained by `group_id` to their original
-    topics, committing each one only after its copy was acknowledged."""
-    consumer = make_consumer(config, group_id=group_id)
-    await consumer.start()
-    counts: dict[str, int] = {}
-    try:
-        tps = await partitions_of(consumer, config.physical(topic))
-        consumer.assign(tps)
-        todo = set(tps)
-        while todo:
-            batches = await consumer.getmany(*todo, timeout_ms=200)
-            records: list[Record] = []
-            offsets: dict[TopicPartition, int] = {}
-            for tp, batch in batches.items():
-                for record in batch:
-                    target = replay_target(record, topic, None)
-                    headers = [(k, v) for k, v in record.headers or () if not k.startswith("dlq_")]
-                    records.append(Record(target, record.value or b"", record.key, headers))
-                    offsets[tp] = record.offset + 1
-                    counts[target] = counts.get(target, 0) + 1
-            if records:
-                await publish(config, records)
-                # Committed only after the broker acknowledged every copy: a crash re-drains.
-                await consumer.commit(offsets)
-            for tp in list(todo):
-                if await caught_up(consumer, tp, None):
-                    todo.discard(tp)
-    finally:
-        await consumer.stop()
-    return counts

@@ -70,6 +70,38 @@ async def read_range(
         await consumer.stop()
 
 
+async def end_offsets(config: RuntimeConfig, tps: list[TopicPartition]) -> dict[
+    TopicPartition, int
+]:
+    """The end offset (high watermark) of each partition, from fetch responses.
+
+    ListOffsets is only the starting point: Tansu answers it with the last batch's base
+    offset + 1, short of the end by the rest of that batch, so a fetch from there reads the
+    high watermark the broker really has.
+    """
+    tps = list(dict.fromkeys(tps))
+    if not tps:
+        return {}
+    consumer = make_consumer(config, group_id=None)
+    await consumer.start()
+    try:
+        consumer.assign(tps)
+        listed = await consumer.end_offsets(tps)
+        for tp in tps:
+            consumer.seek(tp, listed[tp])
+        ends: dict[TopicPartition, int] = {}
+        while len(ends) < len(tps):
+            await consumer.getmany(*[tp for tp in tps if tp not in ends], timeout_ms=100)
+            for tp in tps:
+                high = consumer.highwater(tp)
+                if high is not None:
+                    ends[tp] = high
+                    consumer.pause(tp)
+        return ends
+    finally:
+        await consumer.stop()
+
+
 async def caught_up(consumer: AIOKafkaConsumer, tp: TopicPartition, end: int | None) -> bool:
     """Whether the consumer's position reached the high watermark (or `end`) of `tp`."""
     high = consumer.highwater(tp)

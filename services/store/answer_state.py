@@ -2,7 +2,8 @@
 
 Rules (they make applying events idempotent and independent of arrival order, which differs
 between topics):
-- an event whose id already set the row changes nothing (replays, duplicates);
+- an event whose id already set the row changes nothing (replays, duplicates), but for a
+  column the row predates (its language);
 - a status never moves down: submitted < rejected = dead_lettered < formatted, so a formatted
   result is never replaced by a later dead letter or rejection of a duplicate, while a dead
   letter that was drained and re-processed does become formatted;
@@ -95,6 +96,10 @@ def apply_submission(row: Row, submission: Submission) -> Row | None:
 def apply_update(row: Row, update: ResultUpdate, now_ms: int) -> Row | None:
     """`row` after an outcome event, or None when the event changes nothing."""
     if row["event_id"] == update.event_id:
+        # The same event read again (a replay) only fills in a column the row predates.
+        language = update.summary.language if update.summary is not None else None
+        if row.get("language") is None and language is not None:
+            return {**row, "language": language}
         return None
     new_rank, old_rank = RANK[update.status], RANK[row["status"]]
     event_ms = to_ms(update.event_time)

@@ -39,7 +39,7 @@ from schemas.envelope import (
 )
 from schemas.formatted import AnswerFormatted
 from schemas.registry import parse_type
-from services.runtime.dead_letters import read_dead_letter
+from services.runtime.dead_letters import is_marker, read_dead_letter
 from services.runtime.stage import Message, PermanentError
 from services.store.api import (
     DocumentRecord,
@@ -67,6 +67,8 @@ def decode_record(message: Message) -> StoreItem | None:
         return decode_formatted(message)
     if topic == topics.ANSWERS_REJECTED:
         return decode_rejected(message)
+    if topic.endswith(_DLQ_SUFFIX) and is_marker(message.headers):
+        return None  # an operator's note that a letter was worked: nothing to store
     if topic.startswith(_ANSWER_DLQ_PREFIX) and topic.endswith(_DLQ_SUFFIX):
         return decode_dead_letter(message)
     if topic in (topics.DOCUMENTS_INGESTED, topics.DOCUMENTS_REJECTED):

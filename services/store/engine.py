@@ -111,8 +111,10 @@ _OUTAGES: tuple[type[BaseException], ...] = (
 
 # PostgreSQL SQLSTATEs of a server out of reach: connection exceptions (class 08), shutting
 # down (57P01 admin, 57P02 crash), starting or stopping (57P03 "cannot connect now"), and
-# too many connections (53300).
-_OUTAGE_STATES = ("08", "57P01", "57P02", "57P03", "53300")
+# too many connections (53300); and invalid authorization (class 28, a wrong password):
+# unusable until an operator fixes it, like an outage (one line naming the cause, retried),
+# not a wrong statement.
+_OUTAGE_STATES = ("08", "57P01", "57P02", "57P03", "53300", "28")
 
 
 def is_outage(error: BaseException) -> bool:

@@ -316,7 +316,10 @@ class SqlStore:
             if conn.dialect.name == "postgresql":
                 stmt = stmt.with_for_update()
             row = (await conn.execute(stmt)).mappings().one()
-            if row["sha256"] == document.sha256:
+            # The same bytes again: the recorded document, unless ingest failed on it (it
+            # may have been the environment, e.g. a missing document store): a re-upload
+            # then starts it over and the gateway produces it again.
+            if row["sha256"] == document.sha256 and row["status"] not in _RETRIED:
                 return _document_record(row)
             await conn.execute(sa.update(documents).where(*where).values(
                 _document_values(document)))
@@ -544,6 +547,9 @@ def _record(row: Row) -> AnswerRecord:
 
 # -- helpers: documents and keys -------------------------------------------------------------
 
+# Document statuses a re-upload or a replay's ingest outcome may replace.
+_RETRIED = ("rejected", "dead_lettered")
+
 
 def _document_values(doc: DocumentRecord) -> dict[str, Any]:
     return {
@@ -570,7 +576,11 @@ async def _upsert_document(conn: AsyncConnection, doc: DocumentRecord) -> int:
             t.c.doc_id == doc.doc_id, t.c.tenant == doc.tenant,
             t.c.sha256 != doc.sha256).values(values))
         return int(result.rowcount or 0)
-    where = [t.c.doc_id == doc.doc_id, t.c.status == "submitted"]
+    # An outcome lands on a row still waiting for one; an ingested outcome (of a re-upload
+    # or a replay) also on a failed one, so nothing stays rejected for good. A failure
+    # never replaces an ingested document.
+    waiting = ("submitted", *_RETRIED) if doc.status == "ingested" else ("submitted",)
+    where = [t.c.doc_id == doc.doc_id, t.c.status.in_(waiting)]
     if doc.path:
         where.append(t.c.path == doc.path)
     result = await conn.execute(sa.update(t).where(*where).values(

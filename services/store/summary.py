@@ -35,12 +35,13 @@ def summarize(formatted_data: Mapping[str, Any]) -> Summary:
         citation_precision=precision,
         supported_citations=supported,
         unsupported_citations=unsupported,
-        language=_language(formatted_data.get("language")),
+        language=detected_language(formatted_data),
     )
 
 
-def _language(value: Any) -> str | None:
-    """A detected language as the result names it (a short subtag), else None."""
+def detected_language(formatted_data: Any) -> str | None:
+    """The detected language a formatted result names (a short subtag), else None."""
+    value = formatted_data.get("language") if isinstance(formatted_data, Mapping) else None
     return value if isinstance(value, str) and 0 < len(value) <= 16 else None
 
 

@@ -70,12 +70,20 @@ class PageHighlights(TypedDict):
     note: str | None
 
 
+class GroupHealth(TypedDict):
+    group: str
+    members: int
+    lag: int
+
+
 class StageHealth(TypedDict):
     stage: str
     group: str
     topics: list[str]
     lag: int
     partitions: int
+    consuming: bool
+    groups: list[GroupHealth]
     dead_letters: int
 
 

@@ -63,6 +63,18 @@ async def test_access_log_is_bound_to_request_tenant_and_answer(gw: Gw) -> None:
     assert re.fullmatch(r"[0-9a-f]{32}", line["request_id"])
 
 
+async def test_a_refusal_s_log_line_says_why(gw: Gw) -> None:
+    bad = answer("a-10")
+    bad["text"] = 5
+    with structlog.testing.capture_logs() as logs:
+        await gw.client.post("/v1/answers", content=body(bad), headers=gw.auth())
+        await gw.client.get("/v1/answers/a-1")
+    refused, unauthorized = [entry for entry in logs if entry["event"] == "request"]
+    assert refused["status"] == 422 and refused["problem"] and refused["reason"]
+    assert refused["problem_path"] == "$.text"
+    assert unauthorized["status"] == 401 and unauthorized["problem"] == "unauthorized"
+
+
 async def test_health_and_readiness(gw: Gw) -> None:
     assert (await gw.client.get("/healthz")).json() == {"status": "ok"}
     ready = await gw.client.get("/readyz")

@@ -175,3 +175,11 @@ def test_downgraded_quote_counted_from_a_real_result() -> None:
     data["answer_units"][0]["quote"] = "words that appear in no source at all, anywhere"
     result = orjson.loads(r.formatted_model(data).model_dump_json())
     assert summarize(result).downgraded_quotes >= 1
+
+
+def test_a_worked_marker_on_a_dead_letter_topic_is_not_stored() -> None:
+    # `citeflow dlq drain`/`purge` note a worked letter on its own topic; not a dead letter.
+    for topic in ("answers.accepted.dlq", "documents.submitted.dlq"):
+        marker = Message(topic, b"", b"a-1", 0, 9, [("dlq_worked", b"3"),
+                                                      ("dlq_outcome", b"redriven")])
+        assert decode_record(marker) is None

@@ -25,6 +25,9 @@ def _through_sqlalchemy(error: Exception) -> exc.DBAPIError:
     asyncpg.exceptions.CrashShutdownError("the database system is in recovery mode"),
     asyncpg.exceptions.TooManyConnectionsError("sorry, too many clients already"),
     asyncpg.exceptions.ConnectionFailureError("connection failure"),
+    # A wrong password: unusable until fixed; one line naming it, never a traceback.
+    asyncpg.exceptions.InvalidPasswordError('password authentication failed for user "u"'),
+    asyncpg.exceptions.InvalidAuthorizationSpecificationError("no pg_hba.conf entry"),
 ])
 def test_a_server_starting_stopping_or_full_is_an_outage(error: Exception) -> None:
     assert is_outage(error)  # asyncpg's own (the hot path)

@@ -636,3 +636,31 @@ async def test_migration_0003_keeps_answers_and_scopes_their_ids(store_url: str)
             ("old", "ta"), ("old", "tb"), ("old-2", "tb")]
     finally:
         await store.close()
+
+
+async def test_a_document_rejected_for_its_environment_recovers(store: SqlStore) -> None:
+    """Rejected because the document store was missing (`document_not_found`): a re-upload
+    of the same bytes starts it over (the gateway produces it again), and an ingest outcome
+    from a re-upload or a replay replaces the failure; a late rejection never replaces
+    an ingested document."""
+    path = "store/d-env.epub"
+    mine = DocumentRecord("d-env", "acme", "submitted", "epub", path, "abc", T0, T0)
+    await store.claim_document(mine)
+    await store.apply_batch([DocumentRecord("d-env", "acme", "rejected", None, path, "abc",
+                                            T0, T0, reason="document_not_found")])
+    again = DocumentRecord("d-env", "acme", "submitted", "epub", path, "abc", T0,
+                           T0 + timedelta(seconds=5))
+    assert await store.claim_document(again) == again
+    got = await store.get_document("d-env", "acme")
+    assert got is not None and (got.status, got.reason) == ("submitted", None)
+    # Rejected again, then a replay's ingest outcome: ingested.
+    await store.apply_batch([DocumentRecord("d-env", "acme", "dead_lettered", None, path,
+                                            "abc", T0, T0, reason="OSError")])
+    ingested = decode_record(r.document_ingested("d-env", iso(T0 + timedelta(seconds=9))))
+    assert await store.apply_batch([ingested]) == 1
+    got = await store.get_document("d-env", "acme")
+    assert got is not None and (got.status, got.reason, got.sections) == ("ingested", None, 1)
+    late = DocumentRecord("d-env", "acme", "rejected", None, path, "abc", T0, T0,
+                          reason="document_not_found")
+    assert await store.apply_batch([late]) == 0
+    assert await store.claim_document(again) != again  # ingested: the upload is a 200

@@ -75,3 +75,34 @@ def test_the_read_routes_take_a_language() -> None:
     assert StatsParams.model_validate({"group_by": "language"}).group_by == "language"
     with pytest.raises(ValueError):
         AnswerListParams.model_validate({"language": "zh'; drop table answers;--"})
+
+
+async def test_older_answers_get_their_language_from_migration_0005_or_a_replay(
+        store_url: str) -> None:
+    """Rows stored before the column: 0005 fills it from the stored result; a row whose
+    language is still NULL gets it when the same formatted event is read again."""
+    import sqlalchemy as sa
+
+    from services.store.engine import upgrade
+
+    store = SqlStore(store_url)
+    try:
+        async with store.engine.begin() as conn:
+            await conn.run_sync(upgrade, "0004")
+        data = r.answer("old", tenant="acme")
+        flow = _flow(data, 0)
+        await store.apply_batch(flow)
+        async with store.engine.begin() as conn:  # as 0004 left rows stored before it
+            await conn.execute(sa.text("UPDATE answers SET language = NULL"))
+        await store.migrate()
+        old = await store.get("old", "acme")
+        assert old is not None and old.summary is not None and old.summary.language == "en"
+
+        async with store.engine.begin() as conn:
+            await conn.execute(sa.text("UPDATE answers SET language = NULL"))
+        assert await store.apply_batch(flow[1:]) == 1  # the replayed formatted event
+        again = await store.get("old", "acme")
+        assert again is not None and again.summary is not None
+        assert again.summary.language == "en" and again.event_id == old.event_id
+    finally:
+        await store.close()

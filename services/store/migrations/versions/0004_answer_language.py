@@ -1,7 +1,6 @@
 """The answer's detected language as a column, for `GET /v1/answers?language=` and
 `GET /v1/stats?group_by=language`: filled from `answer.formatted`'s `language` for results
-stored from now on (older rows stay NULL: their result JSON predates the field or is re-read
-by a replay).
+stored from now on (older rows are filled by 0005).
 
 Revision ID: 0004
 Revises: 0003
