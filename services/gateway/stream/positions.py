@@ -13,8 +13,12 @@ deterministic SIV from HMAC-SHA256 (IV = HMAC(k1, plaintext), keystream = HMAC(k
 counter)): the same vector gives the same id, and an id not sealed with this key fails
 its IV check. Replicas on several hosts share the key through `CITEFLOW_STREAM_ID_KEY` (a
 long random string); without it the key is made once in the data directory (processes of
-one host share it, and it survives restarts). An id sealed with another key resumes "from
-now". Unsealed `1.` ids (before this) are still read.
+one host share it, and it survives restarts). A named key shorter than `MIN_KEY_CHARS` is
+refused at start. Only sealed ids are read: an unsealed `1.` id (as written before ids
+were sealed), an id sealed with another key, or anything else is refused, and the stream
+says so (a `bad_last_event_id` event) and starts from now. A made-up position would let a
+tenant resume anywhere and, from which of its own results come back, map which offsets
+are another tenant's (their volume and timing).
 """
 
 from __future__ import annotations
@@ -41,9 +45,9 @@ STREAM_TOPICS: tuple[str, ...] = (
 )
 _INDEX = {name: i for i, name in enumerate(STREAM_TOPICS)}
 _VERSION = "2."
-_PLAIN_VERSION = "1."
 _IV_BYTES = 16
 KEY_ENV = "CITEFLOW_STREAM_ID_KEY"
+MIN_KEY_CHARS = 32
 
 
 def _keys(secret: bytes) -> tuple[bytes, bytes]:
@@ -51,10 +55,21 @@ def _keys(secret: bytes) -> tuple[bytes, bytes]:
             hmac.digest(secret, b"citeflow stream id: stream", "sha256"))
 
 
+def named_key(environ: Mapping[str, str]) -> bytes:
+    """The key `CITEFLOW_STREAM_ID_KEY` names (empty: none); ValueError if it is too short
+    to be a secret (a guessable key would let a client seal any position it likes)."""
+    named = environ.get(KEY_ENV, "")
+    if named and len(named) < MIN_KEY_CHARS:
+        raise ValueError(f"{KEY_ENV} must be at least {MIN_KEY_CHARS} characters of a random "
+                         f"string (it has {len(named)}); make one with: python -c "
+                         "'import secrets; print(secrets.token_urlsafe(32))'")
+    return named.encode()
+
+
 def _secret() -> bytes:
     """`CITEFLOW_STREAM_ID_KEY`, else a random key kept in the data directory (made once,
     mode 0600), so ids survive a restart; else (no writable data directory) a random one."""
-    named = os.environ.get(KEY_ENV, "").encode()
+    named = named_key(os.environ)
     if named:
         return named
     path = Path(os.environ.get("CITEFLOW_DATA_DIR") or ".citeflow") / "stream-id.key"
@@ -101,9 +116,12 @@ def _open(sealed: bytes) -> bytes:
             hmac.digest(_IV_KEY, plain, "sha256")[:_IV_BYTES], iv):
         raise BadPosition("not a stream position of this service")
     return plain
+
+
 # Bounds on what a client may send: longer ids or more entries are refused unread.
 MAX_ID_CHARS = 8192
 MAX_PARTITION = 1 << 16
+
 
 class BadPosition(ValueError):
     """A Last-Event-ID that is not a position this service gave out."""
@@ -131,16 +149,14 @@ def encode_position(vector: Mapping[TopicPartition, int]) -> str:
 
 def decode_position(text: str) -> Vector:
     """The vector of an id; BadPosition for anything this module did not write."""
-    if len(text) > MAX_ID_CHARS or not text.startswith((_VERSION, _PLAIN_VERSION)):
-        raise BadPosition("not a stream position")
+    if len(text) > MAX_ID_CHARS or not text.startswith(_VERSION):
+        raise BadPosition("not a stream position this service gave out")
     body = text[len(_VERSION):]
     try:
         raw = base64.b64decode(body + "=" * (-len(body) % 4), altchars=b"-_", validate=True)
     except (binascii.Error, ValueError):
         raise BadPosition("not a stream position (bad encoding)") from None
-    if text.startswith(_VERSION):
-        raw = _open(raw)
-    numbers = _read_varints(raw)
+    numbers = _read_varints(_open(raw))
     if not numbers or len(numbers) % 3:  # every id given out names at least one partition
         raise BadPosition("not a stream position (truncated)")
     vector: Vector = {}
