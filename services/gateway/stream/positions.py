@@ -32,6 +32,7 @@ from collections.abc import Mapping
 from pathlib import Path
 
 from schemas import topics
+from services.private_files import private_dir
 
 # The topics a stream reads, by index in the id. Append only: an index, once given out in
 # an id, must keep naming the same topic.
@@ -80,7 +81,7 @@ def _secret() -> bytes:
     except OSError:
         return os.urandom(32)
     try:
-        path.parent.mkdir(parents=True, exist_ok=True)
+        private_dir(path.parent)
         descriptor = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
         with os.fdopen(descriptor, "wb") as handle:
             handle.write(os.urandom(32))
