@@ -75,6 +75,9 @@ async def _store_call(request: Request, call: Awaitable[T]) -> T:
 
 
 NO_STORE = {"Cache-Control": "no-store"}  # a tenant's lists and figures: kept nowhere
+# Whose data a response holds: the pages show it (a key from a link may be another
+# tenant's).
+TENANT_HEADER = "X-Citeflow-Tenant"
 
 
 def _json(doc: Any, headers: dict[str, str] | None = None) -> Response:
@@ -124,7 +127,8 @@ async def get_answer(request: Request) -> Response:
     tag = etag(body)
     # private: a shared cache must never keep a tenant's answer; no-cache: a browser asks
     # again (with the key) before each use, so nothing outlives a revoked key.
-    headers = {"ETag": tag, STATUS_HEADER: record.status, "Cache-Control": "private, no-cache"}
+    headers = {"ETag": tag, STATUS_HEADER: record.status, "Cache-Control": "private, no-cache",
+               TENANT_HEADER: record.tenant}
     if _if_none_match(request, tag):
         return Response(None, 304, headers)
     return Response(body, 200, headers, media_type="application/json")
@@ -167,7 +171,9 @@ async def get_stats(request: Request) -> Response:
     groups = await _store_call(request, gateway.store.stats(query))
     doc: StatsDocument = {"since": since, "until": until, "group_by": params.group_by,
                           "bucket_seconds": bucket, "groups": groups}
-    return _json(doc, headers=NO_STORE)
+    shown = query.tenant or "every tenant (admin key)"
+    return _json(doc, headers={**NO_STORE, TENANT_HEADER: shown})
+
 
 
 def routes() -> list[Route]:
