@@ -6,6 +6,7 @@ import os
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+from services.gateway.secret import named_key
 from services.ingest.answers import max_answer_bytes
 from services.runtime.config import RuntimeConfig
 from services.store.engine import store_url
@@ -61,11 +62,7 @@ class GatewaySettings:
     def from_env(cls, environ: dict[str, str] | None = None, **overrides: Any) -> GatewaySettings:
         """Defaults, then environment variables, then explicit overrides (None = not given)."""
         env = os.environ if environ is None else environ
-        # Here (not at import, in every worker) a stream id key too short to be a secret
-        # stops the start with its reason. Imported here: the stream package needs settings.
-        from services.gateway.stream.positions import named_key
-
-        named_key(env)
+        named_key(env)  # a stream id key too short to be a secret stops the start here
         values: dict[str, Any] = {
             "host": env.get("CITEFLOW_HTTP_HOST") or DEFAULT_HOST,
             "port": int(_number(env, "CITEFLOW_HTTP_PORT", DEFAULT_PORT)),

@@ -11,12 +11,10 @@ of a 16-byte synthetic IV and the encrypted varints (unsigned LEB128, three per 
 topic index in `STREAM_TOPICS`, partition, offset + 1; entries sorted). The cipher is
 deterministic SIV from HMAC-SHA256 (IV = HMAC(k1, plaintext), keystream = HMAC(k2, IV,
 counter)): the same vector gives the same id, and an id not sealed with this key fails
-its IV check. Replicas on several hosts share the key through `CITEFLOW_STREAM_ID_KEY` (a
-long random string); without it the key is made once in the data directory (processes of
-one host share it, and it survives restarts). A named key shorter than `MIN_KEY_CHARS` is
-refused at start. Only sealed ids are read: an unsealed `1.` id (as written before ids
-were sealed), an id sealed with another key, or anything else is refused, and the stream
-says so (a `bad_last_event_id` event) and starts from now. A made-up position would let a
+its IV check. The key comes from the gateway's secret (`services/gateway/secret.py`),
+which replicas on several hosts share. Only sealed ids are read: an unsealed `1.` id (as
+written before ids were sealed), an id sealed with another key, or anything else is
+refused, and the stream says so (a `bad_last_event_id` event) and starts from now. A made-up position would let a
 tenant resume anywhere and, from which of its own results come back, map which offsets
 are another tenant's (their volume and timing).
 """
@@ -27,12 +25,10 @@ import base64
 import binascii
 import hashlib
 import hmac
-import os
 from collections.abc import Mapping
-from pathlib import Path
 
 from schemas import topics
-from services.private_files import private_dir
+from services.gateway.secret import gateway_secret
 
 # The topics a stream reads, by index in the id. Append only: an index, once given out in
 # an id, must keep naming the same topic.
@@ -47,8 +43,6 @@ STREAM_TOPICS: tuple[str, ...] = (
 _INDEX = {name: i for i, name in enumerate(STREAM_TOPICS)}
 _VERSION = "2."
 _IV_BYTES = 16
-KEY_ENV = "CITEFLOW_STREAM_ID_KEY"
-MIN_KEY_CHARS = 32
 
 
 def _keys(secret: bytes) -> tuple[bytes, bytes]:
@@ -56,43 +50,7 @@ def _keys(secret: bytes) -> tuple[bytes, bytes]:
             hmac.digest(secret, b"citeflow stream id: stream", "sha256"))
 
 
-def named_key(environ: Mapping[str, str]) -> bytes:
-    """The key `CITEFLOW_STREAM_ID_KEY` names (empty: none); ValueError if it is too short
-    to be a secret (a guessable key would let a client seal any position it likes)."""
-    named = environ.get(KEY_ENV, "")
-    if named and len(named) < MIN_KEY_CHARS:
-        raise ValueError(f"{KEY_ENV} must be at least {MIN_KEY_CHARS} characters of a random "
-                         f"string (it has {len(named)}); make one with: python -c "
-                         "'import secrets; print(secrets.token_urlsafe(32))'")
-    return named.encode()
-
-
-def _secret() -> bytes:
-    """`CITEFLOW_STREAM_ID_KEY`, else a random key kept in the data directory (made once,
-    mode 0600), so ids survive a restart; else (no writable data directory) a random one."""
-    named = named_key(os.environ)
-    if named:
-        return named
-    path = Path(os.environ.get("CITEFLOW_DATA_DIR") or ".citeflow") / "stream-id.key"
-    try:
-        return path.read_bytes()
-    except FileNotFoundError:
-        pass
-    except OSError:
-        return os.urandom(32)
-    try:
-        private_dir(path.parent)
-        descriptor = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
-        with os.fdopen(descriptor, "wb") as handle:
-            handle.write(os.urandom(32))
-    except FileExistsError:
-        pass  # another worker made it first
-    except OSError:
-        return os.urandom(32)
-    return path.read_bytes()
-
-
-_IV_KEY, _STREAM_KEY = _keys(_secret())
+_IV_KEY, _STREAM_KEY = _keys(gateway_secret())
 
 
 def _keystream(iv: bytes, length: int) -> bytes:
