@@ -10,7 +10,7 @@ STAMP  := $(VENV)/.installed-stamp
 STATIC := services/gateway/static
 VENDOR := $(STATIC)/node_modules/.package-lock.json
 
-.PHONY: install native browser postgres tls vendor run test test-unit test-integration bench schemas clean
+.PHONY: install native browser postgres tls proxy vendor run test test-unit test-integration bench schemas clean
 
 $(STAMP): pyproject.toml clients/python/pyproject.toml
 	@echo "==> [1/3] virtualenv $(VENV) and pip"
@@ -74,13 +74,23 @@ tls:
 	    >/dev/null 2>&1 || echo "could not install stunnel4: the TLS tests will fail"; \
 	else echo "no stunnel4 here and no way to install it: the TLS tests will fail"; fi
 
-test: install browser postgres tls
+# nginx (Debian's package) for the hostile-client test that runs deploy/proxy/citeflow.conf
+# in front of a real gateway; where it cannot be installed (no apt-get, not root) that
+# test fails for want of nginx.
+proxy:
+	@if command -v nginx >/dev/null || [ -x /usr/sbin/nginx ]; then :; \
+	elif command -v apt-get >/dev/null && [ "$$(id -u)" = 0 ]; then \
+	  (apt-get update -qq && apt-get install -y -qq --no-install-recommends nginx-light) \
+	    >/dev/null 2>&1 || echo "could not install nginx: the proxy test will fail"; \
+	else echo "no nginx here and no way to install it: the proxy test will fail"; fi
+
+test: install browser postgres tls proxy
 	$(BIN)/python -m pytest -q
 
 test-unit: install browser postgres
 	$(BIN)/python -m pytest -q -m "not integration"
 
-test-integration: install postgres tls
+test-integration: install postgres tls proxy
 	$(BIN)/python -m pytest -q -m integration
 
 bench: install browser tls

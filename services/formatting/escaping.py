@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 from ipaddress import IPv6Address
-from urllib.parse import quote, unquote, urlsplit
+from urllib.parse import quote, unquote, urlsplit, urlunsplit
 
 from services.formatting.allowlist import PROTOCOLS
 
@@ -182,8 +182,10 @@ def _escape_markdown_line(text: str) -> str:
 
 def safe_url(url: str | None) -> str | None:
     """`url` if it is an http(s) URL with a host or a mailto URL with an address, with
-    leading/trailing spaces and controls removed and anything outside RFC 3986 percent-
-    encoded (so it is safe in a markdown autolink and a quoted attribute); else None."""
+    leading/trailing spaces and controls removed, any userinfo dropped, and anything outside
+    RFC 3986 percent-encoded (so it is safe in a markdown autolink and a quoted attribute);
+    else None. Userinfo goes because it passes for a host: `https://apple.com@evil.example/`
+    leads to evil.example."""
     if not url:
         return None
     candidate = quote(url.strip(_URL_STRIP), safe=_URL_SAFE)
@@ -196,7 +198,11 @@ def safe_url(url: str | None) -> str | None:
         return None
     if parts.scheme == "mailto":
         return candidate if parts.path else None
-    return candidate if host and _valid_host(host, parts.netloc) else None
+    if not host or not _valid_host(host, parts.netloc):
+        return None
+    if "@" in parts.netloc:
+        candidate = urlunsplit(parts._replace(netloc=parts.netloc.rpartition("@")[2]))
+    return candidate
 
 
 def _valid_host(host: str, netloc: str) -> bool:

@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from cachetools import TTLCache
 from starlette.requests import Request
 
+from services.gateway import embed_tokens
 from services.gateway.addresses import AddressLimiter
 from services.gateway.problems import ProblemError, unavailable
 from services.store.api import ApiKey, ResultsStore, StoreUnavailable
@@ -106,6 +107,8 @@ class KeyVerifier:
         secret = secret.strip()
         if scheme.lower() != "bearer" or not secret:
             raise self._refuse(request, "an API key is required: Authorization: Bearer <key>")
+        if embed_tokens.is_embed_token(secret):
+            return self._embedded(request, secret)
         if not secret.isascii() or not secret.isprintable() or len(secret) > MAX_SECRET_CHARS:
             raise self._refuse(request, "the API key is unknown or revoked")  # never looked up
         digest = hashlib.sha256(secret.encode("utf-8", "surrogateescape")).digest()
@@ -136,6 +139,19 @@ class KeyVerifier:
             raise self._refuse(request, "the API key is unknown or revoked")
         found = self._valid[digest] = self._known[digest] = _principal_of(key)
         return found
+
+
+    def _embedded(self, request: Request, token: str) -> Principal:
+        """The reader an embed token stands for: `read` of its answer and cited documents
+        only (403 for anything else); 401 for a token not issued here or expired."""
+        grant = embed_tokens.verify(token)
+        if grant is None:
+            raise self._refuse(request, "the embed token is unknown or expired")
+        if not grant.allows(request.method, request.url.path):
+            raise ProblemError(403, "outside_embed_token", "an embed token reads only its "
+                               "answer and the documents that answer cites")
+        return Principal(f"embed:{grant.tenant}:{grant.answer_id}", grant.tenant,
+                         frozenset({"read"}), None)
 
 
 def _address(request: Request) -> str:

@@ -5,8 +5,8 @@ uvicorn's httptools protocol puts no bound on a request head (a 32 MB header was
 it (a half-sent head kept a connection open for minutes; the keep-alive timeout starts only
 after a first response). `GuardedHttpToolsProtocol` adds:
 
-- a request head (request line and headers) of at most `MAX_HEAD_BYTES`: past it the
-  connection gets 431 and is closed;
+- a request head (request line and headers) of at most `MAX_HEAD_BYTES`, whether it
+  arrives in one read or many: past it the connection gets 431 and is closed;
 - a deadline: a connection must deliver a complete head within `HEAD_TIMEOUT_S` of opening
   (or of its first byte after the previous request), else it gets 408 and is closed;
   trickling bytes does not extend it;
@@ -19,8 +19,10 @@ after a first response). `GuardedHttpToolsProtocol` adds:
   closed on arrival, before a byte is read.
   Reconnecting is all such a client can do, and each reconnect had cost a parser, a
   deadline, a head and a response on the event loop every other client waits for.
-  Connections already open carry on, and the forwarded-allow addresses (trusted proxies,
-  loopback by default) are never shut out: behind a proxy every client has its address.
+  Connections already open carry on. A trusted proxy (`FORWARDED_ALLOW_IPS`; none by
+  default, loopback included) is never shut out, since behind it every client has its
+  address: its requests count against the client it names in `X-Forwarded-For`, and a
+  shut-out client's request gets 429 as soon as its head is in. Each request counts once.
 
 `citeflow serve` runs uvicorn with `http=GuardedHttpToolsProtocol`.
 """
@@ -28,6 +30,7 @@ after a first response). `GuardedHttpToolsProtocol` adds:
 from __future__ import annotations
 
 import asyncio
+import math
 import os
 from typing import Any
 
@@ -54,6 +57,8 @@ REFUSALS_PER_S = 1.0
 _TOO_LARGE = (b"HTTP/1.1 431 Request Header Fields Too Large\r\ncontent-length: 0\r\n"
               b"connection: close\r\n\r\n")
 _TIMEOUT = b"HTTP/1.1 408 Request Timeout\r\ncontent-length: 0\r\nconnection: close\r\n\r\n"
+_SHUT_OUT = (b"HTTP/1.1 429 Too Many Requests\r\ncontent-length: 0\r\nretry-after: %d\r\n"
+             b"connection: close\r\n\r\n")
 
 
 class GuardedHttpToolsProtocol(HttpToolsProtocol):
@@ -73,12 +78,16 @@ class GuardedHttpToolsProtocol(HttpToolsProtocol):
         self._set_up = False
         self._guard: asyncio.TimerHandle | None = None
         self._peer: str | None = None
+        self._proxied = False
 
     def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
-        # The address refusals count against: None for a trusted proxy (or a Unix socket).
+        # The address refusals count against: for a trusted proxy, the client each of its
+        # requests names (`on_headers_complete`); none for a Unix socket.
         peer = transport.get_extra_info("peername")
         peer = peer[0] if isinstance(peer, tuple) else None
-        if peer is not None and peer not in _trusted(self._deferred[0].forwarded_allow_ips):
+        if peer is not None and peer in _trusted(self._deferred[0].forwarded_allow_ips):
+            self._proxied = True
+        elif peer is not None:
             if self.refusals.take(peer, spend=False):
                 transport.abort()  # shut out: no state, no response, nothing counted
                 return
@@ -88,6 +97,8 @@ class GuardedHttpToolsProtocol(HttpToolsProtocol):
         self._reading_head = True
         self._in_body = False
         self._head_bytes = 0
+        self._struck = False  # this request has counted against its client
+        self._cut = False  # refused here: what the parser still holds is not served
         super().connection_made(transport)
         self._guard = self.loop.call_later(self.head_timeout_s, self._head_timed_out)
 
@@ -102,14 +113,18 @@ class GuardedHttpToolsProtocol(HttpToolsProtocol):
             self._guard = None
 
     def _strike(self) -> None:
-        """One more request of this address cut off."""
-        if self._peer is not None:
+        """One more request of this address cut off (once per request, whichever of the
+        head, body or response checks sees it first)."""
+        if self._peer is not None and not self._struck:
+            self._struck = True
             self.refusals.take(self._peer)
 
-    def _refuse(self, response: bytes) -> None:
+    def _refuse(self, response: bytes, strike: bool = True) -> None:
         self._cancel_guard()
+        self._cut = True
         if not self.transport.is_closing():
-            self._strike()
+            if strike:
+                self._strike()
             self.transport.write(response)
             self.transport.close()
 
@@ -140,12 +155,45 @@ class GuardedHttpToolsProtocol(HttpToolsProtocol):
             # More body to come (this data may have held the head and its first bytes).
             self._guard = self.loop.call_later(self.body_idle_timeout_s, self._body_stalled)
 
+    def on_message_begin(self) -> None:
+        self._struck = False
+        if self._proxied:
+            self._peer = None  # until this request's head names its client
+        super().on_message_begin()
+
     def on_headers_complete(self) -> None:
         self._reading_head = False
         self._in_body = True
         self._head_bytes = 0
         self._cancel_guard()
+        if self._cut:
+            return  # a request pipelined behind a refused one
+        if self._proxied:
+            self._peer = self._forwarded_client()
+            wait_s = self._peer is not None and self.refusals.take(self._peer, spend=False)
+            if wait_s:
+                self._refuse(_SHUT_OUT % max(1, math.ceil(wait_s)), strike=False)
+                return
+        # A head that arrived within one read was never over the limit between reads.
+        if len(self.url) + sum(len(n) + len(v) + 4 for n, v in self.headers) > (
+                self.max_head_bytes):
+            self._refuse(_TOO_LARGE)
+            return
         super().on_headers_complete()
+
+    def _forwarded_client(self) -> str | None:
+        """The client a trusted proxy names, read as uvicorn reads it for the application;
+        None when it names none."""
+        named = b", ".join(v for n, v in self.headers if n == b"x-forwarded-for")
+        if not named:
+            return None
+        host, _ = _trusted(self.config.forwarded_allow_ips).get_trusted_client_address(
+            named.decode("latin1"))
+        return host or None
+
+    def on_body(self, body: bytes) -> None:
+        if not self._cut:
+            super().on_body(body)
 
     def on_message_complete(self) -> None:
         self._in_body = False
@@ -153,7 +201,8 @@ class GuardedHttpToolsProtocol(HttpToolsProtocol):
         # What comes next is the next request's head (pipelined, or after the response).
         self._reading_head = True
         self._head_bytes = 0
-        super().on_message_complete()
+        if not self._cut:
+            super().on_message_complete()
 
     def on_response_complete(self) -> None:
         # The body still coming is that of the request just answered (not of a pipelined
@@ -181,4 +230,11 @@ def _trusted(allowed: str | list[str]) -> _TrustedHosts:
 def uvicorn_options() -> dict[str, Any]:
     """The uvicorn settings of a gateway process (`citeflow serve`, tests, benches)."""
     return {"http": GuardedHttpToolsProtocol, "timeout_keep_alive": 5,
-            "server_header": False}
+            "server_header": False, "forwarded_allow_ips": trusted_proxies()}
+
+
+def trusted_proxies() -> str:
+    """`FORWARDED_ALLOW_IPS`: the proxies whose `X-Forwarded-For` names the client. Unlike
+    uvicorn's own default (loopback), none when unset: any local process could otherwise
+    name a new client with every request, escaping every per-address limit."""
+    return os.environ.get("FORWARDED_ALLOW_IPS", "").strip()

@@ -208,6 +208,30 @@ def openapi_document(max_wait_s: float) -> dict[str, Any]:
                 },
             },
         },
+        "/v1/answers/{answer_id}/embed-token": {
+            "post": {
+                "summary": "A short-lived token reading only this answer and the documents "
+                           "it cites, for a page that embeds the component",
+                "operationId": "create_embed_token", "security": _AUTH,
+                "parameters": [
+                    {"name": "answer_id", "in": "path", "required": True,
+                     "schema": {"type": "string"}},
+                    {"name": "ttl", "in": "query", "required": False,
+                     "description": "Lifetime in seconds (1 to 86400; default 3600)",
+                     "schema": {"type": "integer", "minimum": 1, "maximum": 86400}},
+                ],
+                "responses": {
+                    "200": {"description": "The token (a bearer credential), what it reads "
+                                           "and when it expires",
+                            "content": {_JSON: {"schema": {"type": "object", "properties": {
+                                "token": {"type": "string"},
+                                "answer_id": {"type": "string"},
+                                "documents": {"type": "array", "items": {"type": "string"}},
+                                "expires_at": {"type": "string", "format": "date-time"}}}}}},
+                    **_problems(400, 401, 403, 404, 429, 503),
+                },
+            },
+        },
         "/v1/stats": {
             "get": {
                 "summary": "Citation quality by model or tenant over a window",

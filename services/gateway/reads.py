@@ -11,12 +11,14 @@ from datetime import UTC, datetime
 from typing import Any, Literal, TypeVar
 from urllib.parse import urlencode
 
+import orjson
 from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import Route
 from typing_extensions import TypedDict
 
 from schemas.answers import ANSWER_ID_PATTERN
+from services.gateway import embed_tokens
 from services.gateway.auth import Principal
 from services.gateway.context import gateway_of
 from services.gateway.observability import note
@@ -87,6 +89,9 @@ async def _store_call(request: Request, call: Awaitable[T]) -> T:
 
 
 NO_STORE = {"Cache-Control": "no-store"}  # a tenant's lists and figures: kept nowhere
+# Whose data a response holds: the pages show it (a key from a link may be another
+# tenant's).
+TENANT_HEADER = "X-Citeflow-Tenant"
 
 
 def _json(doc: Any, headers: dict[str, str] | None = None) -> Response:
@@ -136,7 +141,8 @@ async def get_answer(request: Request) -> Response:
     tag = etag(body)
     # private: a shared cache must never keep a tenant's answer; no-cache: a browser asks
     # again (with the key) before each use, so nothing outlives a revoked key.
-    headers = {"ETag": tag, STATUS_HEADER: record.status, "Cache-Control": "private, no-cache"}
+    headers = {"ETag": tag, STATUS_HEADER: record.status, "Cache-Control": "private, no-cache",
+               TENANT_HEADER: record.tenant}
     if _if_none_match(request, tag):
         return Response(None, 304, headers)
     return Response(body, 200, headers, media_type="application/json")
@@ -185,11 +191,39 @@ async def get_stats(request: Request) -> Response:
                     "groups": await _store_call(request, gateway.store.stats(earlier))}
     doc: StatsDocument = {"since": since, "until": until, "group_by": params.group_by,
                           "bucket_seconds": bucket, "groups": groups, "previous": previous}
-    return _json(doc, headers=NO_STORE)
+    shown = query.tenant or "every tenant (admin key)"
+    return _json(doc, headers={**NO_STORE, TENANT_HEADER: shown})
+
+
+async def create_embed_token(request: Request) -> Response:
+    """`POST /v1/answers/{answer_id}/embed-token?ttl=`: a token reading only this answer and
+    the documents it cites, for `ttl` seconds (a page embedding the component carries it
+    instead of a key of the whole tenant)."""
+    gateway = gateway_of(request)
+    principal = await gateway.authorize(request, "read")
+    answer_id = request.path_params["answer_id"]
+    raw_ttl = request.query_params.get("ttl", str(embed_tokens.DEFAULT_TTL_S))
+    if not raw_ttl.isdigit() or not 1 <= int(raw_ttl) <= embed_tokens.MAX_TTL_S:
+        raise ProblemError(400, "invalid_parameter", f"ttl must be whole seconds from 1 to "
+                           f"{embed_tokens.MAX_TTL_S}", path="?ttl")
+    record = await _store_call(request, gateway.store.get(
+        answer_id, principal.read_tenant())) if _ANSWER_ID.fullmatch(answer_id) else None
+    if record is None:
+        raise ProblemError(404, "not_found", f"no answer {answer_id!r}")
+    sources = orjson.loads(record.result).get("sources", []) if record.result else []
+    grant = embed_tokens.grant_for(record.tenant, answer_id,
+                                   [s["doc_id"] for s in sources if s.get("doc_id")],
+                                   int(raw_ttl))
+    return _json({"token": embed_tokens.issue(grant), "answer_id": answer_id,
+                  "documents": list(grant.doc_ids),
+                  "expires_at": datetime.fromtimestamp(grant.expires_at, UTC)},
+                 headers={**NO_STORE, TENANT_HEADER: record.tenant})
 
 
 def routes() -> list[Route]:
     return [
+        Route("/v1/answers/{answer_id}/embed-token", create_embed_token, methods=["POST"],
+              name="create_embed_token"),
         Route("/v1/answers", list_answers, methods=["GET"], name="list_answers"),
         Route("/v1/answers/{answer_id}", get_answer, methods=["GET"], name="get_answer"),
         Route("/v1/stats", get_stats, methods=["GET"], name="get_stats"),

@@ -6,6 +6,7 @@ import os
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+from services.gateway.secret import named_key
 from services.ingest.answers import max_answer_bytes
 from services.runtime.config import RuntimeConfig
 from services.store.engine import store_url
@@ -61,6 +62,7 @@ class GatewaySettings:
     def from_env(cls, environ: dict[str, str] | None = None, **overrides: Any) -> GatewaySettings:
         """Defaults, then environment variables, then explicit overrides (None = not given)."""
         env = os.environ if environ is None else environ
+        named_key(env)  # a stream id key too short to be a secret stops the start here
         values: dict[str, Any] = {
             "host": env.get("CITEFLOW_HTTP_HOST") or DEFAULT_HOST,
             "port": int(_number(env, "CITEFLOW_HTTP_PORT", DEFAULT_PORT)),

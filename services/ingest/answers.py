@@ -18,7 +18,9 @@ from __future__ import annotations
 import base64
 import math
 import os
+import re
 from typing import Any, cast
+from urllib.parse import unquote
 
 import orjson
 from pydantic import ValidationError
@@ -178,13 +180,33 @@ def _metadata_problem(value: object, depth: int) -> tuple[str, list[Any]] | None
     return None
 
 
-def _check_numbers_and_nesting(answer: AnswerSubmitted, prefix: str) -> AnswerSubmitted:
-    found = _number_or_nesting_problem(answer)
+def _checked(answer: AnswerSubmitted, prefix: str) -> AnswerSubmitted:
+    """`answer` once its numbers, nesting and paths pass what the model cannot say."""
+    found = _number_or_nesting_problem(answer) or _path_problem(answer)
     if found is not None:
         code, path, message = found
         path = prefix + path[1:]
         raise Rejection(code, f"{path}: {message}", path, answer_id=answer.answer_id)
     return answer
+
+
+def _path_problem(answer: AnswerSubmitted) -> tuple[str, str, str] | None:
+    """The first source `doc_id` or chunk `href` with a `.` or `..` segment (percent-encoded
+    or not): pages put them into the paths of the gateway routes they fetch, where such a
+    segment would steer the request to another route."""
+    for i, source in enumerate(answer.sources):
+        named = [(f"$.sources[{i}].doc_id", source.doc_id)] + [
+            (f"$.sources[{i}].chunks[{j}].href", chunk.href)
+            for j, chunk in enumerate(source.chunks)]
+        for path, value in named:
+            if value and _DOT_SEGMENTS & set(re.split(r"[/\\]", unquote(value))):
+                return ("unsafe_path", path, f"{value!r} has a '.' or '..' segment, which "
+                        "would change the route a link to it fetches; name the document or "
+                        "chapter without one")
+    return None
+
+
+_DOT_SEGMENTS = frozenset({".", ".."})
 
 
 def _load(raw: bytes) -> Any:
@@ -215,7 +237,7 @@ def _validate(data: object, prefix: str) -> AnswerSubmitted:
         answer = AnswerSubmitted.model_validate(data)
     except ValidationError as exc:
         raise _from_validation(exc, prefix, answer_id) from None
-    return _check_numbers_and_nesting(answer, prefix)
+    return _checked(answer, prefix)
 
 
 def _provider_answer(data: object, prefix: str) -> AnswerSubmitted:
@@ -250,7 +272,7 @@ def _check_size(raw: bytes, max_bytes: int, envelope: int = 0) -> None:
 def _admit_data(raw: bytes, max_bytes: int) -> AnswerSubmitted:
     _check_size(raw, max_bytes)
     try:  # fast path: valid input is parsed and validated in one step
-        return _check_numbers_and_nesting(AnswerSubmitted.model_validate_json(raw), "$")
+        return _checked(AnswerSubmitted.model_validate_json(raw), "$")
     except ValidationError:
         pass  # diagnose precisely on the slow path
     return _validate(_load(raw), "$")
@@ -389,7 +411,7 @@ def _fast_decode(value: bytes) -> tuple[dict[str, Any], AnswerSubmitted, int | N
     body = {"id": event.id, "subject": event.subject, "traceparent": event.traceparent}
     try:
         answer = cast(AnswerSubmitted, event.data)  # decode_current checked its type
-        return body, _check_numbers_and_nesting(answer, "$.data"), None
+        return body, _checked(answer, "$.data"), None
     except Rejection as exc:
         exc.envelope = body
         raise

@@ -13,6 +13,7 @@ import sqlalchemy as sa
 from sqlalchemy import event, exc
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine, create_async_engine
 
+from services.private_files import private_file
 from services.store.api import StoreUnavailable
 
 STORE_URL_ENV = "CITEFLOW_STORE_URL"
@@ -78,7 +79,13 @@ def make_engine(url: str, **options: Any) -> AsyncEngine:
 
 def _sqlite_engine(url: sa.URL, **options: Any) -> AsyncEngine:
     if url.database and url.database != ":memory:":
-        Path(url.database).parent.mkdir(parents=True, exist_ok=True)
+        # Every tenant's results: 0600 before SQLite opens it (a new WAL or shared-memory
+        # file takes the database file's mode; older ones are set here), in a directory
+        # made 0700.
+        database = private_file(Path(url.database))
+        for companion in (Path(f"{database}-wal"), Path(f"{database}-shm")):
+            if companion.exists():
+                private_file(companion)
     engine = create_async_engine(url, **options)
 
     @event.listens_for(engine.sync_engine, "connect")

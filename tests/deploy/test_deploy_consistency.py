@@ -35,7 +35,7 @@ def test_compose_runs_every_stage_as_its_own_service() -> None:
 def test_compose_runs_the_gateway_and_the_store_on_postgres() -> None:
     services = _compose()["services"]
     gateway, store = services["gateway"], services["store"]
-    assert gateway["command"][0] == "serve" and "127.0.0.1:8000:8000" in gateway["ports"]
+    assert gateway["command"][0] == "serve" and "127.0.0.1:8000:8080" in gateway["ports"]
     for service in (gateway, store, services["migrate"]):
         assert service["environment"]["CITEFLOW_STORE_URL"].startswith("postgresql+asyncpg://")
     assert services["migrate"]["command"] == ["store", "migrate"]
@@ -77,6 +77,33 @@ def test_kubernetes_has_the_gateway_behind_a_service_and_a_migration_job() -> No
     assert gateway["metadata"]["labels"]["component"] == "gateway"
     assert by_name["citeflow-migrate"]["spec"]["template"]["spec"]["containers"][0]["args"] == [
         "store", "migrate"]
+
+
+def test_the_gateway_is_reached_through_a_proxy_it_trusts_and_nothing_else() -> None:
+    """No deployment trusted its proxy: every client had the proxy's address, and one
+    client's refusals shut out all of them. The gateway listens on the loopback its proxy
+    shares, trusts that address alone, and the proxy overwrites X-Forwarded-For."""
+    shipped = (ROOT / "deploy" / "proxy" / "citeflow.conf").read_text()
+    assert "proxy_set_header X-Forwarded-For $remote_addr;" in shipped
+    assert "$proxy_add_x_forwarded_for" not in shipped
+    services = _compose()["services"]
+    gateway, proxy = services["gateway"], services["proxy"]
+    assert gateway["command"][gateway["command"].index("--host") + 1] == "127.0.0.1"
+    assert gateway["environment"]["FORWARDED_ALLOW_IPS"] == "127.0.0.1"
+    assert proxy["network_mode"] == "service:gateway"
+    assert "./deploy/proxy/citeflow.conf:/etc/nginx/conf.d/default.conf:ro" in proxy["volumes"]
+    docs = list(yaml.safe_load_all((ROOT / "deploy" / "k8s" / "citeflow.yaml").read_text()))
+    by_kind = {(d["kind"], d["metadata"]["name"]): d for d in docs}
+    assert by_kind[("ConfigMap", "citeflow-proxy")]["data"]["citeflow.conf"] == shipped
+    pod = by_kind[("Deployment", "citeflow-gateway")]["spec"]["template"]["spec"]
+    containers = {c["name"]: c for c in pod["containers"]}
+    assert containers["gateway"]["args"][containers["gateway"]["args"].index("--host") + 1] == (
+        "127.0.0.1")
+    env = {e["name"]: e.get("value") for e in containers["gateway"]["env"]}
+    assert env["FORWARDED_ALLOW_IPS"] == "127.0.0.1"
+    assert containers["proxy"]["ports"][0]["containerPort"] == 8080
+    service = by_kind[("Service", "citeflow-gateway")]
+    assert service["spec"]["ports"][0]["targetPort"] == "http"
 
 
 def test_topic_definitions_cover_every_topic_and_dead_letter_topic() -> None:

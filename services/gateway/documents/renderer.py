@@ -33,6 +33,7 @@ from typing import Any, Callable
 from pathlib import Path
 
 from services.gateway.documents.turns import Turns
+from services.private_files import private_dir, write_private
 from services.ingest.documents.limits import MiB
 
 
@@ -178,9 +179,9 @@ class PngCache:
         if len(data) > self.max_bytes:
             return
         path = self.path(key)
-        path.parent.mkdir(parents=True, exist_ok=True)
+        private_dir(path.parent)  # pages of every tenant's documents: 0700 / 0600
         partial = path.with_name(f".{path.name}.{os.getpid()}.{threading.get_ident()}")
-        partial.write_bytes(data)
+        write_private(partial, data)
         os.replace(partial, path)
         with self._lock:
             index = self._index()

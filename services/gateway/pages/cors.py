@@ -11,7 +11,7 @@ from starlette.applications import Starlette
 from starlette.middleware.cors import CORSMiddleware
 
 ENV = "CITEFLOW_CORS_ORIGINS"
-EXPOSED = ["Location", "ETag", "Retry-After", "Citeflow-Status", "Link"]
+EXPOSED = ["Location", "ETag", "Retry-After", "Citeflow-Status", "Link", "X-Citeflow-Tenant"]
 
 
 def origins(environ: dict[str, str] | None = None) -> list[str]:

@@ -11,10 +11,12 @@ of a 16-byte synthetic IV and the encrypted varints (unsigned LEB128, three per 
 topic index in `STREAM_TOPICS`, partition, offset + 1; entries sorted). The cipher is
 deterministic SIV from HMAC-SHA256 (IV = HMAC(k1, plaintext), keystream = HMAC(k2, IV,
 counter)): the same vector gives the same id, and an id not sealed with this key fails
-its IV check. Replicas on several hosts share the key through `CITEFLOW_STREAM_ID_KEY` (a
-long random string); without it the key is made once in the data directory (processes of
-one host share it, and it survives restarts). An id sealed with another key resumes "from
-now". Unsealed `1.` ids (before this) are still read.
+its IV check. The key comes from the gateway's secret (`services/gateway/secret.py`),
+which replicas on several hosts share. Only sealed ids are read: an unsealed `1.` id (as
+written before ids were sealed), an id sealed with another key, or anything else is
+refused, and the stream says so (a `bad_last_event_id` event) and starts from now. A made-up position would let a
+tenant resume anywhere and, from which of its own results come back, map which offsets
+are another tenant's (their volume and timing).
 """
 
 from __future__ import annotations
@@ -23,11 +25,10 @@ import base64
 import binascii
 import hashlib
 import hmac
-import os
 from collections.abc import Mapping
-from pathlib import Path
 
 from schemas import topics
+from services.gateway.secret import gateway_secret
 
 # The topics a stream reads, by index in the id. Append only: an index, once given out in
 # an id, must keep naming the same topic.
@@ -41,9 +42,7 @@ STREAM_TOPICS: tuple[str, ...] = (
 )
 _INDEX = {name: i for i, name in enumerate(STREAM_TOPICS)}
 _VERSION = "2."
-_PLAIN_VERSION = "1."
 _IV_BYTES = 16
-KEY_ENV = "CITEFLOW_STREAM_ID_KEY"
 
 
 def _keys(secret: bytes) -> tuple[bytes, bytes]:
@@ -51,32 +50,7 @@ def _keys(secret: bytes) -> tuple[bytes, bytes]:
             hmac.digest(secret, b"citeflow stream id: stream", "sha256"))
 
 
-def _secret() -> bytes:
-    """`CITEFLOW_STREAM_ID_KEY`, else a random key kept in the data directory (made once,
-    mode 0600), so ids survive a restart; else (no writable data directory) a random one."""
-    named = os.environ.get(KEY_ENV, "").encode()
-    if named:
-        return named
-    path = Path(os.environ.get("CITEFLOW_DATA_DIR") or ".citeflow") / "stream-id.key"
-    try:
-        return path.read_bytes()
-    except FileNotFoundError:
-        pass
-    except OSError:
-        return os.urandom(32)
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        descriptor = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
-        with os.fdopen(descriptor, "wb") as handle:
-            handle.write(os.urandom(32))
-    except FileExistsError:
-        pass  # another worker made it first
-    except OSError:
-        return os.urandom(32)
-    return path.read_bytes()
-
-
-_IV_KEY, _STREAM_KEY = _keys(_secret())
+_IV_KEY, _STREAM_KEY = _keys(gateway_secret())
 
 
 def _keystream(iv: bytes, length: int) -> bytes:
@@ -101,9 +75,12 @@ def _open(sealed: bytes) -> bytes:
             hmac.digest(_IV_KEY, plain, "sha256")[:_IV_BYTES], iv):
         raise BadPosition("not a stream position of this service")
     return plain
+
+
 # Bounds on what a client may send: longer ids or more entries are refused unread.
 MAX_ID_CHARS = 8192
 MAX_PARTITION = 1 << 16
+
 
 class BadPosition(ValueError):
     """A Last-Event-ID that is not a position this service gave out."""
@@ -131,16 +108,14 @@ def encode_position(vector: Mapping[TopicPartition, int]) -> str:
 
 def decode_position(text: str) -> Vector:
     """The vector of an id; BadPosition for anything this module did not write."""
-    if len(text) > MAX_ID_CHARS or not text.startswith((_VERSION, _PLAIN_VERSION)):
-        raise BadPosition("not a stream position")
+    if len(text) > MAX_ID_CHARS or not text.startswith(_VERSION):
+        raise BadPosition("not a stream position this service gave out")
     body = text[len(_VERSION):]
     try:
         raw = base64.b64decode(body + "=" * (-len(body) % 4), altchars=b"-_", validate=True)
     except (binascii.Error, ValueError):
         raise BadPosition("not a stream position (bad encoding)") from None
-    if text.startswith(_VERSION):
-        raw = _open(raw)
-    numbers = _read_varints(raw)
+    numbers = _read_varints(_open(raw))
     if not numbers or len(numbers) % 3:  # every id given out names at least one partition
         raise BadPosition("not a stream position (truncated)")
     vector: Vector = {}

@@ -129,6 +129,22 @@ def test_every_payload_through_the_real_chain_is_inert() -> None:
     )
 
 
+def test_a_url_with_userinfo_is_linked_to_its_real_host_in_every_rendering() -> None:
+    """`https://apple.com@evil.example/login` was linked as is: its text reads apple.com,
+    the link goes to evil.example."""
+    deceptive = "https://apple.com@evil.example/login"
+    formatted = _through_chain({
+        "answer_id": "userinfo", "text": "Log in at the store [1].",
+        "sources": [{"index": 1, "kind": "web", "title": "Sign in", "url": deceptive,
+                     "chunks": [{"text": "Log in at the store."}]}]})
+    [source] = formatted.sources
+    assert source.safe_url == "https://evil.example/login"  # what the pages link to
+    renderings = formatted.renderings
+    for name, text in (("html", renderings.html), ("markdown", renderings.markdown),
+                       ("plain", renderings.plain)):
+        assert "apple.com@" not in text and "https://evil.example/login" in text, (name, text)
+
+
 def test_benchmark_runs_and_reports_its_figures() -> None:
     figures = bench_formatting(3)
     assert (figures["words"], figures["citations"], figures["sources"]) == (

@@ -15,7 +15,10 @@ from services.formatting.escaping import safe_url
         ("https://example.org/a?q=<x>", "https://example.org/a?q=%3Cx%3E"),
         ("http://bücher.example/x", "http://b%C3%BCcher.example/x"),
         ("http://[::1]:8080/x", "http://[::1]:8080/x"),
-        ("http://user@example.org/", "http://user@example.org/"),
+        # Userinfo passes for a host in a link's text: dropped.
+        ("http://user@example.org/", "http://example.org/"),
+        ("https://apple.com@evil.example/login", "https://evil.example/login"),
+        ("https://user:pw@apple.com:pw@evil.example:8443/x", "https://evil.example:8443/x"),
         ("mailto:someone@example.org", "mailto:someone@example.org"),
     ],
 )

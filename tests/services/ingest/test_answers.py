@@ -318,3 +318,33 @@ def test_byte_limit_is_configurable(
 ) -> None:
     monkeypatch.setenv(MAX_BYTES_ENV, configured)
     assert max_answer_bytes() == expected
+
+
+@pytest.mark.parametrize(("source", "path"), [
+    ({"doc_id": "../../v1/answers"}, "$.sources[0].doc_id"),
+    ({"doc_id": "a/./b"}, "$.sources[0].doc_id"),
+    ({"doc_id": "%2e%2e"}, "$.sources[0].doc_id"),
+    ({"doc_id": "book", "chunks": [{"text": "Paris.", "href": "OEBPS/../../x.xhtml"}]},
+     "$.sources[0].chunks[0].href"),
+    ({"doc_id": "book", "chunks": [{"text": "Paris.", "href": "OEBPS\\..\\x.xhtml"}]},
+     "$.sources[0].chunks[0].href"),
+])
+def test_dot_segments_in_a_doc_id_or_href_are_rejected(source: dict[str, Any],
+                                                      path: str) -> None:
+    """`..` in a doc_id or chunk href steered which gateway route the component fetched."""
+    data = _valid()
+    data["sources"][0].update(source)
+    for raw in (orjson.dumps(data), _with(sources=data["sources"])):
+        rejected = _reject(raw)
+        assert (rejected.code, rejected.path) == ("unsafe_path", path)
+        assert "'..'" in rejected.message
+    [out] = handle_submitted(Message("answers.submitted", _envelope(data), key=b"ans-1"))
+    assert out.topic == ANSWERS_REJECTED and out.data.path == "$.data" + path[1:]
+
+
+def test_dots_inside_names_are_not_segments() -> None:
+    data = _valid()
+    data["sources"][0].update(doc_id="v1.2..final", chunks=[
+        {"text": "Paris is the capital.", "href": "OEBPS/ch..1.xhtml"}])
+    assert isinstance(admit_data(orjson.dumps(data), event_id="e", position="p"),
+                      AnswerAccepted)

@@ -12,6 +12,7 @@
   answer.setAttribute("answer-id", root.dataset.answerId);
   window.citeflowTimings = answer.timings;
   answer.addEventListener("citeflow-ready", (event) => {
+    CiteflowApi.showTenant(answer.tenant);
     window.citeflowFirstRender = event.detail.firstRender;
     root.dataset.state = "ready";
   });

@@ -5,19 +5,48 @@
 const CiteflowApi = (() => {
   const STORAGE = "citeflow-key";
 
+  // A key in the fragment is taken only when none is kept: a link carrying another key
+  // (another tenant's, say) never silently replaces the one in use; the page offers it.
   function takeKeyFromFragment() {
     const match = /(?:^#|&)key=([^&]+)/.exec(location.hash);
-    if (match) {
-      sessionStorage.setItem(STORAGE, decodeURIComponent(match[1]));
-      history.replaceState(null, "", location.pathname + location.search);
-    }
-    return sessionStorage.getItem(STORAGE);
+    const linked = match ? decodeURIComponent(match[1]) : null;
+    if (match) history.replaceState(null, "", location.pathname + location.search);
+    const kept = sessionStorage.getItem(STORAGE);
+    if (linked && !kept) sessionStorage.setItem(STORAGE, linked);
+    return {key: sessionStorage.getItem(STORAGE), offered: kept && linked !== kept ? linked : null};
   }
 
-  const key = takeKeyFromFragment();
+  const {key, offered} = takeKeyFromFragment();
+
+  function bar() { return document.querySelector("header.bar") || document.body; }
+
+  // The tenant the key reads (the gateway's X-Citeflow-Tenant), shown in the page's bar.
+  function showTenant(tenant) {
+    if (!tenant) return;
+    let shown = document.getElementById("citeflow-tenant");
+    if (!shown) bar().append(shown = element("span", {id: "citeflow-tenant", class: "tenant"}));
+    shown.textContent = "tenant: " + tenant;
+  }
+
+  // A notice that the link carried another key, with the choice to use it instead.
+  function offerLinkedKey() {
+    if (!offered) return;
+    const use = element("button", {type: "button", id: "citeflow-use-linked-key"},
+      "Use the link's key instead");
+    use.addEventListener("click", () => {
+      sessionStorage.setItem(STORAGE, offered);
+      location.reload();
+    });
+    const notice = element("p", {class: "key-offered", id: "citeflow-key-offered",
+      role: "status"}, "This link carries another API key; still showing what your own key "
+      + "reads. ");
+    notice.append(use);
+    bar().after(notice);
+  }
 
   async function get(path, kind) {
     const response = await fetch(path, {headers: key ? {Authorization: "Bearer " + key} : {}});
+    showTenant(response.headers.get("X-Citeflow-Tenant"));
     if (!response.ok) {
       let detail = response.status + " " + response.statusText;
       try { detail = (await response.json()).detail || detail; } catch (e) { /* not JSON */ }
@@ -35,5 +64,6 @@ const CiteflowApi = (() => {
     return node;
   }
 
-  return {key, get, element};
+  offerLinkedKey();
+  return {key, get, element, showTenant};
 })();

@@ -6,6 +6,7 @@ Every attack here is bounded in count and time."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
 import signal
 import socket
@@ -25,6 +26,7 @@ from services.store.sql import SqlStore
 from tests.integration.conftest import FAST_ENV, REPO_ROOT, bootstrap  # noqa: F401
 
 HEAD_TIMEOUT_S = 1.0
+UNAUTHENTICATED_RATE = 0.05
 
 
 @dataclass
@@ -86,10 +88,10 @@ def _wait_healthy(url: str, process: subprocess.Popen[bytes]) -> None:
     raise AssertionError("the gateway did not come up")
 
 
-@pytest.fixture(scope="module")
-def hostile(bootstrap: str, tmp_path_factory: pytest.TempPathFactory  # noqa: F811
-            ) -> Iterator[Hostile]:
-    tmp = tmp_path_factory.mktemp("hostile")
+@contextlib.contextmanager
+def serving(bootstrap: str, tmp: Path, **env_extra: str) -> Iterator[Hostile]:  # noqa: F811
+    """A gateway (with ingest and the store sink) until the block ends; `env_extra` is added
+    to its environment."""
     store_url = f"sqlite+aiosqlite:///{tmp / 'store.db'}"
     a, b, ops, limited = asyncio.run(_keys(store_url))
     prefix = f"hostile-{uuid.uuid4().hex[:8]}."
@@ -103,7 +105,10 @@ def hostile(bootstrap: str, tmp_path_factory: pytest.TempPathFactory  # noqa: F8
            "CITEFLOW_STORE_URL": store_url, "CITEFLOW_DOCUMENT_STORE": str(tmp / "documents"),
            "CITEFLOW_READER_CACHE": str(tmp / "cache"), "CITEFLOW_DATA_DIR": str(tmp / "data"),
            "CITEFLOW_HEAD_TIMEOUT_SECONDS": str(HEAD_TIMEOUT_S),
-           "CITEFLOW_BODY_IDLE_TIMEOUT_SECONDS": str(HEAD_TIMEOUT_S)}
+           "CITEFLOW_BODY_IDLE_TIMEOUT_SECONDS": str(HEAD_TIMEOUT_S),
+           # 20 requests without a valid key, then one every 20 s: on a busy machine an
+           # unknown key's store lookup can take longer than the default refill (0.2 s).
+           "CITEFLOW_UNAUTHENTICATED_RATE": str(UNAUTHENTICATED_RATE), **env_extra}
     argvs = {"gateway": ["services.cli", "serve", "--port", str(port)],
              "ingest": ["services.runtime", "ingest"], "store": ["services.runtime", "store"]}
     processes = []
@@ -129,3 +134,10 @@ def hostile(bootstrap: str, tmp_path_factory: pytest.TempPathFactory  # noqa: F8
             except subprocess.TimeoutExpired:
                 os.killpg(process.pid, signal.SIGKILL)
                 process.wait(timeout=10)
+
+
+@pytest.fixture(scope="module")
+def hostile(bootstrap: str, tmp_path_factory: pytest.TempPathFactory  # noqa: F811
+            ) -> Iterator[Hostile]:
+    with serving(bootstrap, tmp_path_factory.mktemp("hostile")) as served:
+        yield served

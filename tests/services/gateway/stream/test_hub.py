@@ -22,6 +22,7 @@ from tests.services.gateway.stream.helpers import (
     parse_events,
     rejected,
 )
+from tests.services.gateway.stream.test_positions_sealed import plain_id
 
 ACME = StreamFilter("acme")
 
@@ -222,6 +223,25 @@ async def test_too_old_last_event_id_is_an_error_then_a_fresh_start() -> None:
     assert events[1].event == "error" and events[1].json()["code"] == "last_event_id_too_old"
     assert collector.events() == ["new"]
     task.cancel()
+
+
+async def test_made_up_ids_are_refused_before_their_age_is_told() -> None:
+    """An unsealed id naming offset 0, far behind the hub, was read; and one past the limit
+    said `last_event_id_too_old`, telling the partition's global offset. Every id the hub
+    did not seal is `bad_last_event_id` and a fresh start, whatever it names."""
+    hub = make_hub(max_behind=10)
+    for i in range(1, 30):
+        hub.publish(formatted(f"a-{i}", i))
+    for made_up in (plain_id(0, 0, 1), plain_id(0, 0, 20), plain_id(0, 0, 29)):
+        _, collector, task = await connect(hub, last_event_id=made_up)
+        hub.publish(formatted(f"new-{made_up}", hub.vector[FORMATTED] + 1))
+        await settle()
+        events = parse_events(collector.data.decode())
+        assert events[1].event == "error"
+        assert events[1].json()["code"] == "bad_last_event_id"
+        assert "offset" not in events[1].data and "records old" not in events[1].data
+        assert collector.events() == [f"new-{made_up}"]
+        task.cancel()
 
 
 async def test_resume_from_the_ring_gets_the_rest_in_order_once() -> None:

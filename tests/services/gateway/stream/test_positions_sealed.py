@@ -7,6 +7,7 @@ import base64
 import pytest
 
 from schemas import topics
+from services.gateway.settings import GatewaySettings
 from services.gateway.stream.positions import BadPosition, decode_position, encode_position
 
 
@@ -36,6 +37,20 @@ def test_forged_or_altered_ids_are_refused() -> None:
         decode_position(forged)
 
 
-def test_unsealed_ids_given_out_before_are_still_read() -> None:
-    plain = "1." + base64.urlsafe_b64encode(bytes([0, 0, 6])).rstrip(b"=").decode()
-    assert decode_position(plain) == {(topics.ANSWERS_FORMATTED, 0): 5}
+def plain_id(*numbers: int) -> str:
+    """An unsealed `1.` id, as a client can build one by hand (one byte per varint)."""
+    return "1." + base64.urlsafe_b64encode(bytes(numbers)).rstrip(b"=").decode()
+
+
+def test_unsealed_ids_are_refused() -> None:
+    """A hand-built id let a tenant resume at any offset and map, from which of its own
+    results came back, which offsets were another tenant's."""
+    with pytest.raises(BadPosition):
+        decode_position(plain_id(0, 0, 6))
+
+
+def test_a_stream_id_key_too_short_to_be_secret_stops_the_gateway_start() -> None:
+    with pytest.raises(ValueError, match="at least 32 characters"):
+        GatewaySettings.from_env({"CITEFLOW_STREAM_ID_KEY": "changeme"})
+    long_enough = GatewaySettings.from_env({"CITEFLOW_STREAM_ID_KEY": "k" * 32})
+    assert long_enough.port == 8000

@@ -11,10 +11,13 @@
 //
 // Attributes: answer-id, gateway (default: the origin the script came from), api-key,
 // fragment-key (take the key from the page URL's #key=..., as the gateway's viewer does: it
-// is kept in sessionStorage and removed from the address bar; never sent in a URL).
+// is kept in sessionStorage and removed from the address bar; never sent in a URL; a link
+// with another key than the kept one fires citeflow-key-offered and changes nothing unless
+// the host page calls its detail.use()).
 // Properties: apiKey / token (a bearer credential), fetcher (fn(path, init) -> Response, for
 // a host that proxies the gateway), data (a formatted answer: rendered without fetching it).
-// Events (bubbling, composed): citeflow-ready, citeflow-error, citeflow-open.
+// Events (bubbling, composed): citeflow-ready, citeflow-error, citeflow-open,
+// citeflow-key-offered. Property tenant: the tenant the answer was read as.
 "use strict";
 
 (() => {
@@ -31,6 +34,8 @@
   display: block; color: var(--citeflow-ink); font-family: var(--citeflow-font);
   container-type: inline-size; }
 :host([hidden]) { display: none; }
+/* A token longer than a line (a 60,000-character "word") wraps instead of widening the page. */
+:host { overflow-wrap: anywhere; }
 .layout { display: grid; grid-template-columns: minmax(0, 1fr); gap: 1rem; position: relative; }
 @container (min-width: 760px) {
   .layout.open { grid-template-columns: minmax(0, 1fr) minmax(0, 1fr); } }
@@ -103,16 +108,21 @@ mark[data-citeflow-quote] { background: var(--citeflow-quote, #ffc233); color: i
 `;
   const KEY_STORAGE = "citeflow-key";
 
+  // The key kept in sessionStorage, else the fragment's (then kept). A fragment key never
+  // replaces a kept one: it is returned as `offered`, for the host page to decide.
   function keyFromFragment() {
     const match = /(?:^#|&)key=([^&]+)/.exec(location.hash);
+    const linked = match ? decodeURIComponent(match[1]) : null;
     try {
-      if (match) {
-        sessionStorage.setItem(KEY_STORAGE, decodeURIComponent(match[1]));
-        history.replaceState(null, "", location.pathname + location.search);
+      if (match) history.replaceState(null, "", location.pathname + location.search);
+      const kept = sessionStorage.getItem(KEY_STORAGE);
+      if (!kept) {
+        if (linked) sessionStorage.setItem(KEY_STORAGE, linked);
+        return {key: linked, offered: null};
       }
-      return sessionStorage.getItem(KEY_STORAGE);
+      return {key: kept, offered: linked && linked !== kept ? linked : null};
     } catch (e) {  // storage refused (sandboxed frame): the fragment alone
-      return match ? decodeURIComponent(match[1]) : null;
+      return {key: linked, offered: null};
     }
   }
 
@@ -308,8 +318,25 @@ mark[data-citeflow-quote] { background: var(--citeflow-quote, #ffc233); color: i
     set answerId(value) { this.setAttribute("answer-id", value); }
     get apiKey() {
       if (this.token || this.hasAttribute("api-key")) return this.token || this.getAttribute("api-key");
-      if (this.hasAttribute("fragment-key")) this.token = keyFromFragment();
+      if (this.hasAttribute("fragment-key")) this.takeFragmentKey();
       return this.token;
+    }
+
+    // fragment-key: the kept key is used; another key in the link is offered to the host
+    // page (a `citeflow-key-offered` event whose detail.use() switches to it),
+    // never taken silently: a planted link must not show another tenant's answer.
+    takeFragmentKey() {
+      const {key, offered} = keyFromFragment();
+      this.token = key;
+      if (!offered) return;
+      const use = () => {
+        sessionStorage.setItem(KEY_STORAGE, offered);
+        this.token = offered;
+        this._data = null;
+        this.load();
+      };
+      this.dispatchEvent(new CustomEvent("citeflow-key-offered",
+        {bubbles: true, composed: true, detail: {use}}));
     }
     set apiKey(value) { this.token = value; }
     get gateway() { return (this.getAttribute("gateway") || SCRIPT_ORIGIN).replace(/\/$/, ""); }
@@ -330,6 +357,7 @@ mark[data-citeflow-quote] { background: var(--citeflow-quote, #ffc233); color: i
       } catch (error) {
         throw new Error(unreachable(this.gateway, error));
       }
+      this.tenant = response.headers.get("X-Citeflow-Tenant") || this.tenant;
       if (!response.ok) {
         let detail = response.status + " " + response.statusText;
         try { detail = (await response.json()).detail || detail; } catch (e) { /* not JSON */ }
