@@ -67,6 +67,7 @@ class Counts:
     lacking: int
     lacking_items: Sequence[str]
     conflicts: Sequence[str]
+    passage: str  # the passage's text (read for the lacking items when they are not listed)
 
 
 @dataclass(slots=True)
@@ -197,13 +198,19 @@ def judge_counted(text: str, span: AtomSpan, counts: Counts) -> AtomsJudged:
     size, absent, lacking = counts.size, counts.absent, counts.lacking
     share = (size - len(absent) - lacking) / size
     anywhere = (size - len(absent)) / size
-    unbacked = frozenset([*absent, *counts.lacking_items])
+    listed = counts.lacking_items
+    language = _Language(text)
+    if lacking > len(listed):  # not listed: read from the passage
+        claim = read_items(canonical_text(text), language.get())[0]
+        held = read_items(canonical_text(counts.passage), language.get())[0]
+        listed = sorted(claim - held)
+    unbacked = frozenset([*absent, *listed])
     conflicts = counts.conflicts
     check = AtomCheck(span, _atom_verdict(share, bool(conflicts)), "lexical", None,
                       frozenset(), unbacked, tuple(conflicts), share, unbacked)
     missing: list[tuple[int, int]] = []
     if unbacked:
-        missing = _missing_words(text, check, _Language(text))
+        missing = _missing_words(text, check, language)
     score = _score(share, anywhere, share, len(conflicts))
     return AtomsJudged(check.verdict, score, [check], tuple(conflicts), missing)
 
