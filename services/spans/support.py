@@ -230,7 +230,7 @@ class DecidedSingles:
         )
         self.better += better is not None
         counts = Counts(size, absent, fields.get("lacking", 0),
-                        fields.get("lacking_items") or (), conflicts)
+                        fields.get("lacking_items") or (), conflicts, fields["passage"])
         self.judged.append((position, sentence, text, source, counts))
         self.sentences += 1  # (its items are words or numbers)
         self.supported += verdict == "supported"

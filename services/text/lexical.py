@@ -274,6 +274,15 @@ def terms_of(surface: Collection[str], language: str | None = None) -> set[str]:
     return found
 
 
+def term_list(surface: Sequence[str], language: str) -> list[str]:
+    """The term of each lowercase surface word in `language`, in order ("" for a stopword
+    or a 1-character word): the memo read with C-level `map`."""
+    memo = _TERMS_IN.get(language)
+    if memo is None or not all(map(memo.__contains__, surface)):
+        memo = _learn(set(surface), language)
+    return list(map(memo.__getitem__, surface))
+
+
 def text_terms(text: str) -> set[str]:
     """The content terms of a text."""
     return terms_of(words(text))

@@ -27,7 +27,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from services.text.atoms import QUOTE, AtomSpan, atoms, fold_blanks
-from services.text.lexical import terms_of, tokens_language, words
+from services.text.lexical import term_list, terms_of, tokens_language, words
 from services.text.numbers import backed, values_of, written_numbers
 from services.verification.claims import canonical_text, has_digit, negates, numbers_of, read_items
 from services.verification.sources import SourceView
@@ -36,8 +36,6 @@ from services.verification.support import CONFLICT_FACTOR, Evidence, best_window
 ATOM_SUPPORTED = 0.5
 ATOM_PARTIAL = 0.4
 _SURFACE = re.compile(r"[^\W_]+")
-_WORD_END = re.compile(r"[^\W_]*")
-_CJK = re.compile(r"[\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af]")
 
 
 @dataclass(slots=True)
@@ -67,6 +65,7 @@ class Counts:
     lacking: int
     lacking_items: Sequence[str]
     conflicts: Sequence[str]
+    passage: str  # the passage's text (read for the lacking items when they are not listed)
 
 
 @dataclass(slots=True)
@@ -197,13 +196,19 @@ def judge_counted(text: str, span: AtomSpan, counts: Counts) -> AtomsJudged:
     size, absent, lacking = counts.size, counts.absent, counts.lacking
     share = (size - len(absent) - lacking) / size
     anywhere = (size - len(absent)) / size
-    unbacked = frozenset([*absent, *counts.lacking_items])
+    listed = counts.lacking_items
+    language = _Language(text)
+    if lacking > len(listed):  # not listed: read from the passage
+        claim = read_items(canonical_text(text), language.get())[0]
+        held = read_items(canonical_text(counts.passage), language.get())[0]
+        listed = sorted(claim - held)
+    unbacked = frozenset([*absent, *listed])
     conflicts = counts.conflicts
     check = AtomCheck(span, _atom_verdict(share, bool(conflicts)), "lexical", None,
                       frozenset(), unbacked, tuple(conflicts), share, unbacked)
     missing: list[tuple[int, int]] = []
     if unbacked:
-        missing = _missing_words(text, check, _Language(text))
+        missing = _missing_words(text, check, language)
     score = _score(share, anywhere, share, len(conflicts))
     return AtomsJudged(check.verdict, score, [check], tuple(conflicts), missing)
 
@@ -280,54 +285,27 @@ class _Language:
 
 
 def _missing_words(text: str, check: AtomCheck, language: _Language) -> list[tuple[int, int]]:
-    """The spans of the atom's words whose items its own evidence lacks. A lacking item is looked for where a word of the atom starts with it (or with
-    it less its last letter: `gloomi`, `gloomy`) and that word's term is the item; an
-    item not found so is looked for word by word."""
+    """The spans of the atom's words whose items its own evidence lacks: ASCII words by
+    their terms, read for the atom's words at once (services.text.lexical.term_list); other
+    text word by word (units of a word written without spaces)."""
     span = check.span
-    lower = text.lower()
-    if len(lower) != len(text):
-        return _word_by_word(text, check, check.unbacked, language.get())
-    found: set[tuple[int, int]] = set()
-    rest: set[str] = set()
-    for item in check.unbacked:
-        spans = _item_spans(text, lower, span, item, language)
-        if spans:
-            found.update(spans)
-        else:
-            rest.add(item)
-    if rest:
-        found.update(_word_by_word(text, check, frozenset(rest), language.get()))
-    return sorted(found)
+    lacking = check.unbacked
+    if not text.isascii():
+        return _word_by_word(text, check, lacking, language.get())
+    matches = [m for m in _SURFACE.finditer(text, span.start, span.end) if _own(span, m.start())]
+    lowered = [match.group().lower() for match in matches]
+    terms = term_list(lowered, language.get())
+    return [
+        (match.start(), match.end())
+        for match, word, term in zip(matches, lowered, terms, strict=True)
+        if term in lacking or word in lacking
+    ]
 
 
 def _own(span: AtomSpan, position: int) -> bool:
     """Whether `position` of the claim is the atom's own (not a quote or parenthetical
     inside a part, which are atoms of their own)."""
     return span.kind == QUOTE or not span.claims[position - span.start].isspace()
-
-
-def _item_spans(
-    text: str, lower: str, span: AtomSpan, item: str, language: _Language
-) -> list[tuple[int, int]]:
-    """The atom's words whose term is `item`, found by where they start."""
-    found: list[tuple[int, int]] = []
-    for prefix in (item, item[:-1]) if len(item) > 3 else (item,):
-        place = lower.find(prefix, span.start, span.end)
-        while place >= 0:
-            cjk = _CJK.match(prefix) is not None
-            if (cjk or place == 0 or not lower[place - 1].isalnum()) and _own(span, place):
-                end = place + len(prefix)
-                if not cjk:
-                    end = _WORD_END.match(lower, place).end()  # type: ignore[union-attr]  # matches ""
-                word = lower[place:end]
-                # a word a letter or two longer than its stem is its word (`studies`,
-                # `studi`); a longer one is checked (`art` does not find `artist`)
-                if cjk or len(word) <= len(item) + 2 or item in terms_of([word], language.get()):
-                    found.append((place, end))
-            place = lower.find(prefix, place + 1, span.end)
-        if found:
-            return found
-    return found
 
 
 def _word_by_word(

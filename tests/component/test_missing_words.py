@@ -4,12 +4,6 @@ custom highlight over the answer's own text), in headless Chromium."""
 
 from __future__ import annotations
 
-import functools
-import http.server
-import shutil
-import subprocess
-import sys
-import threading
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -20,8 +14,7 @@ from selenium.webdriver.common.by import By
 from selenium.webdriver.common.keys import Keys
 
 from services.bench.reader_corpus import formatted
-from services.broker import free_port
-from tests.component.test_standalone import PACKAGE, PAGE_JS
+from tests.component.test_standalone import served
 from tests.services.gateway.pages.site import wait_until
 
 ANSWER = {"answer_id": "missing-1",
@@ -41,17 +34,8 @@ PAGE = """<!DOCTYPE html><html lang="en"><head><meta charset="utf-8">
 @pytest.fixture
 def page(tmp_path: Path) -> Iterator[tuple[str, dict[str, Any]]]:
     data = orjson.loads(formatted(ANSWER))
-    (tmp_path / "answer.json").write_bytes(orjson.dumps(data))
-    subprocess.run([sys.executable, str(PACKAGE / "generate.py")], check=True)
-    shutil.copy(PACKAGE / "citeflow.js", tmp_path / "citeflow.js")
-    (tmp_path / "page.html").write_text(PAGE)
-    (tmp_path / "page.js").write_text(PAGE_JS)
-    port = free_port()
-    handler = functools.partial(http.server.SimpleHTTPRequestHandler, directory=str(tmp_path))
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", port), handler)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    yield f"http://127.0.0.1:{port}/page.html", data
-    server.shutdown()
+    for url in served(tmp_path, data, PAGE):
+        yield url, data
 
 
 def test_the_chip_lists_and_underlines_the_answers_unsupported_words(page, driver) -> None:

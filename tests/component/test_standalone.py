@@ -48,17 +48,24 @@ def page(tmp_path: Path) -> Iterator[tuple[str, dict[str, Any]]]:
     data["renderings"]["html"] = data["renderings"]["html"].replace(
         '<div class="answer-text">', '<div class="answer-text" dir="rtl">').replace(
         "</ol>", '<li><bdi dir="ltr">Moby-Dick</bdi></li></ol>')
-    (tmp_path / "answer.json").write_bytes(orjson.dumps(data))
+    for url in served(tmp_path, data, PAGE):
+        yield url, data
+
+
+def served(folder: Path, data: dict[str, Any], page: str) -> Iterator[str]:
+    """The packaged component, `page` and the answer `data` served from `folder`: yields the
+    page's URL, and stops the server after."""
+    (folder / "answer.json").write_bytes(orjson.dumps(data))
     # What `npm pack` ships: the package folder after its prepack step (generate.py).
     subprocess.run([sys.executable, str(PACKAGE / "generate.py")], check=True)
-    shutil.copy(PACKAGE / "citeflow.js", tmp_path / "citeflow.js")
-    (tmp_path / "page.html").write_text(PAGE)
-    (tmp_path / "page.js").write_text(PAGE_JS)
+    shutil.copy(PACKAGE / "citeflow.js", folder / "citeflow.js")
+    (folder / "page.html").write_text(page)
+    (folder / "page.js").write_text(PAGE_JS)
     port = free_port()
-    handler = functools.partial(http.server.SimpleHTTPRequestHandler, directory=str(tmp_path))
+    handler = functools.partial(http.server.SimpleHTTPRequestHandler, directory=str(folder))
     server = http.server.ThreadingHTTPServer(("127.0.0.1", port), handler)
     threading.Thread(target=server.serve_forever, daemon=True).start()
-    yield f"http://127.0.0.1:{port}/page.html", data
+    yield f"http://127.0.0.1:{port}/page.html"
     server.shutdown()
 
 
