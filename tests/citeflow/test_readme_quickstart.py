@@ -74,7 +74,8 @@ def test_the_quickstart_runs_as_printed(harness: Harness, pipeline: str,  # noqa
     gateway.start()
     key = asyncio.run(_key(pipeline))
     ran = subprocess.run([sys.executable, "-c", blocks["python"]], cwd=tmp_path,
-                         env={**os.environ, "CITEFLOW_URL": gateway.url,
+                         env={**os.environ, "PYTHONPATH": str(REPO_ROOT / "clients" / "python"),
+                              "CITEFLOW_URL": gateway.url,
                               "CITEFLOW_API_KEY": key}, capture_output=True, text=True,
                          timeout=WAIT_S, check=False)
     assert ran.returncode == 0, ran.stderr[-3000:]
