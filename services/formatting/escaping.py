@@ -24,14 +24,14 @@ _CONTROLS = tuple(chr(code) for code in range(1, 32) if chr(code) not in "\t\n")
 # each as a visible token instead (`⟨U+202E⟩`): a reader sees it is there, and it
 # reorders nothing.
 EXPLICIT_BIDI = "\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069"
-_VISIBLE_BIDI = str.maketrans({ch: f"\u27e8U+{ord(ch):04X}\u27e9" for ch in EXPLICIT_BIDI})
+_VISIBLE: dict[str, str] = {ch: f"\u27e8U+{ord(ch):04X}\u27e9" for ch in EXPLICIT_BIDI}
+_VISIBLE_BIDI = str.maketrans(_VISIBLE)
 # Bidirectional marks and zero-width characters (they reorder no letters; joiners are part
 # of some scripts' spelling): written as character references, so no raw invisible
 # character hides in the markup (or in a copy of it).
 _MARKS = "\u200e\u200f\u200b\u200c\u200d\u2060\ufeff"
 _BIDI = tuple(EXPLICIT_BIDI + _MARKS)
-_BIDI_ENTITIES = str.maketrans(
-    {**{ch: f"&#x{ord(ch):x};" for ch in _MARKS}, **_VISIBLE_BIDI})
+_BIDI_ENTITIES = str.maketrans({**{ch: f"&#x{ord(ch):x};" for ch in _MARKS}, **_VISIBLE})
 _CONTROLS_AND_NUL = ("\x00", *_CONTROLS, *_BIDI)
 
 _URL_STRIP = "".join(chr(code) for code in range(0x21))
