@@ -13,7 +13,7 @@ pipeline's capacity whenever the throughput ratio is below 0.5, so then it measu
 `--repeat` runs both sides several times, alternating, and reports the median ratios: on a
 shared 2-core machine one run's ratio swings by a quarter or more.
 
-`--stages toy` runs five hops that only decode, validate and re-encode (services/bench/toy.py)
+`--stages toy` runs five hops that only decode and re-encode (services/bench/toy.py)
 instead of the real stages: the gap to raw is then the runtime's own cost. Both sides also
 report the CPU time of their hop processes and of the embedded broker per answer, which is
 steadier than throughput on a shared 2-core machine, and each hop's CPU is split into

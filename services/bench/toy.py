@@ -2,15 +2,17 @@
 any stage logic.
 
 - `toy`: five hops with the pipeline's topics, each doing the least an honest stage does:
-  decode and validate the `answer.submitted` event (the same typed decode the real stages
-  use) and hand the validated payload back, which the runtime wraps in a new event (derived
-  id, headers) and re-encodes. The gap to the raw pass-through is the runtime's own overhead
-  plus one small decode/validate/encode per hop.
-- `codec`: each hop decodes and validates the real event type of its input topic and
+  decode the `answer.submitted` event (the same typed decode the real stages use: validated
+  at the first hop, rebuilt without validation after, as written by a stage) and hand the
+  payload back, which the runtime wraps in a new event (derived id, headers, checksum) and
+  re-encodes. The gap to the raw pass-through is the runtime's own overhead plus one small
+  decode/encode per hop.
+- `codec`: each hop decodes the real event type of its input topic as the real stages do
+  (a record a stage wrote is parsed and its parts rebuilt only as read: here none are) and
   publishes the real event of its output topic (built once per process by the in-process
-  pipeline from an e2e-shaped answer), so every hop pays the real message sizes and model
-  counts on both sides. No stage logic: the gap to the raw pass-through is runtime plus
-  codec, the part of the pipeline's cost that faster stage logic cannot remove.
+  pipeline from an e2e-shaped answer), so every hop pays the real message sizes on both
+  sides. No stage logic: the gap to the raw pass-through is runtime plus codec, the part of
+  the pipeline's cost that faster stage logic cannot remove.
 """
 
 from __future__ import annotations

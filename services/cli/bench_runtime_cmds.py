@@ -31,7 +31,7 @@ from services.runtime.config import RuntimeConfig
                    "the five pipeline stages")
 @click.option("--stages", "preset", type=click.Choice(["pipeline", "toy", "codec"]),
               default="pipeline", show_default=True,
-              help="pipeline: the five real stages; toy: five hops that only decode, validate "
+              help="pipeline: the five real stages; toy: five hops that only decode "
                    "and re-encode the input (the runtime's own cost); codec: five hops that "
                    "decode each hop's real input event and publish its real output event, no "
                    "logic (runtime plus codec at the real sizes); see services.bench.toy")
