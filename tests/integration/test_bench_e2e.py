@@ -5,25 +5,33 @@ half the raw throughput)."""
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import pytest
 from rich.console import Console
 
-from services.bench.e2e import run_benchmark
+from services.bench.e2e import Comparison, run_benchmark
 from services.bench.toy import SPECS
 
 pytestmark = pytest.mark.integration
 
 
-def test_repeated_runs_report_both_latencies_and_medians(
-    bootstrap: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
+def _small_run(bootstrap: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+               **options: Any) -> tuple[list[Comparison], list[str]]:
+    """40 answers through the toy stages; the comparisons and the printed lines."""
     monkeypatch.setenv("CITEFLOW_BENCH_LOGS", str(tmp_path))
     lines: list[str] = []
     with open(tmp_path / "console.txt", "w") as console:
         runs = run_benchmark(count=40, latency_count=10, partitions=1, bootstrap=bootstrap,
                              console=Console(file=console), out=lines.append,
-                             stage_specs=list(SPECS), repeat=2)
+                             stage_specs=list(SPECS), **options)
+    return runs, lines
+
+
+def test_repeated_runs_report_both_latencies_and_medians(
+    bootstrap: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    runs, lines = _small_run(bootstrap, tmp_path, monkeypatch, repeat=2)
 
     assert len(runs) == 2
     for run in runs:
@@ -52,12 +60,7 @@ def test_repeated_runs_report_both_latencies_and_medians(
 def test_tls_runs_both_sides_again_over_tls_and_reports_both_ratios(
     bootstrap: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setenv("CITEFLOW_BENCH_LOGS", str(tmp_path))
-    lines: list[str] = []
-    with open(tmp_path / "console.txt", "w") as console:
-        runs = run_benchmark(count=40, latency_count=10, partitions=1, bootstrap=bootstrap,
-                             console=Console(file=console), out=lines.append,
-                             stage_specs=list(SPECS), repeat=1, tls=True)
+    runs, lines = _small_run(bootstrap, tmp_path, monkeypatch, repeat=1, tls=True)
     assert len(runs) == 1  # the plaintext comparison
     assert "-- plaintext" in lines and "-- TLS" in lines
     tls_lines = lines[lines.index("-- TLS"):]
