@@ -100,3 +100,40 @@ def bench_idle(waits: tuple[int, ...], idle_seconds: float, rate: float, count: 
                    f"{r.stages_cores:.3f} idle_cores_broker={r.broker_cores:.3f} "
                    f"latency_p50={r.latency_p50_ms:.1f}ms latency_p90={r.latency_p90_ms:.1f}ms")
     err.print(table)
+
+
+@bench.command("groups")
+@click.option("--runs", type=click.IntRange(min=1), default=3, show_default=True,
+              help="Joins and failovers per setting; the medians are printed")
+@click.option("--partitions", type=int, default=4, show_default=True)
+@click.option("--bootstrap", default=None, metavar="HOST:PORT",
+              help="Use this broker instead of starting the embedded one")
+def bench_groups(runs: int, partitions: int, bootstrap: str | None) -> None:
+    """Consumer group join time (a fresh member to its first assignment) and failover time
+    (SIGKILL of one of two members to the survivor owning every partition), under the
+    runtime's group settings (CITEFLOW_SESSION_TIMEOUT_MS, CITEFLOW_HEARTBEAT_INTERVAL_MS)
+    beside aiokafka's defaults measured in the same run."""
+    import asyncio
+    import uuid
+
+    from rich.console import Console
+
+    from services.bench.groups import measure
+    from services.broker import create_topics, free_port, start_broker
+
+    broker = None if bootstrap else start_broker(free_port())
+    address = bootstrap or (broker.bootstrap if broker else "")
+    try:
+        config = RuntimeConfig.from_env(bootstrap_servers=address)
+        topic = f"bench-groups-{uuid.uuid4().hex[:8]}"
+        asyncio.run(create_topics(address, [topic], partitions))
+        found = asyncio.run(measure(config, topic, partitions, runs))
+    finally:
+        if broker is not None:
+            broker.stop()
+    table = Table("settings", "session ms", "heartbeat ms", "join s (median)",
+                  "failover s (median)")
+    for row in found:
+        table.add_row(row.name, str(row.session_timeout_ms), str(row.heartbeat_interval_ms),
+                      f"{row.join_s:.2f}", f"{row.failover_s:.2f}")
+    Console().print(table)

@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from aiokafka import TopicPartition
 
 from services.runtime.config import RuntimeConfig
+from services.runtime.group_lag import committed_groups
 from services.runtime.kafka import make_admin, make_producer
 from services.runtime.worked import PURGED, REDRIVEN, Letter, letters, mark
 
@@ -136,12 +137,8 @@ async def _wait_consumed(config: RuntimeConfig, picked: list[Letter],
     deadline = time.monotonic() + wait_s
     try:
         while True:
-            committed: dict[str, dict[TopicPartition, int]] = {}
-            for name, _ in await admin.list_consumer_groups():
-                offsets = await admin.list_consumer_group_offsets(name, partitions=partitions)
-                found = {tp: m.offset for tp, m in offsets.items() if m.offset >= 0}
-                if found:
-                    committed[name] = found
+            committed = {name: offsets for name, _, offsets
+                         in await committed_groups(admin, partitions)}
             consumed = set()
             for position, letter in copies.items():
                 tp = TopicPartition(position[0], position[1])

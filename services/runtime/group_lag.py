@@ -59,7 +59,7 @@ async def pipeline_health(config: RuntimeConfig) -> dict[str, Any]:
         dlqs = [dlq_topic(t) for t in _unique(inputs.values())]
         dlq_parts = _partitions(config, consumer, known, tuple(dlqs))
         ends = await end_offsets(config, sorted({*every, *dlq_parts}))
-        groups = await _groups(admin, every)
+        groups = await committed_groups(admin, every)
         # Only topics holding records are read for their letters (usually none).
         dead = await outstanding(config, sorted({config.logical(tp.topic) for tp in dlq_parts
                                                  if ends[tp] > 0}))
@@ -102,7 +102,7 @@ def _partitions(config: RuntimeConfig, consumer: AIOKafkaConsumer, known: set[st
     return found
 
 
-async def _groups(admin: AIOKafkaAdminClient, partitions: list[TopicPartition]) -> list[
+async def committed_groups(admin: AIOKafkaAdminClient, partitions: list[TopicPartition]) -> list[
     tuple[str, int, dict[TopicPartition, int]]
 ]:
     """(group, members, committed offsets on `partitions`) of every consumer group that
