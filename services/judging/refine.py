@@ -1,0 +1,174 @@
+"""Refining one formatted answer's verdicts with a model judge: the judging stage's logic.
+
+The candidates (services.judging.selection) are looked up in the cache, the rest sent in
+batches of `batch_size` items, at most `concurrency` calls at a time. Before each call the
+tenant's budget and the circuit breaker are asked; a call that fails after its retries
+counts against the breaker. Whatever happens, each candidate gets a judgement: the model's
+verdict when its reply is usable and every quote it gives is in the passage, else the
+lexical verdict with the reason.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Mapping, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from typing import Any
+
+from schemas.formatted import AnswerFormatted
+from schemas.judged import AnswerJudged, CitationJudgement, EvidenceQuote, JudgingCost
+from services.judging.breaker import CircuitBreaker
+from services.judging.budget import Budgets
+from services.judging.cache import OpinionCache, cache_key
+from services.judging.judge import (
+    Item,
+    JudgeUnavailable,
+    ModelJudge,
+    NoOpinion,
+    Opinion,
+    Usage,
+    Verdicts,
+    no_opinions,
+)
+from services.judging.prompt import build_prompt
+from services.judging.selection import Candidate, Scope, candidates
+from services.judging.verbatim import locate
+
+DEFAULT_TENANT = "default"
+
+
+@dataclass(frozen=True)
+class Prices:
+    """USD per million input and output tokens (None: the cost is not priced)."""
+
+    input_per_mtok: float
+    output_per_mtok: float
+
+    def usd(self, usage: Usage) -> float:
+        return (usage.input_tokens * self.input_per_mtok
+                + usage.output_tokens * self.output_per_mtok) / 1_000_000
+
+
+@dataclass
+class Refiner:
+    """Everything the judging stage holds between answers."""
+
+    judge: ModelJudge
+    scope: Scope = "doubtful"
+    batch_size: int = 8
+    concurrency: int = 4
+    context_chars: int = 6000
+    breaker: CircuitBreaker = field(default_factory=CircuitBreaker)
+    budgets: Budgets | None = None
+    cache: OpinionCache = field(default_factory=OpinionCache)
+    prices: Prices | None = None
+
+    def __post_init__(self) -> None:
+        self._pool = ThreadPoolExecutor(max(1, self.concurrency), "judge")
+
+    def refine(self, answer: AnswerFormatted) -> AnswerJudged:
+        """The second opinions of `answer`'s candidates (never raises for a judge's failure)."""
+        started = time.perf_counter()
+        tenant = tenant_of(answer.metadata)
+        found = candidates(answer, self.scope, self.context_chars)
+        keys = [cache_key(c.claim, c.evidence, self.judge.name) for c in found]
+        opinions: dict[str, Opinion | NoOpinion] = {}
+        cached: set[str] = set()
+        for key in keys:
+            hit = self.cache.get(key)
+            if hit is not None:
+                opinions[key] = hit
+                cached.add(key)
+        asked = {key: Item(key, c.claim, c.evidence)
+                 for key, c in zip(keys, found, strict=True) if key not in opinions}
+        items = list(asked.values())
+        batches = [items[i : i + self.batch_size] for i in range(0, len(items), self.batch_size)]
+        usage = Usage()
+        for verdicts in self._pool.map(lambda b: self._call(tenant, b), batches):
+            opinions.update(verdicts.opinions)
+            usage.requests += verdicts.usage.requests
+            usage.input_tokens += verdicts.usage.input_tokens
+            usage.output_tokens += verdicts.usage.output_tokens
+        judgements = [
+            self._judgement(c, opinions[key], key, key in cached)
+            for key, c in zip(keys, found, strict=True)
+        ]
+        return AnswerJudged(
+            answer_id=answer.answer_id,
+            tenant=tenant,
+            judge=self.judge.name,
+            scope=self.scope,
+            judgements=judgements,
+            disagreements=sum(1 for j in judgements if j.disagrees),
+            cost=JudgingCost(
+                requests=usage.requests, input_tokens=usage.input_tokens,
+                output_tokens=usage.output_tokens,
+                usd=self.prices.usd(usage) if self.prices else None,
+                latency_ms=round((time.perf_counter() - started) * 1000, 3)),
+            breaker=self.breaker.state,
+        )
+
+    def _call(self, tenant: str, batch: Sequence[Item]) -> Verdicts:
+        """One call to the judge, if the budget and the breaker allow it."""
+        estimate = _estimated_tokens(batch)
+        if self.budgets is not None and not self.budgets.take(tenant, estimate):
+            return no_opinions(batch, "over_budget",
+                               f"tenant {tenant!r} has spent its judging budget for today",
+                               Usage())
+        if not self.breaker.allow():
+            return no_opinions(batch, "unavailable", "the judge's circuit breaker is open",
+                               Usage())
+        try:
+            verdicts = self.judge.judge(batch)
+        except JudgeUnavailable as exc:
+            self.breaker.failure()
+            return no_opinions(batch, "unavailable", str(exc), Usage())
+        self.breaker.success()
+        if self.budgets is not None:
+            used = verdicts.usage.input_tokens + verdicts.usage.output_tokens
+            self.budgets.settle(tenant, estimate, used or estimate)
+        return verdicts
+
+    def _judgement(self, candidate: Candidate, opinion: Opinion | NoOpinion, key: str,
+                   cached: bool) -> CitationJudgement:
+        citation = candidate.citation
+        support = citation.support
+        assert support is not None
+        lexical = {"citation_index": candidate.index, "citation_id": citation.id, "sentence_index": citation.sentence_index,
+                   "source_index": citation.source_index, "lexical_verdict": support.verdict,
+                   "lexical_judge": support.judge}
+        kept = {**lexical, "verdict": support.verdict, "judge": support.judge}
+        if isinstance(opinion, NoOpinion):
+            return CitationJudgement(**kept, status=opinion.status, detail=opinion.detail)
+        evidence: list[EvidenceQuote] = []
+        for quote in opinion.quotes:
+            found = locate(quote, candidate.evidence)
+            if found is None:
+                return CitationJudgement(
+                    **kept, status="rejected", model_verdict=opinion.verdict,
+                    detail=f"evidence quote not in the source: {quote[:80]!r}")
+            evidence.append(found.model_copy(update={"start": found.start + candidate.offset,
+                                                     "end": found.end + candidate.offset}))
+        if (self.judge.quotes_evidence and not evidence
+                and opinion.verdict in ("supported", "partial")):
+            return CitationJudgement(**kept, status="rejected", model_verdict=opinion.verdict,
+                                     detail=f"a {opinion.verdict} verdict quoting no evidence")
+        if not cached:
+            self.cache.put(key, opinion)
+        return CitationJudgement(
+            **lexical, status="judged", verdict=opinion.verdict, judge=self.judge.name,
+            model_verdict=opinion.verdict, rationale=opinion.rationale, evidence=evidence,
+            disagrees=opinion.verdict != support.verdict, cached=cached)
+
+
+def tenant_of(metadata: Mapping[str, Any] | None) -> str:
+    """The answer's tenant (`metadata.tenant`, stamped by the gateway), else `default`."""
+    tenant = (metadata or {}).get("tenant")
+    return tenant if isinstance(tenant, str) and tenant else DEFAULT_TENANT
+
+
+def _estimated_tokens(batch: Sequence[Item]) -> int:
+    """About four characters a token, plus room for the reply."""
+    prompt = build_prompt(batch, nonce="0" * 24)
+    return (len(prompt.system) + len(prompt.user)) // 4 + 100 * len(batch)
