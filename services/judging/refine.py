@@ -73,23 +73,8 @@ class Refiner:
         tenant = tenant_of(answer.metadata)
         found = candidates(answer, self.scope, self.context_chars)
         keys = [cache_key(c.claim, c.evidence, self.judge.name) for c in found]
-        opinions: dict[str, Opinion | NoOpinion] = {}
-        cached: set[str] = set()
-        for key in keys:
-            hit = self.cache.get(key)
-            if hit is not None:
-                opinions[key] = hit
-                cached.add(key)
-        asked = {key: Item(key, c.claim, c.evidence)
-                 for key, c in zip(keys, found, strict=True) if key not in opinions}
-        items = list(asked.values())
-        batches = [items[i : i + self.batch_size] for i in range(0, len(items), self.batch_size)]
-        usage = Usage()
-        for verdicts in self._pool.map(lambda b: self._call(tenant, b), batches):
-            opinions.update(verdicts.opinions)
-            usage.requests += verdicts.usage.requests
-            usage.input_tokens += verdicts.usage.input_tokens
-            usage.output_tokens += verdicts.usage.output_tokens
+        opinions, usage, cached = self.ask(
+            tenant, [Item(key, c.claim, c.evidence) for key, c in zip(keys, found, strict=True)])
         judgements = [
             self._judgement(c, opinions[key], key, key in cached)
             for key, c in zip(keys, found, strict=True)
@@ -108,6 +93,32 @@ class Refiner:
                 latency_ms=round((time.perf_counter() - started) * 1000, 3)),
             breaker=self.breaker.state,
         )
+
+    def ask(self, tenant: str, items: Sequence[Item]) -> (
+            tuple[dict[str, Opinion | NoOpinion], Usage, set[str]]):
+        """Per item key, the cached opinion or the judge's (in batches, `concurrency` calls
+        at a time, each allowed by the budget and the breaker); what the calls used; the
+        keys answered from the cache. Quotes are not checked here (`check_quotes`)."""
+        opinions: dict[str, Opinion | NoOpinion] = {}
+        cached: set[str] = set()
+        asked: dict[str, Item] = {}
+        for item in items:
+            hit = self.cache.get(item.key)
+            if hit is not None:
+                opinions[item.key] = hit
+                cached.add(item.key)
+            else:
+                asked.setdefault(item.key, item)
+        pending = list(asked.values())
+        batches = [pending[i : i + self.batch_size]
+                   for i in range(0, len(pending), self.batch_size)]
+        usage = Usage()
+        for verdicts in self._pool.map(lambda b: self._call(tenant, b), batches):
+            opinions.update(verdicts.opinions)
+            usage.requests += verdicts.usage.requests
+            usage.input_tokens += verdicts.usage.input_tokens
+            usage.output_tokens += verdicts.usage.output_tokens
+        return opinions, usage, cached
 
     def _call(self, tenant: str, batch: Sequence[Item]) -> Verdicts:
         """One call to the judge, if the budget and the breaker allow it."""
@@ -141,25 +152,34 @@ class Refiner:
         kept = {**lexical, "verdict": support.verdict, "judge": support.judge}
         if isinstance(opinion, NoOpinion):
             return CitationJudgement(**kept, status=opinion.status, detail=opinion.detail)
-        evidence: list[EvidenceQuote] = []
-        for quote in opinion.quotes:
-            found = locate(quote, candidate.evidence)
-            if found is None:
-                return CitationJudgement(
-                    **kept, status="rejected", model_verdict=opinion.verdict,
-                    detail=f"evidence quote not in the source: {quote[:80]!r}")
-            evidence.append(found.model_copy(update={"start": found.start + candidate.offset,
-                                                     "end": found.end + candidate.offset}))
-        if (self.judge.quotes_evidence and not evidence
-                and opinion.verdict in ("supported", "partial")):
+        evidence, problem = self.check_quotes(opinion, candidate.evidence)
+        if problem is not None:
             return CitationJudgement(**kept, status="rejected", model_verdict=opinion.verdict,
-                                     detail=f"a {opinion.verdict} verdict quoting no evidence")
+                                     detail=problem)
+        evidence = [q.model_copy(update={"start": q.start + candidate.offset,
+                                         "end": q.end + candidate.offset}) for q in evidence]
         if not cached:
             self.cache.put(key, opinion)
         return CitationJudgement(
             **lexical, status="judged", verdict=opinion.verdict, judge=self.judge.name,
             model_verdict=opinion.verdict, rationale=opinion.rationale, evidence=evidence,
             disagrees=opinion.verdict != support.verdict, cached=cached)
+
+
+    def check_quotes(self, opinion: Opinion, evidence: str) -> (
+            tuple[list[EvidenceQuote], str | None]):
+        """The opinion's quotes located in `evidence`, or why the opinion cannot be used (a
+        quote that is not there; a `supported`/`partial` verdict quoting nothing)."""
+        found: list[EvidenceQuote] = []
+        for quote in opinion.quotes:
+            located = locate(quote, evidence)
+            if located is None:
+                return [], f"evidence quote not in the source: {quote[:80]!r}"
+            found.append(located)
+        if (self.judge.quotes_evidence and not found
+                and opinion.verdict in ("supported", "partial")):
+            return [], f"a {opinion.verdict} verdict quoting no evidence"
+        return found, None
 
 
 def tenant_of(metadata: Mapping[str, Any] | None) -> str:

@@ -51,12 +51,19 @@ def test_the_refined_verdict_reaches_the_chip_in_place(harness: Harness, tmp_pat
     harness.start("store", CITEFLOW_STORE_URL=store_url)
     auth = {"Authorization": f"Bearer {key}"}
     answer = small_answers(1, prefix="judged")[0]
+    answer["metadata"] = {"model": "m-1"}  # the gateway stamps the key's tenant
     answer_id = answer["answer_id"]
-    r = httpx.post(f"{gateway.url}/v1/answers?wait=60", content=orjson.dumps(answer),
-                   headers=auth, timeout=90)
-    assert r.status_code == 200, r.text
+    r = httpx.post(f"{gateway.url}/v1/answers", content=orjson.dumps(answer), headers=auth,
+                   timeout=60)
+    assert r.status_code == 202, r.text
+
+    def result() -> dict[str, Any]:
+        return httpx.get(f"{gateway.url}/v1/answers/{answer_id}", headers=auth,
+                         timeout=30).json()
+
+    harness.wait_for(lambda: "renderings" in result(), "the lexical result")
     lexical = [c["support"]["verdict"] if c.get("support") else None
-               for c in r.json()["citations"]]
+               for c in result()["citations"]]
     changed = [i for i, v in enumerate(lexical) if v not in (None, "unsupported")]
     assert changed, lexical  # some chip will change
 
@@ -98,11 +105,8 @@ def test_the_refined_verdict_reaches_the_chip_in_place(harness: Harness, tmp_pat
             driver.quit()
 
         # The store keeps both opinions; the answer's GET names who gave each verdict.
-        def stored() -> dict[str, Any]:
-            return httpx.get(f"{gateway.url}/v1/answers/{answer_id}", headers=auth).json()
-
-        harness.wait_for(lambda: "judgement" in stored(), "the judgement in the store")
-        body = stored()
+        harness.wait_for(lambda: "judgement" in result(), "the judgement in the store")
+        body = result()
         for index in changed:
             citation = body["citations"][index]
             assert citation["support"]["verdict"] == lexical[index]

@@ -293,3 +293,13 @@ def test_a_refused_key_is_a_start_up_error() -> None:
     with Refusing("openai") as fake, pytest.raises(JudgeConfigError, match="refused"):
         refiner_from_env({"CITEFLOW_JUDGING": "openai:judge-model",
                           "CITEFLOW_JUDGING_BASE_URL": fake.base_url})
+
+
+def test_the_documented_defaults_are_the_code_s() -> None:
+    from services.judging.settings import DEFAULTS
+    from tests.docs.test_configuration import documented
+
+    table = documented()
+    for variable, default in DEFAULTS.items():
+        assert table[variable] == (f"`{default}`" if default else
+                                   ("unset" if variable == "CITEFLOW_JUDGING" else "empty"))
