@@ -31,6 +31,7 @@ from services.judging.judge import (
     Verdicts,
     no_opinions,
 )
+from services.judging.metrics import JudgeMetrics
 from services.judging.prompt import build_prompt
 from services.judging.selection import Candidate, Scope, candidates
 from services.judging.verbatim import locate
@@ -63,9 +64,12 @@ class Refiner:
     budgets: Budgets | None = None
     cache: OpinionCache = field(default_factory=OpinionCache)
     prices: Prices | None = None
+    metrics: JudgeMetrics | None = None
 
     def __post_init__(self) -> None:
         self._pool = ThreadPoolExecutor(max(1, self.concurrency), "judge")
+        if self.metrics is None:
+            self.metrics = JudgeMetrics(self.judge.name)
 
     def refine(self, answer: AnswerFormatted) -> AnswerJudged:
         """The second opinions of `answer`'s candidates (never raises for a judge's failure)."""
@@ -79,6 +83,10 @@ class Refiner:
             self._judgement(c, opinions[key], key, key in cached)
             for key, c in zip(keys, found, strict=True)
         ]
+        assert self.metrics is not None
+        for judgement in judgements:
+            self.metrics.opinion(tenant, judgement.status)
+        self.metrics.breaker_state(self.breaker.state)
         return AnswerJudged(
             answer_id=answer.answer_id,
             tenant=tenant,
@@ -122,20 +130,29 @@ class Refiner:
 
     def _call(self, tenant: str, batch: Sequence[Item]) -> Verdicts:
         """One call to the judge, if the budget and the breaker allow it."""
+        metrics = self.metrics
+        assert metrics is not None
         estimate = _estimated_tokens(batch)
         if self.budgets is not None and not self.budgets.take(tenant, estimate):
+            metrics.call(tenant, "over_budget")
             return no_opinions(batch, "over_budget",
                                f"tenant {tenant!r} has spent its judging budget for today",
                                Usage())
         if not self.breaker.allow():
+            metrics.call(tenant, "breaker_open")
             return no_opinions(batch, "unavailable", "the judge's circuit breaker is open",
                                Usage())
+        started = time.perf_counter()
         try:
             verdicts = self.judge.judge(batch)
         except JudgeUnavailable as exc:
             self.breaker.failure()
+            metrics.call(tenant, "unavailable", time.perf_counter() - started)
             return no_opinions(batch, "unavailable", str(exc), Usage())
         self.breaker.success()
+        used = verdicts.usage
+        metrics.call(tenant, "ok", time.perf_counter() - started, used.input_tokens,
+                     used.output_tokens, self.prices.usd(used) if self.prices else None)
         if self.budgets is not None:
             used = verdicts.usage.input_tokens + verdicts.usage.output_tokens
             self.budgets.settle(tenant, estimate, used or estimate)

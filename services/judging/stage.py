@@ -6,6 +6,8 @@ or a refused key stops the stage at start-up with one line, before any answer is
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from schemas.formatted import AnswerFormatted
 from schemas.topics import ANSWERS_FORMATTED, ANSWERS_JUDGED
 from services.judging.settings import refiner_from_env
@@ -13,11 +15,14 @@ from services.runtime.stage import typed_stage
 
 REFINER = refiner_from_env()
 
-STAGE = typed_stage(
-    "judging",
-    ANSWERS_FORMATTED,
-    AnswerFormatted,
-    ANSWERS_JUDGED,
-    REFINER.refine,
-    description="answer.formatted -> answer.judged: a model judge's second opinion",
+STAGE = replace(
+    typed_stage(
+        "judging",
+        ANSWERS_FORMATTED,
+        AnswerFormatted,
+        ANSWERS_JUDGED,
+        REFINER.refine,
+        description="answer.formatted -> answer.judged: a model judge's second opinion",
+    ),
+    collectors=REFINER.metrics.collectors if REFINER.metrics else (),
 )

@@ -107,7 +107,8 @@ def _judged(judgement: Judgement, now_ms: int) -> Row:
              "pos_offset": judgement.position.offset, "updated_at_ms": now_ms}
     return {"judged": judgement.judged, "judge": judgement.judge,
             "disagreements": judgement.disagreements, "judged_event_id": judgement.event_id,
-            "judged_time_ms": to_ms(judgement.event_time), **moves}
+            "judged_time_ms": to_ms(judgement.event_time), "judge_usd": judgement.usd,
+            "judge_latency_ms": judgement.latency_ms, **moves}
 
 
 def apply_submission(row: Row, submission: Submission) -> Row | None:

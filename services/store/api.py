@@ -98,6 +98,8 @@ class Judgement:
     event_time: datetime
     position: Position
     judged: bytes
+    usd: float | None = None
+    latency_ms: float | None = None
 
 
 @dataclass(frozen=True)
@@ -213,6 +215,8 @@ class GroupStats:
     # from the lexical verdict.
     judged: int = 0
     disagreements: int = 0
+    judge_usd: float | None = None  # summed over the priced opinions
+    judge_latency_ms: float | None = None  # mean per judged answer
 
 
 @dataclass(frozen=True)

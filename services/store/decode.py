@@ -167,6 +167,8 @@ def decode_judged(message: Message) -> Judgement:
         event_time=parse_time(event.time) or _record_time(message),
         position=_position(message),
         judged=payload_json(judged),
+        usd=judged.cost.usd,
+        latency_ms=judged.cost.latency_ms,
     )
 
 

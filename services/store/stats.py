@@ -37,7 +37,8 @@ async def group_stats(conn: AsyncConnection, query: StatsQuery) -> list[GroupSta
             sa.func.sum(sa.case((c.judge.is_not(None), 1), else_=0)),
             *(sa.func.sum(c[name]) for name in _SUMS),
             sa.func.avg(c.coverage), sa.func.avg(c.citation_recall),
-            sa.func.avg(c.citation_precision),
+            sa.func.avg(c.citation_precision), sa.func.sum(c.judge_usd),
+            sa.func.avg(c.judge_latency_ms),
         ).where(*where).group_by(*dims)
     )
     groups: dict[GroupKey, GroupStats] = {}
@@ -48,7 +49,8 @@ async def group_stats(conn: AsyncConnection, query: StatsQuery) -> list[GroupSta
         group.judged = int(values[2] or 0)
         for name, value in zip(_SUMS, values[3:3 + len(_SUMS)], strict=True):
             setattr(group, name, int(value or 0))
-        coverage, recall, precision = values[3 + len(_SUMS):]
+        coverage, recall, precision, usd, judge_ms = values[3 + len(_SUMS):]
+        group.judge_usd, group.judge_latency_ms = _float(usd), _float(judge_ms)
         group.mean_coverage = _float(coverage)
         group.citation_recall = _float(recall)
         group.citation_precision = _float(precision)

@@ -62,6 +62,8 @@ answers = sa.Table(
     sa.Column("disagreements", sa.Integer),
     sa.Column("judged_event_id", ID),
     sa.Column("judged_time_ms", sa.BigInteger),
+    sa.Column("judge_usd", sa.Float),  # what the opinion cost (NULL: not priced)
+    sa.Column("judge_latency_ms", sa.Float),  # the judge's wall time for the answer
     sa.Index("ix_answers_tenant_answered", "tenant", "answered_at_ms", "answer_id"),
     sa.Index("ix_answers_answered", "answered_at_ms", "answer_id"),
     sa.Index("ix_answers_updated", "updated_at_ms"),
@@ -111,7 +113,8 @@ documents = sa.Table(
 )
 
 JUDGED_COLUMNS: tuple[str, ...] = (
-    "judged", "judge", "disagreements", "judged_event_id", "judged_time_ms")
+    "judged", "judge", "disagreements", "judged_event_id", "judged_time_ms", "judge_usd",
+    "judge_latency_ms")
 
 SUMMARY_COLUMNS: tuple[str, ...] = (
     "citations", "invalid_citations", "sentences", "uncited_sentences", "coverage",

@@ -107,3 +107,20 @@ async def test_disagreement_filter_and_stats_by_judge(store: SqlStore) -> None:
                                           until=T0 + timedelta(hours=1), group_by="judge"))
     by_key = {g.key: (g.answers, g.judged, g.disagreements) for g in groups}
     assert by_key == {None: (1, 0, 0), "openai:m": (2, 2, 1)}
+
+
+async def test_stats_sum_the_judges_cost_and_average_its_time(store: SqlStore) -> None:
+    data = r.answer("c-1")
+    formatted = r.formatted_model(data)
+    judged = AnswerJudged(answer_id="c-1", tenant="acme", judge="anthropic:h", scope="all",
+                          cost={"requests": 2, "input_tokens": 900, "output_tokens": 120,
+                                "usd": 0.0042, "latency_ms": 812.5})
+    value = r.event_bytes(judged, "c-1", _stamp(T0 + timedelta(seconds=3)), "jdg-cost")
+    await store.apply_batch([
+        decode_record(r.formatted(data, _stamp(T0))),
+        decode_record(Message("answers.judged", value, b"c-1", 0, 7))])
+    assert formatted.answer_id == "c-1"
+    [group] = await store.stats(StatsQuery(tenant="acme", since=T0 - timedelta(hours=1),
+                                           until=T0 + timedelta(hours=1), group_by="judge"))
+    assert group.key == "anthropic:h" and group.judged == 1
+    assert group.judge_usd == 0.0042 and group.judge_latency_ms == 812.5
