@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from services.judging.chat_judge import ChatJudge
 from services.judging.judge import (
     Item,
     JudgeConfigError,
@@ -26,23 +27,15 @@ DEFAULT_BASE_URL = "https://api.anthropic.com"
 API_VERSION = "2023-06-01"
 
 
-class AnthropicJudge:
+class AnthropicJudge(ChatJudge):
     """Judges a batch of items in one Messages call."""
 
-    quotes_evidence = True
+    kind = "anthropic"
 
     def __init__(self, transport: Transport, model: str, base_url: str = DEFAULT_BASE_URL,
                  api_key: str = "", max_tokens: int = 2048) -> None:
-        self._transport = transport
-        self._model = model
-        self._base = base_url.rstrip("/")
+        super().__init__(transport, model, base_url, api_key, max_tokens)
         self._headers = {"x-api-key": api_key, "anthropic-version": API_VERSION}
-        self._max_tokens = max_tokens
-
-    @property
-    def name(self) -> str:
-        """`anthropic:<model>`."""
-        return f"anthropic:{self._model}"
 
     def check(self) -> None:
         """`GET {base}/v1/models/{model}`: a 404 (unknown model) or a refused key is a
@@ -51,9 +44,7 @@ class AnthropicJudge:
             reply = self._transport.get(f"{self._base}/v1/models/{self._model}", self._headers)
         except JudgeUnavailable:
             return
-        if reply.status in (401, 403):
-            raise JudgeConfigError(f"{self._base}: the API key was refused "
-                                   f"(HTTP {reply.status}) {error_message(reply.body)}")
+        self._refused_key(reply)
         if reply.status == 404:
             raise JudgeConfigError(f"model {self._model!r} does not exist at {self._base}: "
                                    f"{error_message(reply.body)}")
@@ -71,13 +62,9 @@ class AnthropicJudge:
         reply = self._transport.post(f"{self._base}/v1/messages", payload, self._headers)
         body = reply.body if isinstance(reply.body, dict) else {}
         usage = _usage(body)
-        if reply.too_large:
-            return no_opinions(items, "rejected", "the reply is longer than 1 MiB", usage)
-        if reply.status != 200:
-            detail = f"HTTP {reply.status} {error_message(reply.body)}".strip()
-            if reply.status in (401, 403, 404):
-                raise JudgeUnavailable(detail)
-            return no_opinions(items, "rejected", detail, usage)
+        unusable = self._unusable(reply, items, usage)
+        if unusable is not None:
+            return unusable
         if body.get("stop_reason") == "refusal":
             return no_opinions(items, "refused", "the model declined to answer", usage)
         if body.get("stop_reason") == "max_tokens":

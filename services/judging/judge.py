@@ -12,6 +12,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Protocol
 
+from schemas.judged import JudgementStatus
 from schemas.spans import Verdict
 
 # What a model may answer: `unverifiable` is decided before a model is asked.
@@ -49,7 +50,7 @@ class Opinion:
 class NoOpinion:
     """Why an item got no usable opinion: `rejected` (unusable reply) or `refused`."""
 
-    status: str
+    status: JudgementStatus
     detail: str
 
 
@@ -70,7 +71,7 @@ class Verdicts:
     usage: Usage = field(default_factory=Usage)
 
 
-def no_opinions(items: Sequence[Item], status: str, detail: str, usage: Usage) -> Verdicts:
+def no_opinions(items: Sequence[Item], status: JudgementStatus, detail: str, usage: Usage) -> Verdicts:
     """The same `NoOpinion` for every item of a batch (a reply unusable as a whole)."""
     return Verdicts({item.key: NoOpinion(status, detail) for item in items}, usage)
 

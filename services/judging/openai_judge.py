@@ -13,6 +13,7 @@ import threading
 from collections.abc import Sequence
 from typing import Any
 
+from services.judging.chat_judge import ChatJudge
 from services.judging.judge import (
     Item,
     JudgeConfigError,
@@ -28,25 +29,17 @@ from services.judging.transport import HttpReply, Transport, error_message
 DEFAULT_BASE_URL = "https://api.openai.com/v1"
 
 
-class OpenAICompatibleJudge:
+class OpenAICompatibleJudge(ChatJudge):
     """Judges a batch of items in one chat completion."""
 
-    quotes_evidence = True
+    kind = "openai"
 
     def __init__(self, transport: Transport, model: str, base_url: str = DEFAULT_BASE_URL,
                  api_key: str = "", max_tokens: int = 2048) -> None:
-        self._transport = transport
-        self._model = model
-        self._base = base_url.rstrip("/")
+        super().__init__(transport, model, base_url, api_key, max_tokens)
         self._headers = {"authorization": f"Bearer {api_key}"} if api_key else {}
-        self._max_tokens = max_tokens
         self._structured = True
         self._lock = threading.Lock()
-
-    @property
-    def name(self) -> str:
-        """`openai:<model>`."""
-        return f"openai:{self._model}"
 
     def check(self) -> None:
         """The server lists the model (`GET {base}/models`); a refused key or an unknown
@@ -55,9 +48,7 @@ class OpenAICompatibleJudge:
             reply = self._transport.get(f"{self._base}/models", self._headers)
         except JudgeUnavailable:
             return
-        if reply.status in (401, 403):
-            raise JudgeConfigError(f"{self._base}: the API key was refused "
-                                   f"(HTTP {reply.status}) {error_message(reply.body)}")
+        self._refused_key(reply)
         if reply.status != 200 or not isinstance(reply.body, dict):
             return  # a server without the listing (some local servers): the first call tells
         listed = [m.get("id") for m in reply.body.get("data") or [] if isinstance(m, dict)]
@@ -78,13 +69,9 @@ class OpenAICompatibleJudge:
         }
         reply = self._post(payload)
         usage = _usage(reply.body)
-        if reply.too_large:
-            return no_opinions(items, "rejected", "the reply is longer than 1 MiB", usage)
-        if reply.status != 200:
-            detail = f"HTTP {reply.status} {error_message(reply.body)}".strip()
-            if reply.status in (401, 403, 404):
-                raise JudgeUnavailable(detail)
-            return no_opinions(items, "rejected", detail, usage)
+        unusable = self._unusable(reply, items, usage)
+        if unusable is not None:
+            return unusable
         message = _message(reply.body)
         if message is None:
             return no_opinions(items, "rejected", "the reply has no message", usage)

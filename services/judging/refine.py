@@ -17,7 +17,14 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from schemas.formatted import AnswerFormatted
-from schemas.judged import AnswerJudged, CitationJudgement, EvidenceQuote, JudgingCost
+from schemas.judged import (
+    AnswerJudged,
+    CitationJudgement,
+    EvidenceQuote,
+    JudgementStatus,
+    JudgingCost,
+)
+from schemas.spans import Verdict
 from services.judging.breaker import CircuitBreaker
 from services.judging.budget import Budgets
 from services.judging.cache import OpinionCache, cache_key
@@ -150,38 +157,32 @@ class Refiner:
             metrics.call(tenant, "unavailable", time.perf_counter() - started)
             return no_opinions(batch, "unavailable", str(exc), Usage())
         self.breaker.success()
-        used = verdicts.usage
-        metrics.call(tenant, "ok", time.perf_counter() - started, used.input_tokens,
-                     used.output_tokens, self.prices.usd(used) if self.prices else None)
+        usage = verdicts.usage
+        metrics.call(tenant, "ok", time.perf_counter() - started, usage.input_tokens,
+                     usage.output_tokens, self.prices.usd(usage) if self.prices else None)
         if self.budgets is not None:
-            used = verdicts.usage.input_tokens + verdicts.usage.output_tokens
-            self.budgets.settle(tenant, estimate, used or estimate)
+            tokens = usage.input_tokens + usage.output_tokens
+            self.budgets.settle(tenant, estimate, tokens or estimate)
         return verdicts
 
     def _judgement(self, candidate: Candidate, opinion: Opinion | NoOpinion, key: str,
                    cached: bool) -> CitationJudgement:
-        citation = candidate.citation
-        support = citation.support
+        support = candidate.citation.support
         assert support is not None
-        lexical = {"citation_index": candidate.index, "citation_id": citation.id, "sentence_index": citation.sentence_index,
-                   "source_index": citation.source_index, "lexical_verdict": support.verdict,
-                   "lexical_judge": support.judge}
-        kept = {**lexical, "verdict": support.verdict, "judge": support.judge}
         if isinstance(opinion, NoOpinion):
-            return CitationJudgement(**kept, status=opinion.status, detail=opinion.detail)
+            return _kept(candidate, opinion.status, opinion.detail)
         evidence, problem = self.check_quotes(opinion, candidate.evidence)
         if problem is not None:
-            return CitationJudgement(**kept, status="rejected", model_verdict=opinion.verdict,
-                                     detail=problem)
-        evidence = [q.model_copy(update={"start": q.start + candidate.offset,
-                                         "end": q.end + candidate.offset}) for q in evidence]
+            return _kept(candidate, "rejected", problem, opinion.verdict)
         if not cached:
             self.cache.put(key, opinion)
-        return CitationJudgement(
-            **lexical, status="judged", verdict=opinion.verdict, judge=self.judge.name,
-            model_verdict=opinion.verdict, rationale=opinion.rationale, evidence=evidence,
-            disagrees=opinion.verdict != support.verdict, cached=cached)
-
+        return _kept(candidate, "judged", None, opinion.verdict).model_copy(update={
+            "verdict": opinion.verdict, "judge": self.judge.name,
+            "rationale": opinion.rationale, "cached": cached,
+            "disagrees": opinion.verdict != support.verdict,
+            "evidence": [q.model_copy(update={"start": q.start + candidate.offset,
+                                              "end": q.end + candidate.offset})
+                         for q in evidence]})
 
     def check_quotes(self, opinion: Opinion, evidence: str) -> (
             tuple[list[EvidenceQuote], str | None]):
@@ -197,6 +198,20 @@ class Refiner:
                 and opinion.verdict in ("supported", "partial")):
             return [], f"a {opinion.verdict} verdict quoting no evidence"
         return found, None
+
+
+def _kept(candidate: Candidate, status: JudgementStatus, detail: str | None,
+          model_verdict: Verdict | None = None) -> CitationJudgement:
+    """The citation's judgement keeping its lexical verdict (`status` says why)."""
+    citation = candidate.citation
+    support = citation.support
+    assert support is not None
+    return CitationJudgement(
+        citation_index=candidate.index, citation_id=citation.id,
+        sentence_index=citation.sentence_index, source_index=citation.source_index,
+        status=status, verdict=support.verdict, judge=support.judge,
+        lexical_verdict=support.verdict, lexical_judge=support.judge,
+        model_verdict=model_verdict, detail=detail)
 
 
 def tenant_of(metadata: Mapping[str, Any] | None) -> str:
