@@ -34,7 +34,7 @@ class AnthropicJudge(ChatJudge):
 
     def __init__(self, transport: Transport, model: str, base_url: str = DEFAULT_BASE_URL,
                  api_key: str = "", max_tokens: int = 2048) -> None:
-        super().__init__(transport, model, base_url, api_key, max_tokens)
+        super().__init__(transport, model, base_url, max_tokens)
         self._headers = {"x-api-key": api_key, "anthropic-version": API_VERSION}
 
     def check(self) -> None:

@@ -22,12 +22,11 @@ class ChatJudge:
     quotes_evidence = True
     kind = ""  # the name's prefix: `openai`, `anthropic`
 
-    def __init__(self, transport: Transport, model: str, base_url: str, api_key: str = "",
+    def __init__(self, transport: Transport, model: str, base_url: str,
                  max_tokens: int = 2048) -> None:
         self._transport = transport
         self._model = model
         self._base = base_url.rstrip("/")
-        self._api_key = api_key
         self._max_tokens = max_tokens
 
     @property

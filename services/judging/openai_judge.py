@@ -36,7 +36,7 @@ class OpenAICompatibleJudge(ChatJudge):
 
     def __init__(self, transport: Transport, model: str, base_url: str = DEFAULT_BASE_URL,
                  api_key: str = "", max_tokens: int = 2048) -> None:
-        super().__init__(transport, model, base_url, api_key, max_tokens)
+        super().__init__(transport, model, base_url, max_tokens)
         self._headers = {"authorization": f"Bearer {api_key}"} if api_key else {}
         self._structured = True
         self._lock = threading.Lock()
