@@ -9,6 +9,7 @@ e.g. its evidence was not in the passage). `detail` says why an opinion was not 
 export interface CitationJudgement {
   cached: boolean;
   citation_id: number;
+  citation_index: number;
   detail: string | null;
   disagrees: boolean;
   evidence: Array<EvidenceQuote>;
