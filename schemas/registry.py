@@ -16,6 +16,7 @@ from schemas.answers import (
 from schemas.citations import AnswerCited
 from schemas.documents import DocumentIngested, DocumentRejected, DocumentSubmitted
 from schemas.formatted import AnswerFormatted
+from schemas.judged import AnswerJudged
 from schemas.scoring import AnswerScored
 from schemas.spans import AnswerResolved
 
@@ -51,6 +52,8 @@ EVENT_TYPES: dict[str, EventType] = {
         EventType("answer.cited", 1, AnswerCited),
         EventType("answer.resolved", 1, AnswerResolved),
         EventType("answer.formatted", 1, AnswerFormatted),
+        # A model judge's second opinion (the judging stage), after answer.formatted.
+        EventType("answer.judged", 1, AnswerJudged),
         EventType("document.submitted", 1, DocumentSubmitted),
         EventType("document.ingested", 1, DocumentIngested),
         EventType("document.rejected", 1, DocumentRejected),

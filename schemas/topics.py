@@ -9,6 +9,7 @@ ANSWERS_SCORED = "answers.scored"
 ANSWERS_CITED = "answers.cited"
 ANSWERS_RESOLVED = "answers.resolved"
 ANSWERS_FORMATTED = "answers.formatted"
+ANSWERS_JUDGED = "answers.judged"
 DOCUMENTS_SUBMITTED = "documents.submitted"
 DOCUMENTS_INGESTED = "documents.ingested"
 DOCUMENTS_REJECTED = "documents.rejected"
@@ -21,6 +22,7 @@ ALL_TOPICS: tuple[str, ...] = (
     ANSWERS_CITED,
     ANSWERS_RESOLVED,
     ANSWERS_FORMATTED,
+    ANSWERS_JUDGED,
     DOCUMENTS_SUBMITTED,
     DOCUMENTS_INGESTED,
     DOCUMENTS_REJECTED,

@@ -4,14 +4,16 @@ the corpus answers and its cost."""
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import click
 import orjson
 
 from services.cli import bench, main
+from services.cli.judge_option import judge_option, resolve_judge
 
 if TYPE_CHECKING:
+    from services.judging.refine import Refiner
     from services.verification.judges import Judge
 
 
@@ -30,8 +32,7 @@ def eval_group() -> None:
 @click.option("--answers", type=click.Path(file_okay=False, path_type=Path),
               default=_answers_default, show_default="$CITEFLOW_CORPUS/answers or tests/corpus/answers",
               help="Directory holding expertqa_cited_answers.json and alce_demos.json.")
-@click.option("--judge", "setting", default=None,
-              help="Judge to evaluate: 'lexical' or 'nli:/path/to/model' (default: $CITEFLOW_JUDGE).")
+@judge_option
 @click.option("--lang", "languages", default=None, is_flag=False, flag_value="all",
               metavar="[CODES]",
               help="Evaluate on the multilingual set instead: every language (--lang alone) or "
@@ -49,9 +50,8 @@ def eval_attribution(answers: Path, setting: str | None, languages: str | None,
     from rich.table import Table
 
     from services.eval.attribution import evaluate
-    from services.verification.config import configured_judge, judge_from_setting
 
-    judge = judge_from_setting(setting) if setting is not None else configured_judge()
+    judge, model = resolve_judge(setting)
     if languages is not None:
         _eval_languages(judge, languages, data)
         return
@@ -88,6 +88,8 @@ def eval_attribution(answers: Path, setting: str | None, languages: str | None,
                       shares, "-", "-", target)
     table.add_row("pace", "pairs/s", f"{wrong['pairs_per_second']:,.0f}", "-", "-", "-")
     Console(stderr=True).print(table)
+    if model is not None:
+        figures["model_judge"] = _model_judge(answers, judge, model)
     click.echo(orjson.dumps(figures).decode())
 
 
@@ -146,6 +148,35 @@ def eval_wice(claims: Path) -> None:
                   f"of {m['citeflow']['reported_words']:.0f}", "-", "-", "0")
     console.print(table)
     click.echo(orjson.dumps(figures.as_dict()).decode())
+
+
+def _model_judge(answers: Path, lexical: Judge, model: Refiner) -> dict[str, Any]:
+    """Task (b) again with the model judge, beside the lexical judge on the same claims."""
+    from rich.console import Console
+    from rich.table import Table
+
+    from services.eval.attribution import graded_claims
+    from services.judging.comparison import LabelledClaim, compare
+
+    graded = graded_claims(answers, lexical)
+    figures = compare(model, [LabelledClaim(c, p, label) for c, p, label, _ in graded],
+                      [said for *_, said in graded])
+    table = Table(title=f"(b) Complete vs Partial/Incomplete, {figures['claims']} claims: "
+                        f"{figures['judge']} beside the lexical judge")
+    for column in ("judge", "balanced accuracy", "opinions", "requests", "tokens in/out",
+                   "cost", "time"):
+        table.add_column(column)
+    table.add_row("lexical", f"{figures['lexical_balanced_accuracy']:.3f}", "-", "-", "-", "-",
+                  "-")
+    usd = figures["usd"]
+    table.add_row(figures["judge"], f"{figures['balanced_accuracy']:.3f}",
+                  ", ".join(f"{k} {v}" for k, v in sorted(figures["statuses"].items())),
+                  str(figures["requests"]),
+                  f"{figures['input_tokens']}/{figures['output_tokens']}",
+                  f"${usd:.4f}" if usd is not None else "unpriced",
+                  f"{figures['seconds']:.1f} s")
+    Console(stderr=True).print(table)
+    return figures
 
 
 @bench.command("verification")

@@ -16,7 +16,7 @@ REPO_ROOT = Path(__file__).resolve().parents[2]
 EVENTS_DOC = REPO_ROOT / "docs" / "events.md"
 # Pipeline order first; any other event after them, by name.
 ORDER = ("answer.submitted", "answer.provider", "answer.accepted", "answer.rejected",
-         "answer.scored", "answer.cited", "answer.resolved", "answer.formatted",
+         "answer.scored", "answer.cited", "answer.resolved", "answer.formatted", "answer.judged",
          "document.submitted", "document.ingested", "document.rejected")
 
 HEADER = """# Event contract

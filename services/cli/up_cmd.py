@@ -89,10 +89,13 @@ def up(replicas: tuple[str, ...], specs: tuple[str, ...], log_dir: Path,
     from services.runtime.config import to_env
     from services.runtime.registry import pipeline_stage_names
     from services.runtime.supervisor import Child, Supervisor
-    from services.stages import SINK_NAMES
+    from services.stages import SINK_NAMES, optional_stage_names
 
     with_gateway = gateway and not specs
-    stage_specs = list(specs) or [*pipeline_stage_names(), *(SINK_NAMES if gateway else ())]
+    # The judging stage too when CITEFLOW_JUDGING names a judge (checked here, once, with the
+    # topics: an unknown model stops `up` with its error before any process starts).
+    stage_specs = list(specs) or [*pipeline_stage_names(), *optional_stage_names(),
+                                  *(SINK_NAMES if gateway else ())]
     counts = _parse_replicas(replicas)
     unknown = set(counts) - set(stage_specs)
     if unknown:

@@ -203,6 +203,20 @@ def support_grading(questions: list[Question], judge: Judge) -> dict[str, Any]:
     }
 
 
+def graded_claims(answers_dir: Path, judge: Judge) -> list[tuple[str, str, bool, bool]]:
+    """Task (b)'s claims as (claim, the cited passages, human Complete, `judge` says
+    `supported`): what another judge is measured on beside this one."""
+    found = []
+    for question in load_questions(answers_dir):
+        memo = Judgements(judge, _views(question).get)
+        graded = [(t, c, _GRADED[s]) for t, c, s in question.claims if c and s in _GRADED]
+        memo.prefetch((text, cited) for text, cited, _ in graded)
+        for text, cited, complete in graded:
+            found.append((text, " ".join(question.passages[n] for n in cited), complete,
+                          memo.verdict((text, cited)) == "supported"))
+    return found
+
+
 def calibration(questions: list[Question], judge: Judge) -> dict[str, dict[str, int]]:
     """(c) The verdicts on ExpertQA's single-citation claims by their expert label
     (`complete`, `partial_or_incomplete`), each claim judged against its one cited passage

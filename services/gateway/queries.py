@@ -71,6 +71,9 @@ class AnswerListParams(_Params):
     invalid_citations: bool | None = Field(None, description="has invalid citations")
     downgraded_quotes: bool | None = Field(None, description="has verbatim quotes "
                                            "downgraded to derived")
+    disagreement: bool | None = Field(None, description="a model judge disagrees with the "
+                                      "lexical verdict of some citation (false: judged, "
+                                      "agrees on every one)")
     tenant: str | None = Field(None, max_length=200, description="admin keys only")
     limit: int = Field(50, ge=1, le=500)
     cursor: str | None = Field(None, max_length=1000)
@@ -81,7 +84,7 @@ class AnswerListParams(_Params):
 class StatsParams(_Params):
     """`GET /v1/stats`."""
 
-    group_by: Literal["model", "tenant", "language", "none"] = "model"
+    group_by: Literal["model", "tenant", "language", "judge", "none"] = "model"
     window: str = Field("24h", description="how far back from `until`, e.g. 15m, 24h, 7d")
     until: datetime | None = Field(None, description="end of the window (default: now)")
     bucket: str | None = Field(None, description="split the window into buckets of this "

@@ -75,7 +75,7 @@ class StatsDocument(TypedDict):
 
     since: datetime
     until: datetime
-    group_by: Literal["model", "tenant", "language", "none"]
+    group_by: Literal["model", "tenant", "language", "judge", "none"]
     bucket_seconds: int | None
     groups: list[GroupStats]
     previous: PreviousPeriod | None
@@ -157,7 +157,8 @@ async def list_answers(request: Request) -> Response:
         language=params.language, status=params.status, since=params.since, until=params.until,
         has_problems=params.has_problems, min_coverage=params.min_coverage,
         max_coverage=params.max_coverage, has_invalid_citations=params.invalid_citations,
-        has_downgraded_quotes=params.downgraded_quotes, limit=params.limit,
+        has_downgraded_quotes=params.downgraded_quotes, disagreement=params.disagreement,
+        limit=params.limit,
         cursor=params.cursor,
     )
     try:

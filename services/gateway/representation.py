@@ -30,6 +30,10 @@ class AnswerStatus(TypedDict):
     detail: Mapping[str, Any] | None
     summary: Summary | None
     latency_ms: float | None
+    # The model judge of the latest second opinion, and the citations where it disagrees
+    # with the lexical verdict (null: no model judge has given one).
+    judge: str | None
+    disagreements: int | None
 
 
 def location(answer_id: str) -> str:
@@ -54,14 +58,41 @@ def status_document(record: AnswerRecord) -> AnswerStatus:
         "detail": dict(record.detail) if record.detail is not None else None,
         "summary": record.summary,
         "latency_ms": record.latency_ms,
+        "judge": record.judge,
+        "disagreements": record.disagreements,
     }
 
 
 def answer_body(record: AnswerRecord) -> bytes:
     """The body of `GET /v1/answers/{id}`."""
     if record.status == "formatted" and record.result is not None:
+        if record.judged is not None:
+            return with_judgement(record.result, record.judged)
         return record.result
     return dump(status_document(record))
+
+
+def with_judgement(result: bytes, judged: bytes) -> bytes:
+    """The formatted result with a model judge's second opinion beside the lexical one:
+    `judgement` (the `answer.judged` data) at the top, and on every citation with a
+    verdict, `current`: the verdict that stands and the judge who gave it (the model's where
+    it judged the citation, else the lexical one in `support`)."""
+    answer = orjson.loads(result)
+    judgement = orjson.loads(judged)
+    by_index = {j["citation_index"]: j for j in judgement.get("judgements", [])}
+    for index, citation in enumerate(answer.get("citations") or []):
+        support = citation.get("support")
+        if support is None:
+            continue
+        opinion = by_index.get(index)
+        if opinion is not None and opinion["status"] == "judged":
+            citation["current"] = {"verdict": opinion["verdict"], "judge": opinion["judge"],
+                                   "rationale": opinion.get("rationale"),
+                                   "evidence": opinion.get("evidence", [])}
+        else:
+            citation["current"] = {"verdict": support["verdict"], "judge": support["judge"]}
+    answer["judgement"] = judgement
+    return orjson.dumps(answer)
 
 
 def etag(body: bytes) -> str:

@@ -9,6 +9,10 @@ is that of its consuming group furthest ahead: a stopped group's committed offse
 behind, and while Apache Kafka drops a stopped member at once, Tansu keeps listing it.
 When no group consumes, the lag is the configured group's (the backlog a restarted stage
 resumes with). Every group is listed with its own lag and members.
+
+The judging stage (a model judge's second opinions) is listed once `answers.judged` holds
+records, with `breaker`: its judge's circuit breaker as the newest `answer.judged` recorded
+it (`open`: the judge is down and every citation keeps its lexical verdict).
 """
 
 from __future__ import annotations
@@ -18,10 +22,11 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
+import orjson
 from aiokafka import AIOKafkaConsumer, TopicPartition
 from aiokafka.admin import AIOKafkaAdminClient
 
-from schemas.topics import dlq_topic
+from schemas.topics import ANSWERS_FORMATTED, ANSWERS_JUDGED, dlq_topic
 from services.runtime.config import RuntimeConfig
 from services.runtime.kafka import make_admin, make_consumer
 from services.runtime.topic_io import end_offsets
@@ -40,8 +45,11 @@ class GroupLag:
 
 
 def stage_inputs() -> dict[str, tuple[str, ...]]:
-    """The logical input topics of every stage and sink."""
-    return {name: stage(name).input_topics for name in STAGE_NAMES + SINK_NAMES}
+    """The logical input topics of every stage and sink, the judging stage's included (not
+    imported: that would load and check its judge here)."""
+    inputs = {name: stage(name).input_topics for name in STAGE_NAMES + SINK_NAMES}
+    inputs["judging"] = (ANSWERS_FORMATTED,)
+    return inputs
 
 
 async def pipeline_health(config: RuntimeConfig) -> dict[str, Any]:
@@ -53,6 +61,10 @@ async def pipeline_health(config: RuntimeConfig) -> dict[str, Any]:
     try:
         await admin.start()
         known = await consumer.topics()
+        judged = _partitions(config, consumer, known, (ANSWERS_JUDGED,))
+        judged_ends = await end_offsets(config, judged) if judged else {}
+        if not any(judged_ends.values()):
+            del inputs["judging"]  # no model judge has run: not a stage of this pipeline
         parts = {name: _partitions(config, consumer, known, topics)
                  for name, topics in inputs.items()}
         every = sorted({tp for tps in parts.values() for tp in tps})
@@ -73,18 +85,41 @@ async def pipeline_health(config: RuntimeConfig) -> dict[str, Any]:
             main = (min(consuming, key=lambda g: g.lag) if consuming else next(
                 (g for g in measured if g.group == configured),
                 _lag((configured, 0, {}), parts[name], ends)))
-            stages.append({
+            health: dict[str, Any] = {
                 "stage": name, "group": main.group, "topics": list(topics),
                 "lag": main.lag, "partitions": len(parts[name]),
                 "consuming": bool(consuming),
                 "groups": [{"group": g.group, "members": g.members, "lag": g.lag}
                            for g in sorted(measured, key=lambda g: g.group)],
                 "dead_letters": dead.get(name, 0),
-            })
+            }
+            if name == "judging":
+                health["breaker"] = await _newest_breaker(consumer, judged_ends)
+            stages.append(health)
         return {"stages": stages, "measured_at": time.time()}
     finally:
         await consumer.stop()
         await admin.close()
+
+
+async def _newest_breaker(consumer: AIOKafkaConsumer,
+                          ends: dict[TopicPartition, int]) -> str | None:
+    """The `breaker` of the newest `answer.judged` (by record time) over the partitions."""
+    filled = [tp for tp, end in ends.items() if end > 0]
+    consumer.assign(filled)
+    newest: tuple[int, str | None] = (-1, None)
+    for tp in filled:
+        consumer.seek(tp, ends[tp] - 1)
+    records = await consumer.getmany(*filled, timeout_ms=2500)
+    for batch in records.values():
+        for record in batch:
+            try:
+                state = orjson.loads(record.value or b"{}").get("data", {}).get("breaker")
+            except (orjson.JSONDecodeError, AttributeError):
+                continue  # not a readable event: says nothing about the breaker
+            if record.timestamp > newest[0]:
+                newest = (record.timestamp, state)
+    return newest[1]
 
 
 def _unique(groups: Iterable[tuple[str, ...]]) -> list[str]:

@@ -19,6 +19,8 @@ async def serve(stage: Stage, config: RuntimeConfig) -> int:
     """Run `stage` until SIGTERM/SIGINT; returns the exit code (0 after a clean stop)."""
     log = get_logger(stage.name)
     metrics = StageMetrics(stage.name)
+    for collector in stage.collectors:
+        metrics.registry.register(collector)
     port = metrics.serve(config.metrics_port)
     if port:
         log.info("metrics endpoint", port=port)

@@ -97,6 +97,9 @@ class Stage:
     tags: tuple[str, ...] = field(default=())
     # Set for a sink: records end in a database, not on topics.
     sink: Sink | None = None
+    # Prometheus collectors of the stage's own (e.g. a model judge's), served with the
+    # runtime's metrics.
+    collectors: tuple[Any, ...] = ()
 
 
 def decode_input(message: Message, model: type[BaseModel]) -> Event:

@@ -8,7 +8,9 @@ between topics):
   result is never replaced by a later dead letter or rejection of a duplicate, while a dead
   letter that was drained and re-processed does become formatted;
 - between events of the same rank, the later event time wins (a replay of an older one does not);
-- a submission only fills in what the row lacks (submit time, model, body hash).
+- a submission only fills in what the row lacks (submit time, model, body hash);
+- a model judge's opinion (`answer.judged`) sits beside the status and result, never
+  changing them: the later one by event time replaces an earlier one.
 """
 
 from __future__ import annotations
@@ -17,8 +19,8 @@ from dataclasses import asdict
 from datetime import datetime
 from typing import Any
 
-from services.store.api import ResultUpdate, Submission, Summary
-from services.store.tables import SUMMARY_COLUMNS
+from services.store.api import Judgement, ResultUpdate, Submission, Summary
+from services.store.tables import JUDGED_COLUMNS, SUMMARY_COLUMNS
 
 Row = dict[str, Any]
 RANK = {"submitted": 0, "rejected": 1, "dead_lettered": 1, "formatted": 2}
@@ -54,6 +56,7 @@ def submission_row(submission: Submission, now_ms: int) -> Row:
         "pos_partition": position.partition if position else None,
         "pos_offset": position.offset if position else None,
         **summary_columns(None),
+        **dict.fromkeys(JUDGED_COLUMNS),
     }
 
 
@@ -70,9 +73,45 @@ def update_row(update: ResultUpdate, now_ms: int) -> Row:
         "submitted_event_id": None,
         "body_sha256": None,
         "submitted_body": None,
+        **dict.fromkeys(JUDGED_COLUMNS),
     }
     row.update(_outcome(update, submitted, now_ms))
     return row
+
+
+def judgement_row(judgement: Judgement, now_ms: int) -> Row:
+    """The row of an answer first seen through its judgement (its result comes later)."""
+    at = to_ms(judgement.event_time)
+    row: Row = {
+        "answer_id": judgement.answer_id, "tenant": judgement.tenant, "status": "submitted",
+        "model": None, "answered_at_ms": at, "submitted_at_ms": None,
+        "submitted_event_id": None, "body_sha256": None, "event_id": None,
+        "event_time_ms": None, "updated_at_ms": now_ms, "result": None, "reason": None,
+        "detail": None, "latency_ms": None, "pos_topic": None, "pos_partition": None,
+        "pos_offset": None, **summary_columns(None),
+    }
+    return {**row, **_judged(judgement, now_ms)}
+
+
+def apply_judgement(row: Row, judgement: Judgement, now_ms: int) -> Row | None:
+    """`row` with the judgement, or None when it has it or a later one already."""
+    if row["judged_event_id"] == judgement.event_id or (
+            row["judged_time_ms"] is not None
+            and to_ms(judgement.event_time) <= row["judged_time_ms"]):
+        return None
+    return {**row, **_judged(judgement, now_ms)}
+
+
+def _judged(judgement: Judgement, now_ms: int) -> Row:
+    # The row's position moves to the judgement's record: a stream client resuming from
+    # before it is sent the answer again, with the judgement.
+    moves = {"pos_topic": judgement.position.topic,
+             "pos_partition": judgement.position.partition,
+             "pos_offset": judgement.position.offset, "updated_at_ms": now_ms}
+    return {"judged": judgement.judged, "judge": judgement.judge,
+            "disagreements": judgement.disagreements, "judged_event_id": judgement.event_id,
+            "judged_time_ms": to_ms(judgement.event_time), "judge_usd": judgement.usd,
+            "judge_latency_ms": judgement.latency_ms, **moves}
 
 
 def apply_submission(row: Row, submission: Submission) -> Row | None:

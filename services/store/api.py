@@ -100,6 +100,23 @@ class ResultUpdate:
 
 
 @dataclass(frozen=True)
+class Judgement:
+    """A model judge's second opinion on an answer (`answer.judged`): `judged` is the JSON
+    bytes of its data; the formatted result (the lexical opinion) is kept beside it."""
+
+    answer_id: str
+    tenant: str
+    judge: str
+    disagreements: int
+    event_id: str
+    event_time: datetime
+    position: Position
+    judged: bytes
+    usd: float | None = None
+    latency_ms: float | None = None
+
+
+@dataclass(frozen=True)
 class SubmitOutcome:
     """What `record_submitted` found: a new answer, the same body again, or another body
     under the same answer id (a conflict)."""
@@ -139,6 +156,10 @@ class AnswerRecord:
     latency_ms: float | None  # submitted -> formatted, from the events' own times
     position: Position | None
     body_sha256: str | None = None
+    # The latest model judge's opinion (`answer.judged` data, JSON) and that judge's name.
+    judged: bytes | None = None
+    judge: str | None = None
+    disagreements: int | None = None
 
 
 @dataclass(frozen=True)
@@ -156,6 +177,9 @@ class AnswerQuery:
     max_coverage: float | None = None
     has_invalid_citations: bool | None = None
     has_downgraded_quotes: bool | None = None
+    # True: answers a model judge disagrees with on some citation; False: judged, no
+    # disagreement.
+    disagreement: bool | None = None
     limit: int = 50
     cursor: str | None = None  # opaque, from a previous page
 
@@ -174,7 +198,7 @@ class StatsQuery:
     tenant: str | None
     since: datetime
     until: datetime
-    group_by: Literal["model", "tenant", "language", "none"] = "model"
+    group_by: Literal["model", "tenant", "language", "judge", "none"] = "model"
     bucket_seconds: int | None = None
     model: str | None = None
     language: str | None = None
@@ -209,6 +233,12 @@ class GroupStats:
     dead_letters: dict[str, int] = field(default_factory=dict)  # by reason
     latency_p50_ms: float | None = None
     latency_p95_ms: float | None = None
+    # Answers a model judge gave a second opinion on, and the citations where it differs
+    # from the lexical verdict.
+    judged: int = 0
+    disagreements: int = 0
+    judge_usd: float | None = None  # summed over the priced opinions
+    judge_latency_ms: float | None = None  # mean per judged answer
 
 
 @dataclass(frozen=True)
@@ -254,7 +284,7 @@ class DocumentRecord:
 
 
 # What the store sink decodes from one record (services.store.decode).
-StoreItem = Submission | ResultUpdate | DocumentRecord
+StoreItem = Submission | ResultUpdate | Judgement | DocumentRecord
 
 
 class ResultsStore(Protocol):

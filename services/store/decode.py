@@ -2,6 +2,7 @@
 
 `answers.submitted` -> Submission (envelope and metadata only: validating the answer is
 ingest's job), `answers.formatted` / `answers.rejected` / `answers.*.dlq` -> ResultUpdate,
+`answers.judged` -> Judgement,
 `documents.ingested` / `documents.rejected` -> DocumentRecord. The store sink and the live
 stream hub both read records through here.
 
@@ -38,11 +39,13 @@ from schemas.envelope import (
     payload_json,
 )
 from schemas.formatted import AnswerFormatted
+from schemas.judged import AnswerJudged
 from schemas.registry import parse_type
 from services.runtime.dead_letters import is_marker, read_dead_letter
 from services.runtime.stage import Message, PermanentError
 from services.store.api import (
     DocumentRecord,
+    Judgement,
     Position,
     ResultUpdate,
     StoreItem,
@@ -69,6 +72,8 @@ def decode_record(message: Message) -> StoreItem | None:
         return decode_rejected(message)
     if topic.endswith(_DLQ_SUFFIX) and is_marker(message.headers):
         return None  # an operator's note that a letter was worked: nothing to store
+    if topic == topics.ANSWERS_JUDGED:
+        return decode_judged(message)
     if topic.startswith(_ANSWER_DLQ_PREFIX) and topic.endswith(_DLQ_SUFFIX):
         return decode_dead_letter(message)
     if topic in (topics.DOCUMENTS_INGESTED, topics.DOCUMENTS_REJECTED):
@@ -148,6 +153,24 @@ def decode_formatted(message: Message) -> ResultUpdate:
         model=model_of(metadata),
         result=result,
         summary=summarize(data),
+    )
+
+
+def decode_judged(message: Message) -> Judgement:
+    """A model judge's second opinion, kept beside the answer's formatted result."""
+    event = _decode(message, AnswerJudged)
+    judged = cast(AnswerJudged, event.data)
+    return Judgement(
+        answer_id=judged.answer_id,
+        tenant=judged.tenant,
+        judge=judged.judge,
+        disagreements=judged.disagreements,
+        event_id=event.id,
+        event_time=parse_time(event.time) or _record_time(message),
+        position=_position(message),
+        judged=payload_json(judged),
+        usd=judged.cost.usd,
+        latency_ms=judged.cost.latency_ms,
     )
 
 

@@ -23,10 +23,12 @@ from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 from services.store import key_secrets
 from services.store.answer_state import (
     Row,
+    apply_judgement,
     apply_submission,
     apply_update,
     submission_row,
     to_ms,
+    judgement_row,
     update_row,
 )
 from services.store.api import (
@@ -36,6 +38,7 @@ from services.store.api import (
     Claim,
     DocumentRecord,
     GroupStats,
+    Judgement,
     Page,
     Position,
     Positions,
@@ -61,7 +64,7 @@ from services.store.tables import (
     idempotency_keys,
 )
 
-AnswerEvent = Submission | ResultUpdate
+AnswerEvent = Submission | ResultUpdate | Judgement
 # An Idempotency-Key is remembered this long (the draft leaves expiry to the server).
 IDEMPOTENCY_TTL_MS = 24 * 3600 * 1000
 # A claim still in flight after this long belongs to a request that died with its process.
@@ -416,11 +419,14 @@ def _fold(row: Row | None, items: Sequence[AnswerEvent], now: int) -> Row | None
     for item in items:
         if row is None:
             row = (submission_row(item, now) if isinstance(item, Submission)
+                   else judgement_row(item, now) if isinstance(item, Judgement)
                    else update_row(item, now))
             changed = True
             continue
         if isinstance(item, Submission):
             after = apply_submission(row, item)
+        elif isinstance(item, Judgement):
+            after = apply_judgement(row, item, now)
         else:
             after = apply_update(row, item, now)
         if after is not None:
@@ -504,9 +510,11 @@ def _filters(query: AnswerQuery) -> list[Any]:
         where.append(c.coverage <= query.max_coverage)
     for flag, column in ((query.has_problems, c.problems),
                          (query.has_invalid_citations, c.invalid_citations),
-                         (query.has_downgraded_quotes, c.downgraded_quotes)):
+                         (query.has_downgraded_quotes, c.downgraded_quotes),
+                         (query.disagreement, c.disagreements)):
         if flag is not None:
-            # Only formatted answers have these numbers; `false` means "formatted, none".
+            # Only formatted (or judged) answers have these numbers; `false` means "has
+            # them, none".
             where.append(column > 0 if flag else column == 0)
     return where
 
@@ -542,6 +550,8 @@ def _record(row: Row) -> AnswerRecord:
         updated_at=_dt(row["updated_at_ms"]) or datetime.now(UTC), event_id=row["event_id"],
         result=row["result"], reason=row["reason"], detail=row["detail"], summary=summary,
         latency_ms=row["latency_ms"], position=position, body_sha256=row["body_sha256"],
+        judged=row.get("judged"), judge=row.get("judge"),
+        disagreements=row.get("disagreements"),
     )
 
 

@@ -2,7 +2,7 @@
 outcomes into the results store.
 
 Reads `answers.submitted` (envelope and metadata: a status from the first moment),
-`answers.formatted`, `answers.rejected`, the dead-letter topics of the pipeline stages that
+`answers.formatted`, `answers.judged` (a model judge's second opinion), `answers.rejected`, the dead-letter topics of the pipeline stages that
 carry answers, and `documents.ingested` / `documents.rejected` / `documents.submitted.dlq`. Each fetched batch is one
 database transaction; offsets are committed after it (services.runtime.sink).
 
@@ -33,6 +33,7 @@ ANSWER_STAGE_INPUTS = (
 )
 INPUT_TOPICS: tuple[str, ...] = (
     topics.ANSWERS_SUBMITTED, topics.ANSWERS_FORMATTED, topics.ANSWERS_REJECTED,
+    topics.ANSWERS_JUDGED,
     *(topics.dlq_topic(t) for t in ANSWER_STAGE_INPUTS),
     topics.DOCUMENTS_INGESTED, topics.DOCUMENTS_REJECTED,
     topics.dlq_topic(topics.DOCUMENTS_SUBMITTED),

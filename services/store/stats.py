@@ -1,6 +1,7 @@
-"""`GET /v1/stats`: citation-quality numbers per model or tenant over a window, optionally in
-time buckets. Sums and means are SQL aggregates; latency percentiles are exact (linear
-interpolation between the closest ranks, PostgreSQL's `percentile_cont`) on both databases:
+"""`GET /v1/stats`: citation-quality numbers per model, tenant, language or model judge over
+a window, optionally in time buckets. Sums and means are SQL aggregates; latency percentiles
+are exact (linear interpolation between the closest ranks, PostgreSQL's `percentile_cont`) on
+both databases:
 PostgreSQL computes them, on SQLite (which has no percentile function) the same formula runs
 over the window's latencies.
 """
@@ -21,7 +22,7 @@ from services.store.tables import answers
 
 _SUMS = ("citations", "invalid_citations", "sentences", "uncited_sentences",
          "downgraded_quotes", "sources_supplied", "sources_cited", "supported_citations",
-         "unsupported_citations")
+         "unsupported_citations", "disagreements")
 GroupKey = tuple[str | None, int | None]
 
 
@@ -34,12 +35,14 @@ async def group_stats(conn: AsyncConnection, query: StatsQuery) -> list[GroupSta
         sa.select(
             *dims, sa.func.count(),
             sa.func.sum(sa.case((c.status == "formatted", 1), else_=0)),
+            sa.func.sum(sa.case((c.judge.is_not(None), 1), else_=0)),
             *(sa.func.sum(c[name]) for name in _SUMS),
             sa.func.avg(c.coverage), sa.func.avg(c.citation_recall),
             sa.func.avg(c.citation_precision),
             # judged: the valid citations of the answers that carry verdicts
             sa.func.sum(sa.case((c.supported_citations.is_not(None),
                                  c.citations - c.invalid_citations), else_=0)),
+            sa.func.sum(c.judge_usd), sa.func.avg(c.judge_latency_ms),
         ).where(*where).group_by(*dims)
     )
     groups: dict[GroupKey, GroupStats] = {}
@@ -47,9 +50,11 @@ async def group_stats(conn: AsyncConnection, query: StatsQuery) -> list[GroupSta
         group_key, values = _split(query, row)
         group = GroupStats(key=group_key[0], bucket_start=_bucket_start(group_key[1]))
         group.answers, group.formatted = int(values[0]), int(values[1] or 0)
-        for name, value in zip(_SUMS, values[2:2 + len(_SUMS)], strict=True):
+        group.judged = int(values[2] or 0)
+        for name, value in zip(_SUMS, values[3:3 + len(_SUMS)], strict=True):
             setattr(group, name, int(value or 0))
-        coverage, recall, precision, judged = values[2 + len(_SUMS):]
+        coverage, recall, precision, judged, usd, judge_ms = values[3 + len(_SUMS):]
+        group.judge_usd, group.judge_latency_ms = _float(usd), _float(judge_ms)
         group.mean_coverage = _float(coverage)
         group.citation_recall = _float(recall)
         group.citation_precision = _float(precision)
@@ -115,6 +120,8 @@ def _dims(query: StatsQuery) -> list[Any]:
         dims.append(answers.c.tenant)
     elif query.group_by == "language":
         dims.append(answers.c.language)
+    elif query.group_by == "judge":
+        dims.append(answers.c.judge)
     if query.bucket_seconds:
         size = int(query.bucket_seconds) * 1000
         dims.append((answers.c.answered_at_ms // size * size).label("bucket"))

@@ -59,6 +59,15 @@ answers = sa.Table(
     sa.Column("supported_citations", sa.Integer),
     sa.Column("unsupported_citations", sa.Integer),
     sa.Column("language", sa.String(16)),  # the answer's detected language (BCP 47 subtag)
+    # The latest model judge's second opinion (`answer.judged` data, JSON), its judge, the
+    # citations where it disagrees with the lexical verdict, the event that set it.
+    sa.Column("judged", sa.LargeBinary),
+    sa.Column("judge", ID),
+    sa.Column("disagreements", sa.Integer),
+    sa.Column("judged_event_id", ID),
+    sa.Column("judged_time_ms", sa.BigInteger),
+    sa.Column("judge_usd", sa.Float),  # what the opinion cost (NULL: not priced)
+    sa.Column("judge_latency_ms", sa.Float),  # the judge's wall time for the answer
     sa.Index("ix_answers_tenant_answered", "tenant", "answered_at_ms", "answer_id"),
     sa.Index("ix_answers_answered", "answered_at_ms", "answer_id"),
     sa.Index("ix_answers_updated", "updated_at_ms"),
@@ -106,6 +115,10 @@ documents = sa.Table(
     sa.Column("reason", ID),
     sa.Column("detail", sa.JSON),
 )
+
+JUDGED_COLUMNS: tuple[str, ...] = (
+    "judged", "judge", "disagreements", "judged_event_id", "judged_time_ms", "judge_usd",
+    "judge_latency_ms")
 
 SUMMARY_COLUMNS: tuple[str, ...] = (
     "citations", "invalid_citations", "sentences", "uncited_sentences", "coverage",

@@ -2,6 +2,7 @@
 export type { AnswerAccepted } from "./answer.accepted.v1";
 export type { AnswerCited } from "./answer.cited.v1";
 export type { AnswerFormatted } from "./answer.formatted.v1";
+export type { AnswerJudged } from "./answer.judged.v1";
 export type { ProviderAnswer } from "./answer.provider.v1";
 export type { AnswerRejected } from "./answer.rejected.v1";
 export type { AnswerResolved } from "./answer.resolved.v1";

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Literal
 
-from typing_extensions import TypedDict
+from typing_extensions import NotRequired, TypedDict
 
 from services.store.api import DocumentRecord
 
@@ -85,6 +85,8 @@ class StageHealth(TypedDict):
     consuming: bool
     groups: list[GroupHealth]
     dead_letters: int
+    # The judging stage only: its judge's circuit breaker (closed, open, half_open).
+    breaker: NotRequired[str | None]
 
 
 class PipelineHealth(TypedDict):

@@ -5,7 +5,10 @@ An outcome event is `id: <position>` + `event: <status>` + one `data:` line of J
 detail}` where `result` is the `answer.formatted` data (null for failures), embedded as
 the record's own JSON bytes (never parsed and re-written). The `summary` view (what a
 dashboard lists; the full result is one GET away) is the same without `result`: both are
-encoded once per record. Control events (`status`,
+encoded once per record. A model judge's second opinion is `event: judged`, data `{answer_id, tenant, status,
+event_id, event_time, judge, disagreements, judgement}` (`judgement`: the `answer.judged`
+data), streamed to the clients the answer's formatted result goes to. Control events
+(`status`,
 `error`, `overflow`) carry no `id:`, so a client's Last-Event-ID stays on the last outcome
 it received; heartbeats are SSE comments.
 """
@@ -19,7 +22,7 @@ from typing import Any
 
 import orjson
 
-from services.store.api import AnswerRecord, ResultUpdate, Status, Summary
+from services.store.api import AnswerRecord, Judgement, ResultUpdate, Status, Summary
 
 CONTENT_TYPE = b"text/event-stream; charset=utf-8"
 HEARTBEAT = b": keep-alive\n\n"
@@ -74,6 +77,21 @@ def record_frame(record: AnswerRecord, position: str) -> Frame:
         _data(record.answer_id, record.tenant, record.status, record.model, record.event_id,
               record.updated_at, record.summary, record.result, record.reason, record.detail),
     )
+
+
+def judgement_frame(judgement: Judgement, position: str) -> Frame:
+    """The frame of a model judge's opinion (the same in both views: it has no result)."""
+    data = _one_line(orjson.dumps({
+        "answer_id": judgement.answer_id, "tenant": judgement.tenant, "status": "formatted",
+        "event_id": judgement.event_id, "event_time": judgement.event_time,
+        "judge": judgement.judge, "disagreements": judgement.disagreements,
+        "judgement": orjson.Fragment(judgement.judged),
+    }))
+    body = b"event: judged\ndata: " + data + b"\n\n"
+    wire = _id_line(position) + body
+    return Frame(judgement.position.topic, judgement.position.partition,
+                 judgement.position.offset, judgement.event_id, judgement.answer_id,
+                 judgement.tenant, None, "formatted", None, position, body, wire, body, wire)
 
 
 def control(event: str, data: Mapping[str, Any], retry_ms: int | None = None) -> bytes:

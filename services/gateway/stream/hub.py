@@ -47,6 +47,7 @@ from services.runtime.config import RuntimeConfig
 from services.runtime.stage import Message, PermanentError
 from services.store.api import (
     AnswerRecord,
+    Judgement,
     ResultsStore,
     ResultUpdate,
     StoreUnavailable,
@@ -172,12 +173,14 @@ class Hub:
         history = message.offset < self._live_from.get(tp, 0)
         try:
             update = self.decode(message)
-            if not isinstance(update, ResultUpdate):
+            if not isinstance(update, (ResultUpdate, Judgement)):
                 return
             if update.event_id in self._recent_ids:
                 metrics.DUPLICATES.inc()
                 return  # an at-least-once duplicate: delivered once
-            frame = frames.update_frame(update, encode_position(self.vector))
+            frame = (frames.update_frame(update, encode_position(self.vector))
+                     if isinstance(update, ResultUpdate)
+                     else frames.judgement_frame(update, encode_position(self.vector)))
         except PermanentError as exc:
             log.warning("unreadable outcome record skipped", position=message.position,
                         code=exc.code, error=str(exc))
@@ -190,7 +193,8 @@ class Hub:
         self.ring.append(frame)
         if history:
             return
-        self._resolve_waiters((update.answer_id, update.tenant))
+        if isinstance(update, ResultUpdate):
+            self._resolve_waiters((update.answer_id, update.tenant))
         ended = []
         offered = 0
         for group in (self._by_tenant.get(frame.tenant), self._by_tenant.get(None)):
@@ -205,10 +209,12 @@ class Hub:
         metrics.RECORDS.inc()
         metrics.DELIVERIES.inc(offered)
 
-    def _remember(self, update: ResultUpdate) -> None:
+    def _remember(self, update: ResultUpdate | Judgement) -> None:
         self._recent_ids[update.event_id] = None
         if len(self._recent_ids) > self.limits.recent_ids:
             del self._recent_ids[next(iter(self._recent_ids))]
+        if isinstance(update, Judgement):
+            return  # an opinion, not an outcome: `wait_for` waits for the result
         key = (update.answer_id, update.tenant)
         self._recent.pop(key, None)
         self._recent[key] = record_of(update)

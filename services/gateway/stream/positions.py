@@ -39,6 +39,7 @@ STREAM_TOPICS: tuple[str, ...] = (
         topics.ANSWERS_SUBMITTED, topics.ANSWERS_ACCEPTED, topics.ANSWERS_SCORED,
         topics.ANSWERS_CITED, topics.ANSWERS_RESOLVED,
     )),
+    topics.ANSWERS_JUDGED,
 )
 _INDEX = {name: i for i, name in enumerate(STREAM_TOPICS)}
 _VERSION = "2."

@@ -32,3 +32,36 @@ def test_bench_verification_prints_its_figures() -> None:
     assert figures["expertqa"]["answers"] == 28 and figures["section7"]["answers"] == 1
     assert figures["expertqa"]["verification_cpu_ms"] > 0
     assert 0 < figures["expertqa"]["rivals_cpu_ms"] < figures["expertqa"]["verification_cpu_ms"]
+
+
+def test_eval_attribution_measures_a_model_judge_beside_the_lexical_one(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    from tests.services.judging.fake_servers import FakeJudgeServer
+
+    answers = corpus_path("answers")
+    with FakeJudgeServer("openai") as server:
+        monkeypatch.setenv("CITEFLOW_JUDGING_BASE_URL", server.base_url)
+        monkeypatch.setenv("CITEFLOW_JUDGING_PRICES", "1,2")
+        result = CliRunner().invoke(main, ["eval", "attribution", "--answers", str(answers),
+                                           "--judge", "openai:judge-model"])
+        posts = len(server.posts())
+    assert result.exit_code == 0, result.output
+    figures = orjson.loads(result.stdout.strip().splitlines()[-1])
+    assert figures["judge"] == "lexical"  # the inline run is the lexical judge's
+    model = figures["model_judge"]
+    assert model["judge"] == "openai:judge-model" and model["claims"] == 130
+    assert sum(model["statuses"].values()) == 130 and model["requests"] == posts > 0
+    # The same claims: the lexical column is task (b)'s lexical figure.
+    assert model["lexical_balanced_accuracy"] == \
+        figures["support_grading"]["judge_balanced_accuracy"]
+    assert model["usd"] == pytest.approx((model["input_tokens"] + 2 * model["output_tokens"])
+                                         / 1e6)
+
+
+def test_an_unknown_model_judge_is_a_usage_error() -> None:
+    from tests.services.judging.fake_servers import FakeJudgeServer
+
+    with FakeJudgeServer("openai") as server:
+        result = CliRunner(env={"CITEFLOW_JUDGING_BASE_URL": server.base_url}).invoke(
+            main, ["eval", "attribution", "--judge", "openai:nope"])
+    assert result.exit_code == 2 and "'nope' does not exist" in result.output

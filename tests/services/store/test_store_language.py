@@ -77,9 +77,9 @@ def test_the_read_routes_take_a_language() -> None:
         AnswerListParams.model_validate({"language": "zh'; drop table answers;--"})
 
 
-async def test_older_answers_get_their_language_from_migration_0005_or_a_replay(
+async def test_older_answers_get_their_language_from_migration_0006_or_a_replay(
         store_url: str) -> None:
-    """Rows stored before the column: 0005 fills it from the stored result; a row whose
+    """Rows stored before the column: 0006 fills it from the stored result; a row whose
     language is still NULL gets it when the same formatted event is read again."""
     import sqlalchemy as sa
 
@@ -88,11 +88,11 @@ async def test_older_answers_get_their_language_from_migration_0005_or_a_replay(
     store = SqlStore(store_url)
     try:
         async with store.engine.begin() as conn:
-            await conn.run_sync(upgrade, "0004")
+            await conn.run_sync(upgrade, "0005")
         data = r.answer("old", tenant="acme")
         flow = _flow(data, 0)
         await store.apply_batch(flow)
-        async with store.engine.begin() as conn:  # as 0004 left rows stored before it
+        async with store.engine.begin() as conn:  # as rows stored before 0004 were left
             await conn.execute(sa.text("UPDATE answers SET language = NULL"))
         await store.migrate()
         old = await store.get("old", "acme")

@@ -442,3 +442,37 @@ async def test_partitions_the_hub_does_not_read_are_dropped_from_a_resume() -> N
     collector = Collector()
     await hub.catch_up(subscription, collector.write)
     assert collector.events() == ["a-1", "a-2"]
+
+
+async def test_a_model_judges_opinion_is_streamed_once_to_the_answers_clients() -> None:
+    from schemas.judged import AnswerJudged
+    from services.runtime.stage import Message
+    from tests.services.store import records
+
+    def judged(answer_id: str, offset: int, tenant: str) -> Message:
+        data = AnswerJudged(answer_id=answer_id, tenant=tenant, judge="openai:m",
+                            scope="all", disagreements=1)
+        value = records.event_bytes(data, answer_id, "2026-11-25T10:00:05.000Z",
+                                    f"jdg-{answer_id}")
+        return Message("answers.judged", value, answer_id.encode(), 0, offset)
+
+    hub = make_hub()
+    attach(hub, [("answers.judged", 0)])
+    _, acme, t1 = await connect(hub, StreamFilter("acme"))
+    _, other, t2 = await connect(hub, StreamFilter("other"))
+    _, by_model, t3 = await connect(hub, StreamFilter("acme", model="gpt-x"))
+    hub.publish(formatted("a-1", 0))
+    hub.publish(judged("a-1", 0, "acme"))
+    hub.publish(judged("a-1", 1, "acme"))  # an at-least-once duplicate
+    await settle()
+    events = [e for e in parse_events(acme.data.decode()) if e.event in ("formatted", "judged")]
+    assert [e.event for e in events] == ["formatted", "judged"]
+    body = events[1].json()
+    assert body["judge"] == "openai:m" and body["disagreements"] == 1
+    assert body["judgement"]["answer_id"] == "a-1" and events[1].id
+    assert all(e.event not in ("formatted", "judged")
+               for e in parse_events(other.data.decode()))
+    assert [e.event for e in parse_events(by_model.data.decode())
+            if e.event in ("formatted", "judged")] == ["formatted"]
+    for task in (t1, t2, t3):
+        task.cancel()

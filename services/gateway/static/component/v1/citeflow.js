@@ -17,7 +17,10 @@
 // Properties: apiKey / token (a bearer credential), fetcher (fn(path, init) -> Response, for
 // a host that proxies the gateway), data (a formatted answer: rendered without fetching it).
 // Events (bubbling, composed): citeflow-ready, citeflow-error, citeflow-open,
-// citeflow-key-offered. Property tenant: the tenant the answer was read as.
+// citeflow-key-offered, citeflow-judged. Property tenant: the tenant the answer was read as.
+// With the `live` attribute it follows the gateway's stream: a model judge's second opinion
+// (`event: judged`) updates the chips in place, the preview card naming the judge;
+// `applyJudgement(answerJudged)` does the same for a host with its own stream.
 "use strict";
 
 (() => {
@@ -64,6 +67,8 @@
 .card .verdict-unsupported { color: var(--citeflow-bad); }
 .card .verdict-partial { color: var(--citeflow-warn); }
 .card .verdict-supported { color: var(--citeflow-good); }
+.card .judge { display: block; font-size: .85em; color: var(--citeflow-muted); }
+.card .rationale { margin: .25rem 0; font-style: italic; }
 .panel { background: var(--citeflow-surface); border: 1px solid var(--citeflow-line);
   border-radius: var(--citeflow-radius); padding: .8rem 1rem;
   max-height: calc(100vh - 6rem); overflow: auto; position: sticky; top: 1rem; }
@@ -259,7 +264,7 @@ mark[data-citeflow-quote] { background: var(--citeflow-quote, #ffc233); color: i
 <div class="card" part="preview-card" id="preview-card" role="tooltip" hidden></div></div>`;
 
   class CiteflowAnswer extends HTMLElement {
-    static get observedAttributes() { return ["answer-id", "gateway", "api-key"]; }
+    static get observedAttributes() { return ["answer-id", "gateway", "api-key", "live"]; }
 
     constructor() {
       super();
@@ -305,9 +310,11 @@ mark[data-citeflow-quote] { background: var(--citeflow-quote, #ffc233); color: i
 
     disconnectedCallback() {
       document.removeEventListener("keydown", this.onKey);
+      this.unwatch();
     }
 
     attributeChangedCallback(name, before, after) {
+      if (name === "live") this.liveChanged();
       if (name === "answer-id" && before !== after && this.isConnected) {
         this._data = null;
         this.load();
@@ -415,6 +422,7 @@ mark[data-citeflow-quote] { background: var(--citeflow-quote, #ffc233); color: i
       showBidiControls(this.answerBox);
       this.wire();
       this.legend();
+      if (this.hasAttribute("live")) this.watch();
       requestAnimationFrame(() => requestAnimationFrame(() => {
         this.firstRender = performance.now() - begun;
         this.dataset.state = "ready";
@@ -446,6 +454,7 @@ mark[data-citeflow-quote] { background: var(--citeflow-quote, #ffc233); color: i
     }
 
     verdictOf(citation) {
+      if (citation.current) return citation.current.verdict;
       const verification = this._data.verification;
       const found = (verification && verification.citations || []).find((v) =>
         v.citation_id === citation.id && v.sentence_index === citation.sentence_index);
@@ -476,6 +485,7 @@ mark[data-citeflow-quote] { background: var(--citeflow-quote, #ffc233); color: i
             "Not in the source: " + words));
         }
         this.underline(chip, citation);
+        this.cardJudge(card, citation);
         const passage = link ? link.locator.selector.exact : (source && source.excerpt) || "";
         card.append(element("p", {class: "passage", dir: direction(passage)},
           passage.length > 280 ? passage.slice(0, 277) + "…" : passage));
@@ -912,6 +922,105 @@ mark[data-citeflow-quote] { background: var(--citeflow-quote, #ffc233); color: i
       legend.append(element("span", {class: "legend-hint"},
         "Click a citation to see the passage it rests on."));
       this.answerBox.append(legend);
+    }
+
+    // ---- a model judge's second opinion ---------------------------------------------
+    // The preview card names who gave the verdict (the lexical check, or a model judge with
+    // its one-sentence rationale).
+    cardJudge(card, citation) {
+      const current = citation.current;
+      const judge = current ? current.judge : citation.support && citation.support.judge;
+      if (!judge) return;
+      card.append(element("span", {class: "judge", part: "judge"}, "judged by " + judge));
+      if (current && current.rationale) {
+        card.append(element("p", {class: "rationale", part: "rationale",
+          dir: direction(current.rationale)}, current.rationale));
+      }
+    }
+
+    // An `answer.judged` (from the stream, or a host's own): each judged citation's verdict
+    // becomes the model's, its chip updated in place (nothing is re-rendered).
+    applyJudgement(judgement) {
+      const data = this._data;
+      if (!data || !judgement || judgement.answer_id !== data.answer_id) return;
+      data.judgement = judgement;
+      for (const opinion of judgement.judgements || []) {
+        const citation = data.citations[opinion.citation_index];
+        if (!citation || !citation.support) continue;
+        citation.current = opinion.status === "judged"
+          ? {verdict: opinion.verdict, judge: opinion.judge, rationale: opinion.rationale,
+            evidence: opinion.evidence || []}
+          : {verdict: citation.support.verdict, judge: citation.support.judge};
+        this.refreshChip(citation);
+      }
+      this.dispatchEvent(new CustomEvent("citeflow-judged", {bubbles: true, composed: true,
+        detail: {answerId: data.answer_id, judge: judgement.judge}}));
+    }
+
+    refreshChip(citation) {
+      const chips = Array.from(this.answerBox.querySelectorAll(".citation[data-citation-id]"));
+      chips.forEach((chip, position) => {
+        if (this.citationOf(chip, position) !== citation || !citation.valid) return;
+        const verdict = this.verdictOf(citation);
+        const source = this.sourceOf(citation.source_index);
+        for (const badge of chip.querySelectorAll(".badge")) badge.remove();
+        chip.setAttribute("part", "chip chip-" + verdict);
+        chip.dataset.judge = citation.current.judge;
+        chip.setAttribute("aria-label", "Citation " + citation.marker + ": "
+          + ((source && source.title) || "source") + " (" + verdict + ", judged by "
+          + citation.current.judge + "), open the supporting passage");
+        chip.append(element("span", {class: "badge badge-" + verdict,
+          part: "badge badge-" + verdict, "aria-hidden": "true"}));
+      });
+    }
+
+    // With the `live` attribute: the gateway's stream (fetched with the key, as every
+    // request is), for this answer's `judged` events.
+    async watch() {
+      this.unwatch();
+      const abort = this.watching = new AbortController();
+      const headers = this.apiKey ? {Authorization: "Bearer " + this.apiKey} : {};
+      let buffer = "";
+      try {
+        const response = await fetch(this.gateway + "/v1/stream?view=summary",
+          {headers, credentials: "omit", signal: abort.signal});
+        if (!response.ok || !response.body) return;
+        this.dataset.live = "on";
+        const reader = response.body.pipeThrough(new TextDecoderStream()).getReader();
+        for (;;) {
+          const {value, done} = await reader.read();
+          if (done) { delete this.dataset.live; return; }
+          buffer += value;
+          let end;
+          while ((end = buffer.indexOf("\n\n")) >= 0) {
+            this.streamEvent(buffer.slice(0, end));
+            buffer = buffer.slice(end + 2);
+          }
+        }
+      } catch (error) {
+        if (abort.signal.aborted) return;  // disconnected or re-watched
+      }
+    }
+
+    streamEvent(block) {
+      const lines = block.split("\n");
+      if (!lines.includes("event: judged")) return;
+      const data = lines.find((line) => line.startsWith("data: "));
+      if (!data) return;
+      const event = JSON.parse(data.slice(6));
+      if (event.answer_id === this.answerId || (this._data
+          && event.answer_id === this._data.answer_id)) this.applyJudgement(event.judgement);
+    }
+
+    unwatch() {
+      if (this.watching) this.watching.abort();
+      this.watching = null;
+      delete this.dataset.live;
+    }
+
+    liveChanged() {
+      if (!this.hasAttribute("live")) this.unwatch();
+      else if (this._data && this.isConnected && !this.watching) this.watch();
     }
 
     // ---- wiring -----------------------------------------------------------------------

@@ -2,8 +2,8 @@
 JSON (`answer.formatted`'s `language`). A result that predates the field keeps NULL until a
 recomputing replay (`citeflow replay answers.submitted --recompute`) stores a new one.
 
-Revision ID: 0005
-Revises: 0004
+Revision ID: 0006
+Revises: 0005
 Create Date: 2026-11-28
 """
 
@@ -15,8 +15,8 @@ from alembic import op
 
 from services.store.summary import detected_language
 
-revision = "0005"
-down_revision = "0004"
+revision = "0006"
+down_revision = "0005"
 branch_labels = None
 depends_on = None
 

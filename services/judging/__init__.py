@@ -1,0 +1,1 @@
+"""The judging stage: a model judge's second opinion on the lexical support verdicts."""

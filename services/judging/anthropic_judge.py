@@ -1,0 +1,84 @@
+"""An Anthropic Messages judge (`POST {base}/v1/messages`).
+
+The instructions go in `system`, the data block in the one user message; the reply's text
+blocks are read by the strict parser (services.judging.reply). `stop_reason: refusal` is an
+opinion refused; a reply cut at `max_tokens` is rejected (its JSON is incomplete).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from services.judging.chat_judge import ChatJudge
+from services.judging.judge import (
+    Item,
+    JudgeConfigError,
+    JudgeUnavailable,
+    Usage,
+    Verdicts,
+    no_opinions,
+)
+from services.judging.prompt import build_prompt
+from services.judging.reply import parse_reply
+from services.judging.transport import Transport, error_message
+
+DEFAULT_BASE_URL = "https://api.anthropic.com"
+API_VERSION = "2023-06-01"
+
+
+class AnthropicJudge(ChatJudge):
+    """Judges a batch of items in one Messages call."""
+
+    kind = "anthropic"
+
+    def __init__(self, transport: Transport, model: str, base_url: str = DEFAULT_BASE_URL,
+                 api_key: str = "", max_tokens: int = 2048) -> None:
+        super().__init__(transport, model, base_url, max_tokens)
+        self._headers = {"x-api-key": api_key, "anthropic-version": API_VERSION}
+
+    def check(self) -> None:
+        """`GET {base}/v1/models/{model}`: a 404 (unknown model) or a refused key is a
+        configuration error; an unreachable server is not (the breaker copes)."""
+        try:
+            reply = self._transport.get(f"{self._base}/v1/models/{self._model}", self._headers)
+        except JudgeUnavailable:
+            return
+        self._refused_key(reply)
+        if reply.status == 404:
+            raise JudgeConfigError(f"model {self._model!r} does not exist at {self._base}: "
+                                   f"{error_message(reply.body)}")
+
+    def judge(self, items: Sequence[Item]) -> Verdicts:
+        """One Messages call for the batch."""
+        prompt = build_prompt(items)
+        payload: dict[str, Any] = {
+            "model": self._model,
+            "max_tokens": self._max_tokens,
+            "temperature": 0,
+            "system": prompt.system,
+            "messages": [{"role": "user", "content": prompt.user}],
+        }
+        reply = self._transport.post(f"{self._base}/v1/messages", payload, self._headers)
+        body = reply.body if isinstance(reply.body, dict) else {}
+        usage = _usage(body)
+        unusable = self._unusable(reply, items, usage)
+        if unusable is not None:
+            return unusable
+        if body.get("stop_reason") == "refusal":
+            return no_opinions(items, "refused", "the model declined to answer", usage)
+        if body.get("stop_reason") == "max_tokens":
+            return no_opinions(items, "rejected", "the reply was cut at max_tokens", usage)
+        blocks = body.get("content")
+        if not isinstance(blocks, list):
+            return no_opinions(items, "rejected", "the reply has no content", usage)
+        text = "".join(b.get("text", "") for b in blocks
+                       if isinstance(b, dict) and b.get("type") == "text")
+        return Verdicts(parse_reply(text, items), usage)
+
+
+def _usage(body: dict[str, Any]) -> Usage:
+    usage = body.get("usage")
+    if not isinstance(usage, dict):
+        return Usage(requests=1)
+    return Usage(1, int(usage.get("input_tokens") or 0), int(usage.get("output_tokens") or 0))
