@@ -173,12 +173,24 @@ async def migrate(engine: AsyncEngine) -> None:
 def upgrade(connection: sa.Connection, revision: str = "head") -> None:
     """Run the Alembic migrations on `connection` up to `revision`."""
     from alembic import command
+
+    command.upgrade(_alembic_config(connection), revision)
+
+
+def downgrade(connection: sa.Connection, revision: str) -> None:
+    """Undo the Alembic migrations on `connection` after `revision`."""
+    from alembic import command
+
+    command.downgrade(_alembic_config(connection), revision)
+
+
+def _alembic_config(connection: sa.Connection) -> Any:
     from alembic.config import Config
 
     config = Config()
     config.set_main_option("script_location", str(MIGRATIONS))
     config.attributes["connection"] = connection
-    command.upgrade(config, revision)
+    return config
 
 
 def current_revision(connection: sa.Connection) -> str | None:

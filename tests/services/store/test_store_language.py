@@ -83,17 +83,17 @@ async def test_older_answers_get_their_language_from_migration_0006_or_a_replay(
     language is still NULL gets it when the same formatted event is read again."""
     import sqlalchemy as sa
 
-    from services.store.engine import upgrade
+    from services.store.engine import downgrade
 
     store = SqlStore(store_url)
     try:
-        async with store.engine.begin() as conn:
-            await conn.run_sync(upgrade, "0005")
+        await store.migrate()
         data = r.answer("old", tenant="acme")
         flow = _flow(data, 0)
         await store.apply_batch(flow)
         async with store.engine.begin() as conn:  # as rows stored before 0004 were left
             await conn.execute(sa.text("UPDATE answers SET language = NULL"))
+            await conn.run_sync(downgrade, "0005")
         await store.migrate()
         old = await store.get("old", "acme")
         assert old is not None and old.summary is not None and old.summary.language == "en"
@@ -106,3 +106,4 @@ async def test_older_answers_get_their_language_from_migration_0006_or_a_replay(
         assert again.summary.language == "en" and again.event_id == old.event_id
     finally:
         await store.close()
+
