@@ -292,7 +292,9 @@ def _missing_words(text: str, check: AtomCheck, language: _Language) -> list[tup
     lacking = check.unbacked
     if not text.isascii():
         return _word_by_word(text, check, lacking, language.get())
-    matches = [m for m in _SURFACE.finditer(text, span.start, span.end) if _own(span, m.start())]
+    matches = list(_SURFACE.finditer(text, span.start, span.end))
+    if span.kind != QUOTE and span.claims != text[span.start : span.end]:  # (holes inside)
+        matches = [match for match in matches if _own(span, match.start())]
     lowered = [match.group().lower() for match in matches]
     terms = term_list(lowered, language.get())
     return [
