@@ -68,8 +68,9 @@ class Gateway:
         )
         log.close()
         self.harness.processes.append(self.process)
-        self.harness.wait_for(lambda: self._status(ready) == 200, f"gateway {ready}",
-                              timeout=60)
+        # The harness's deadline, not a guess at start-up time: a busy machine took over 60 s
+        # (a gateway that exits fails the wait at once).
+        self.harness.wait_for(lambda: self._status(ready) == 200, f"gateway {ready}")
 
     def _status(self, path: str) -> int | None:
         assert self.process is not None
