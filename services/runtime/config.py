@@ -83,10 +83,10 @@ class RuntimeConfig:
         """Defaults, then environment variables, then explicit overrides (None = not given)."""
         env = os.environ if environ is None else environ
         values: dict[str, Any] = {}
-        for f in fields(cls):
-            raw = env.get(ENV_VARS.get(f.name, ""))
+        for name, variable in ENV_VARS.items():
+            raw = env.get(variable)
             if raw is not None and raw != "":
-                values[f.name] = _convert(f.name, raw)
+                values[name] = _convert(name, raw)
         config = cls(**values, kafka=KafkaConnection.from_env(env))
         given = {k: v for k, v in overrides.items() if v is not None}
         return replace(config, **given) if given else config
@@ -107,9 +107,9 @@ class RuntimeConfig:
 
 
 _INTS = {
-    "partitions", "replication_factor", "retention_ms", "batch_size", "fetch_max_wait_ms", "linger_ms", "session_timeout_ms",
-    "heartbeat_interval_ms", "retry_max_attempts", "retry_base_ms", "retry_max_ms",
-    "metrics_port",
+    "partitions", "replication_factor", "retention_ms", "batch_size", "fetch_max_wait_ms",
+    "linger_ms", "session_timeout_ms", "heartbeat_interval_ms", "retry_max_attempts",
+    "retry_base_ms", "retry_max_ms", "metrics_port",
 }
 
 
