@@ -170,8 +170,8 @@ class GuardedHttpToolsProtocol(HttpToolsProtocol):
             return  # a request pipelined behind a refused one
         if self._proxied:
             self._peer = self._forwarded_client()
-            wait_s = self._peer is not None and self.refusals.take(self._peer, spend=False)
-            if wait_s:
+            if self._peer is not None and (
+                    wait_s := self.refusals.take(self._peer, spend=False)):
                 self._refuse(_SHUT_OUT % max(1, math.ceil(wait_s)), strike=False)
                 return
         # A head that arrived within one read was never over the limit between reads.

@@ -70,9 +70,16 @@ def host_app(gateway: str, key: str) -> Starlette:
 
 @contextmanager
 def host_site(gateway: str, key: str) -> Iterator[str]:
+    with serving_host(host_app(gateway, key)) as url:
+        yield url
+
+
+@contextmanager
+def serving_host(app: Starlette) -> Iterator[str]:
+    """A host page's `app` on another origin than the gateway's until the block ends."""
     port = free_port()
-    server = uvicorn.Server(uvicorn.Config(host_app(gateway, key), host="127.0.0.1",
-                                           port=port, log_level="warning"))
+    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port,
+                                           log_level="warning"))
     loop = asyncio.new_event_loop()
     thread = threading.Thread(target=loop.run_until_complete, args=(server.serve(),),
                               daemon=True)

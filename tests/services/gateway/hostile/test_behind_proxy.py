@@ -25,6 +25,7 @@ import yaml
 from services.broker import free_port
 from tests.integration.conftest import REPO_ROOT, bootstrap  # noqa: F401
 from tests.services.gateway.hostile.conftest import Hostile, serving
+from tests.services.gateway.hostile.test_http_limits import _read_all
 
 pytestmark = pytest.mark.integration
 
@@ -147,7 +148,7 @@ def test_a_client_the_proxy_names_is_shut_out_not_the_proxy(proxied: Proxied) ->
                     sock.sendall(frame)
             except (BrokenPipeError, ConnectionResetError):
                 pass
-            return _answer(sock)
+            return _read_all(sock)
 
     first = [oversize("198.51.100.1") for _ in range(25)]
     assert b" 413 " in first[0].split(b"\r\n", 1)[0], first[0][:80]
@@ -157,14 +158,3 @@ def test_a_client_the_proxy_names_is_shut_out_not_the_proxy(proxied: Proxied) ->
                             headers={"X-Forwarded-For": "198.51.100.2"})
     assert named_other.status_code == 200
 
-
-def _answer(sock: socket.socket) -> bytes:
-    out = b""
-    while True:
-        try:
-            data = sock.recv(65536)
-        except ConnectionResetError:
-            return out
-        if not data:
-            return out
-        out += data

@@ -8,13 +8,19 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from typing import Any
 
+import httpx
 import orjson
 import pytest
+from starlette.applications import Starlette
+from starlette.requests import Request
+from starlette.responses import HTMLResponse, Response
+from starlette.routing import Route
 
 from services.bench.reader_corpus import formatted
 from services.bench.reader_site import reader_site
 from services.store.api import Position, ResultUpdate
 from services.store.summary import summarize
+from tests.component.host import serving_host
 from tests.services.gateway.pages.site import open_viewer, results_store, wait_until
 
 LONG = "x" * 60_000
@@ -49,9 +55,16 @@ def _fresh(driver: Any, site: Any) -> None:
 
 
 def _answer_text(driver: Any) -> str:
+    """The viewer's answer text; empty while the page (re)loads."""
     return str(driver.execute_script(
-        "return document.getElementById('citeflow-answer').shadowRoot"
-        ".querySelector('.answer').textContent;"))
+        "const a = document.getElementById('citeflow-answer');"
+        "const t = a && a.shadowRoot && a.shadowRoot.querySelector('.answer');"
+        "return t ? t.textContent : '';"))
+
+
+def _tenant_shown(driver: Any) -> str:
+    return str(driver.execute_script(
+        "const t = document.getElementById('citeflow-tenant'); return t ? t.textContent : '';"))
 
 
 def test_a_key_in_a_link_does_not_replace_the_key_in_use(site: Any, driver: Any) -> None:
@@ -73,14 +86,13 @@ def test_a_key_in_a_link_does_not_replace_the_key_in_use(site: Any, driver: Any)
     assert "#key=" not in driver.current_url  # the key left the address bar all the same
     # The dashboard keeps our key too.
     driver.get(served.base + "/dashboard")
-    wait_until(driver, lambda d: d.find_elements("id", "citeflow-tenant"))
-    assert driver.find_element("id", "citeflow-tenant").text == "tenant: demo"
+    wait_until(driver, lambda d: _tenant_shown(d) == "tenant: demo")
     # The person decides: switching is one click, and the tenant shown says so.
     driver.get(f"{served.base}/answers/ours#key={other_key}")
     wait_until(driver, lambda d: d.find_elements("id", "citeflow-use-linked-key"))
     driver.find_element("id", "citeflow-use-linked-key").click()
     wait_until(driver, lambda d: "Another tenant" in _answer_text(d))
-    assert driver.find_element("id", "citeflow-tenant").text == "tenant: other"
+    wait_until(driver, lambda d: _tenant_shown(d) == "tenant: other")
 
 
 def test_a_very_long_token_wraps(site: Any, driver: Any) -> None:
@@ -105,19 +117,6 @@ document.addEventListener("citeflow-key-offered", (event) => {
 def host(site: Any) -> Any:
     """A host page on another origin embedding <citeflow-answer fragment-key>, the API
     through its own route, which passes on the Authorization the component sends."""
-    import asyncio
-    import threading
-    import time
-
-    import httpx
-    import uvicorn
-    from starlette.applications import Starlette
-    from starlette.requests import Request
-    from starlette.responses import HTMLResponse, Response
-    from starlette.routing import Route
-
-    from services.broker import free_port
-
     served, _ = site
     client = httpx.AsyncClient(base_url=served.base, timeout=60)
 
@@ -143,20 +142,8 @@ def host(site: Any) -> Any:
 
     app = Starlette(routes=[Route("/host.html", page), Route("/host.js", script),
                             Route("/citeflow/{path:path}", proxy)])
-    port = free_port()
-    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port,
-                                           log_level="warning"))
-    loop = asyncio.new_event_loop()
-    thread = threading.Thread(target=loop.run_until_complete, args=(server.serve(),),
-                              daemon=True)
-    thread.start()
-    while not server.started:
-        time.sleep(0.02)
-    try:
-        yield f"http://localhost:{port}"
-    finally:
-        server.should_exit = True
-        thread.join(10)
+    with serving_host(app) as url:
+        yield url
 
 
 def _embedded_text(driver: Any) -> str:

@@ -38,7 +38,7 @@
   container-type: inline-size; }
 :host([hidden]) { display: none; }
 /* A token longer than a line (a 60,000-character "word") wraps instead of widening the page. */
-:host { overflow-wrap: anywhere; }
+.answer, .card, .sources { overflow-wrap: anywhere; }
 .layout { display: grid; grid-template-columns: minmax(0, 1fr); gap: 1rem; position: relative; }
 @container (min-width: 760px) {
   .layout.open { grid-template-columns: minmax(0, 1fr) minmax(0, 1fr); } }
