@@ -3,15 +3,20 @@
 from __future__ import annotations
 
 import asyncio
+import time
 from collections.abc import AsyncIterator, Iterable
 from dataclasses import dataclass
 from typing import Any
 
 from aiokafka import AIOKafkaConsumer, AIOKafkaProducer, ConsumerRecord, TopicPartition
+from aiokafka.errors import KafkaTimeoutError
 
 from services.runtime.config import RuntimeConfig
 from services.runtime.dead_letters import Record
 from services.runtime.kafka import make_consumer, make_producer
+
+
+END_OFFSETS_TIMEOUT_S = 30.0  # a partition without a leader: an error, not a hang
 
 
 @dataclass(frozen=True)
@@ -90,7 +95,11 @@ async def end_offsets(config: RuntimeConfig, tps: list[TopicPartition]) -> dict[
         for tp in tps:
             consumer.seek(tp, listed[tp])
         ends: dict[TopicPartition, int] = {}
+        deadline = time.monotonic() + END_OFFSETS_TIMEOUT_S
         while len(ends) < len(tps):
+            if time.monotonic() > deadline:
+                missing = ", ".join(f"{tp.topic}:{tp.partition}" for tp in tps if tp not in ends)
+                raise KafkaTimeoutError(f"no fetch response for {missing}")
             await consumer.getmany(*[tp for tp in tps if tp not in ends], timeout_ms=100)
             for tp in tps:
                 high = consumer.highwater(tp)

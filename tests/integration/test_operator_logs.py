@@ -40,7 +40,8 @@ def test_rejections_say_why_and_debug_adds_batch_latency(harness: Harness) -> No
     def batches() -> list[dict[str, Any]]:
         return [e for e in harness.log_events("ingest") if e.get("event") == "batch processed"]
 
-    harness.wait_for(lambda: len(rejected()) == 2 and batches(), "rejected and batch lines")
+    harness.wait_for(lambda: len(rejected()) == 2 and bool(batches()),
+                     "rejected and batch lines")
     by_offset = sorted(rejected(), key=lambda e: e["offset"])
     first, second = by_offset if by_offset[0].get("event_id") == "env-7" else by_offset[::-1]
     assert first["event_id"] == "env-7" and first["code"] and first["reason"]
