@@ -36,6 +36,8 @@ from services.verification.support import CONFLICT_FACTOR, Evidence, best_window
 ATOM_SUPPORTED = 0.5
 ATOM_PARTIAL = 0.4
 _SURFACE = re.compile(r"[^\W_]+")
+# Languages that capitalise every noun: a capital there says nothing of a name.
+_CAPITALISED_NOUNS = frozenset({"de", "lb"})
 
 
 @dataclass(slots=True)
@@ -51,6 +53,7 @@ class AtomCheck:
     conflicts: tuple[str, ...]
     share: float = 1.0  # of its items held (see `_settle`)
     unbacked: frozenset[str] = frozenset()  # items its own evidence lacks
+    facts: frozenset[str] = frozenset()  # its names and numbers the source lacks (`_facts`)
 
 
 @dataclass(slots=True)
@@ -157,7 +160,23 @@ def _check(
         conflicts.append("number")
     if negated != negates(words(window_text)):
         conflicts.append("negation")
-    return AtomCheck(span, "", "lexical", evidence, items, items - covered, tuple(conflicts))
+    facts = _facts(span, numbers, language) - view.vocabulary - view.numbers
+    return AtomCheck(span, "", "lexical", evidence, items, items - covered, tuple(conflicts),
+                     facts=facts)
+
+
+def _facts(span: AtomSpan, numbers: frozenset[str], language: str) -> frozenset[str]:
+    """The checkable facts inside an atom, as its terms: its numbers and its names (words
+    written with a capital that do not open the sentence, in languages whose capitals mark
+    names). An atom whose source lacks one of them is not `supported`, however many of its
+    other words the source holds: the fact is a claim of its own."""
+    if language in _CAPITALISED_NOUNS:
+        return numbers
+    names = [match.group() for match in _SURFACE.finditer(span.claims)
+             if match.group()[0].isupper() and not (span.start == 0 and match.start() == 0)]
+    if not names:
+        return numbers
+    return numbers | frozenset(read_items(canonical_text(" ".join(names)), language)[0])
 
 
 def _settle(check: AtomCheck, held_by_set: frozenset[str]) -> None:
@@ -167,13 +186,13 @@ def _settle(check: AtomCheck, held_by_set: frozenset[str]) -> None:
     share = (len(items) - len(lacking)) / len(items)
     check.unbacked = check.lacking
     check.lacking = lacking
-    check.verdict = _atom_verdict(share, bool(check.conflicts))
+    check.verdict = _atom_verdict(share, bool(check.conflicts), bool(lacking & check.facts))
     check.share = share
 
 
-def _atom_verdict(share: float, conflicts: bool) -> str:
+def _atom_verdict(share: float, conflicts: bool, lacks_fact: bool = False) -> str:
     """An atom's verdict from the share of its items its evidence holds."""
-    if share >= ATOM_SUPPORTED and not conflicts:
+    if share >= ATOM_SUPPORTED and not conflicts and not lacks_fact:
         return "supported"
     return "unsupported" if share < ATOM_PARTIAL else "partial"
 
@@ -204,7 +223,11 @@ def judge_counted(text: str, span: AtomSpan, counts: Counts) -> AtomsJudged:
         listed = sorted(claim - held)
     unbacked = frozenset([*absent, *listed])
     conflicts = counts.conflicts
-    check = AtomCheck(span, _atom_verdict(share, bool(conflicts)), "lexical", None,
+    lacks_fact = False
+    if unbacked:
+        numbers = read_items(canonical_text(span.claims), language.get())[1]
+        lacks_fact = bool(frozenset(absent) & _facts(span, numbers, language.get()))
+    check = AtomCheck(span, _atom_verdict(share, bool(conflicts), lacks_fact), "lexical", None,
                       frozenset(), unbacked, tuple(conflicts), share, unbacked)
     missing: list[tuple[int, int]] = []
     if unbacked:

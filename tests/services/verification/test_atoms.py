@@ -224,3 +224,27 @@ def test_a_changed_number_is_still_a_conflict() -> None:
                   "It employs under forty people"):
         judged = judge_atoms(claim, view)
         assert judged is not None and judged.verdict != "supported", claim
+
+
+def test_a_name_or_number_the_source_lacks_keeps_its_atom_from_supported() -> None:
+    """`in Rome by Napoleon`: most words of the atom are in the source, but its names are
+    facts of their own that the source never states: partial, naming them."""
+    import orjson
+
+    from services.pipeline import process_answer
+
+    source = {"index": 1, "kind": "web", "url": "https://example.org/t", "chunks": [{
+        "text": "The Eiffel Tower is a wrought-iron lattice tower in Paris, France. It was "
+                "designed by the company of Gustave Eiffel and completed in 1889."}]}
+
+    def support(text: str) -> tuple[str, list[str]]:
+        result = process_answer(orjson.dumps({"answer_id": "a", "text": text,
+                                              "sources": [source]}), event_id="t")
+        found = result.citations[0].support  # type: ignore[union-attr]
+        assert found is not None
+        return found.verdict, list(found.missing)
+
+    verdict, missing = support("The Eiffel Tower was finished in 1889 in Rome by Napoleon [1].")
+    assert verdict == "partial" and {"Rome", "Napoleon"} <= set(missing)
+    assert support("The Eiffel Tower was completed in 1889 by Gustave Eiffel [1].")[0] == (
+        "supported")
