@@ -51,6 +51,16 @@ class AnswerUnits(_Model):
     units: list[AnswerUnit] | None = None
 
 
+class AnswerWord(_Model):
+    """Words of the answer as they are written there: `text` is `answer.text[start:end]` (code points; `start_utf16`/`end_utf16` in UTF-16 code units, for JavaScript)."""
+
+    end: int
+    end_utf16: int | None = None
+    start: int
+    start_utf16: int | None = None
+    text: str
+
+
 class ApproximateMatch(_Model):
     """Diagnostic only: the closest text found for a quote that was not found. Never a span."""
 
@@ -61,6 +71,18 @@ class ApproximateMatch(_Model):
     source_index: int
     start_char: int
     text: str
+
+
+class Atom(_Model):
+    """One atomic claim of a cited sentence (a clause, a coordinated part, an apposition, a parenthetical, a quote, a number or date) and its own verdict: `text` is `answer.text[start:end]`; its evidence is the passage `link` (an index in `links`) or the window `evidence` of the cited source; `judge` is `verbatim` for a quote found word for word."""
+
+    end: int
+    evidence: SourceSpan | None = None
+    judge: str = 'lexical'
+    link: int | None = None
+    start: int
+    text: str
+    verdict: Literal["supported", "partial", "unsupported"]
 
 
 class Cluster(_Model):
@@ -247,14 +269,16 @@ class Span(_Model):
 
 
 class Support(_Model):
-    """Whether the cited source backs a citation's claim. `score` is in [0, 1]; `link` is the index in `links` of the supporting passage that is the evidence (its locator is there); `evidence` is the best-supporting window of the cited source as a span, only where no passage is the evidence (a source without passages; a verbatim sentence: its span); `missing` the claim's words and numbers the source lacks; `conflicts` what disagrees (`number`, `negation`, `name`); `better_source` another supplied source that supports the claim clearly better; `judge` what gave the verdict (`lexical`, `verbatim`, `nli:<model>`); `reason` why a verdict is `unverifiable` (`cross_language`: claim and source are in different languages; `no_source_text`; `nothing_to_check`), or why a cross-language claim is `unsupported` (`cross_language`: its numbers or names are not in the source)."""
+    """Whether the cited source backs a citation's claim. `score` is in [0, 1]; `link` is the index in `links` of the supporting passage that is the evidence (its locator is there); `evidence` is the best-supporting window of the cited source as a span, only where no passage is the evidence (a source without passages; a verbatim sentence: its span); `missing` the claim's words and numbers the source lacks (as terms, the older form), `missing_words` the same words as the answer writes them, with their offsets in the answer text; `atoms` the sentence's atomic claims, each with its own verdict and evidence (together, the citation's evidence set); `conflicts` what disagrees (`number`, `negation`, `name`); `better_source` another supplied source that supports the claim clearly better; `judge` what gave the verdict (`lexical`, `verbatim`, `nli:<model>`); `reason` why a verdict is `unverifiable` (`cross_language`: claim and source are in different languages; `no_source_text`; `nothing_to_check`), or why a cross-language claim is `unsupported` (`cross_language`: its numbers or names are not in the source)."""
 
+    atoms: list[Atom] | None = None
     better_source: int | None = None
     conflicts: list[str] | None = None
     evidence: SourceSpan | None = None
     judge: str
     link: int | None = None
     missing: list[str] | None = None
+    missing_words: list[AnswerWord] | None = None
     reason: str | None = None
     score: float
     verdict: Literal["supported", "partial", "unsupported", "unverifiable"]
