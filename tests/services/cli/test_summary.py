@@ -35,8 +35,12 @@ def _row(lines: list[str], *words: str) -> str:
 
 
 def test_each_chip_has_its_verdict_its_source_and_the_missing_words() -> None:
-    lines = _shown(_demo())
-    assert lines[0].startswith("answer demo-moby-dick-1") and "1 partial" in lines[0]
+    data = _demo()
+    lines = _shown(data)
+    verdicts = [c["support"]["verdict"] for c in data["citations"] if c.get("support")]
+    assert lines[0].startswith("answer demo-moby-dick-1")
+    assert f"{verdicts.count('partial')} partial" in lines[0]
+    assert f"{verdicts.count('supported')} supported" in lines[0]
     assert "verdict" in _row(lines, "sentence", "chip", "source", "why")
     partial = _row(lines, "The water-gazers of Manhattan")
     assert "[3]" in partial and "partial" in partial and "supported" not in partial
