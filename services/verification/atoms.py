@@ -27,9 +27,22 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from services.text.atoms import QUOTE, AtomSpan, atoms, fold_blanks
-from services.text.lexical import term_list, terms_of, tokens_language, words
+from services.text.lexical import (
+    term_list,
+    terms_of,
+    tokens_language,
+    without_references,
+    words,
+)
 from services.text.numbers import backed, values_of, written_numbers
-from services.verification.claims import canonical_text, has_digit, negates, numbers_of, read_items
+from services.verification.claims import (
+    canonical_text,
+    has_digit,
+    negates,
+    numbers_of,
+    read_items,
+    token_items,
+)
 from services.verification.sources import SourceView
 from services.verification.support import CONFLICT_FACTOR, Evidence, best_window
 
@@ -199,8 +212,13 @@ def judge_counted(text: str, span: AtomSpan, counts: Counts) -> AtomsJudged:
     listed = counts.lacking_items
     language = _Language(text)
     if lacking > len(listed):  # not listed: read from the passage
-        claim = read_items(canonical_text(text), language.get())[0]
-        held = read_items(canonical_text(counts.passage), language.get())[0]
+        # (the claim's words read once: for its language and its items)
+        canonical = canonical_text(text)
+        tokens = words(canonical)
+        language = _Language(text, tokens_language(tokens))
+        claim = token_items(without_references(tokens), canonical, language.get())[0]
+        passage = canonical_text(counts.passage)
+        held = token_items(without_references(words(passage)), passage, language.get())[0]
         listed = sorted(claim - held)
     unbacked = frozenset([*absent, *listed])
     conflicts = counts.conflicts

@@ -71,13 +71,22 @@ def read_items(
     """The content terms and numbers, the numbers, and whether it negates, of a canonical
     text (one tokenization), its terms those of `language` (detected when None)."""
     tokens = without_references(words(canonical))
+    items, numbers = token_items(tokens, canonical, language)
+    return items, numbers, negates(tokens)
+
+
+def token_items(
+    tokens: list[str], canonical: str, language: str | None = None
+) -> tuple[set[str], frozenset[str]]:
+    """The content terms and numbers, and the numbers, of the word `tokens` (references
+    removed) of a canonical text."""
     items = terms_of(tokens, language)
     if has_digit(canonical):
         numbers = frozenset(numbers_of(tokens))
         items |= numbers
     else:
         numbers = frozenset()
-    return items, numbers, negates(tokens)
+    return items, numbers
 
 
 def read_claim(text: str) -> Claim:
