@@ -310,16 +310,21 @@ def _missing_words(text: str, check: AtomCheck, language: _Language) -> list[tup
     lacking = check.unbacked
     if not text.isascii():
         return _word_by_word(text, check, lacking, language.get())
-    matches = list(_SURFACE.finditer(text, span.start, span.end))
-    if span.kind != QUOTE and span.claims != text[span.start : span.end]:  # (holes inside)
-        matches = [match for match in matches if _own(span, match.start())]
-    lowered = [match.group().lower() for match in matches]
+    # (ASCII: the words are those of the surface pattern, lowercase, and lowercasing keeps
+    # offsets; each is found from the end of the one before, only blanks and punctuation
+    # lying between: no regex match object per word)
+    lower = text.lower()
+    lowered = words(text[span.start : span.end])
+    holes = span.kind != QUOTE and span.claims != text[span.start : span.end]
     terms = term_list(lowered, language.get())
-    return [
-        (match.start(), match.end())
-        for match, word, term in zip(matches, lowered, terms, strict=True)
-        if term in lacking or word in lacking
-    ]
+    found: list[tuple[int, int]] = []
+    end = span.start
+    for word, term in zip(lowered, terms, strict=True):
+        start = lower.find(word, end)
+        end = start + len(word)
+        if (term in lacking or word in lacking) and not (holes and not _own(span, start)):
+            found.append((start, end))
+    return found
 
 
 def _own(span: AtomSpan, position: int) -> bool:
