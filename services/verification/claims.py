@@ -29,6 +29,7 @@ NEGATIONS = frozenset(
 _SURFACE = re.compile(r"[^\W_]+")
 _WORD_END = re.compile(r"[^\W_]*")  # the rest of a word (`[^\W_]` is `str.isalnum`)
 _DIGIT = re.compile(r"\d")
+_ASCII_DIGITS = b"0123456789"
 _DROP_IGNORABLE = str.maketrans(dict.fromkeys(IGNORABLE))
 
 
@@ -103,6 +104,8 @@ def numbers_of(tokens: list[str]) -> list[str]:
 
 def has_digit(text: str) -> bool:
     """Whether `text` has a digit (cheaper than looking at every token)."""
+    if text.isascii():  # (its digits deleted in C: several times cheaper than the search)
+        return len(text.encode().translate(None, _ASCII_DIGITS)) != len(text)
     return _DIGIT.search(text) is not None
 
 
