@@ -56,6 +56,8 @@ _PUNCTUATION = re.compile(
 )
 # Conjunctions written without spaces (CJK) and the particles that join clauses.
 _DELIMITING = frozenset(",:;\u061b\u060c\uff0c\uff1b\uff1a\u3001\u2013\u2014-")
+# (the ASCII ones of the opening and delimiting marks, as bytes to delete)
+_ASCII_MARKS = bytes(sorted(ord(mark) for mark in _OPENING | _DELIMITING if mark.isascii()))
 _CJK_JOINS = re.compile(r"并且|而且|但是|不过|然而|以及|同时|并|而|但|及びに|および|また|しかし|그리고|하지만|그러나")
 _CJK = "\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af"
 _WORD = re.compile(rf"[{_CJK}]|[^\W_{_CJK}]{{2,}}|\d")
@@ -85,15 +87,22 @@ def atoms(text: str) -> list[AtomSpan]:
 
 def _spans(text: str) -> list[tuple[int, int, int, str]]:
     """(start, end, kind, the text outside quotes and brackets) of each atom."""
-    chars = set(text)
+    plain_ascii = text.isascii()
+    chars: set[str] | None = None
+    if plain_ascii:  # (its marks deleted in C: no set of its characters to build)
+        plain = len(text.encode().translate(None, _ASCII_MARKS)) == len(text)
+    else:
+        chars = set(text)
+        plain = _OPENING.isdisjoint(chars) and _DELIMITING.isdisjoint(chars)
     if (
-        _OPENING.isdisjoint(chars)
-        and _DELIMITING.isdisjoint(chars)
+        plain
         and _CONJUNCTION_WORDS.isdisjoint(text.lower().split())
-        and (text.isascii() or _CJK_JOINS.search(text) is None)
+        and (plain_ascii or _CJK_JOINS.search(text) is None)
     ):  # nothing cuts it: one part (the common short sentence, decided in C)
         whole = _trimmed(text, 0, len(text))
         return [(whole[0], whole[1], PART, text)] if whole else []
+    if chars is None:
+        chars = set(text)
     inner = [] if _OPENING.isdisjoint(chars) else _enclosed(text)
     rest = text
     found: list[tuple[int, int, int]] = []

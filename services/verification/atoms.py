@@ -27,9 +27,22 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from services.text.atoms import QUOTE, AtomSpan, atoms, fold_blanks
-from services.text.lexical import term_list, terms_of, tokens_language, words
+from services.text.lexical import (
+    term_list,
+    terms_of,
+    tokens_language,
+    without_references,
+    words,
+)
 from services.text.numbers import backed, values_of, written_numbers
-from services.verification.claims import canonical_text, has_digit, negates, numbers_of, read_items
+from services.verification.claims import (
+    canonical_text,
+    has_digit,
+    negates,
+    numbers_of,
+    read_items,
+    token_items,
+)
 from services.verification.sources import SourceView
 from services.verification.support import CONFLICT_FACTOR, Evidence, best_window
 
@@ -218,8 +231,13 @@ def judge_counted(text: str, span: AtomSpan, counts: Counts) -> AtomsJudged:
     listed = counts.lacking_items
     language = _Language(text)
     if lacking > len(listed):  # not listed: read from the passage
-        claim = read_items(canonical_text(text), language.get())[0]
-        held = read_items(canonical_text(counts.passage), language.get())[0]
+        # (the claim's words read once: for its language and its items)
+        canonical = canonical_text(text)
+        tokens = words(canonical)
+        language = _Language(text, tokens_language(tokens))
+        claim = token_items(without_references(tokens), canonical, language.get())[0]
+        passage = canonical_text(counts.passage)
+        held = token_items(without_references(words(passage)), passage, language.get())[0]
         listed = sorted(claim - held)
     unbacked = frozenset([*absent, *listed])
     conflicts = counts.conflicts
@@ -315,16 +333,21 @@ def _missing_words(text: str, check: AtomCheck, language: _Language) -> list[tup
     lacking = check.unbacked
     if not text.isascii():
         return _word_by_word(text, check, lacking, language.get())
-    matches = list(_SURFACE.finditer(text, span.start, span.end))
-    if span.kind != QUOTE and span.claims != text[span.start : span.end]:  # (holes inside)
-        matches = [match for match in matches if _own(span, match.start())]
-    lowered = [match.group().lower() for match in matches]
+    # (ASCII: the words are those of the surface pattern, lowercase, and lowercasing keeps
+    # offsets; each is found from the end of the one before, only blanks and punctuation
+    # lying between: no regex match object per word)
+    lower = text.lower()
+    lowered = words(text[span.start : span.end])
+    holes = span.kind != QUOTE and span.claims != text[span.start : span.end]
     terms = term_list(lowered, language.get())
-    return [
-        (match.start(), match.end())
-        for match, word, term in zip(matches, lowered, terms, strict=True)
-        if term in lacking or word in lacking
-    ]
+    found: list[tuple[int, int]] = []
+    end = span.start
+    for word, term in zip(lowered, terms, strict=True):
+        start = lower.find(word, end)
+        end = start + len(word)
+        if (term in lacking or word in lacking) and not (holes and not _own(span, start)):
+            found.append((start, end))
+    return found
 
 
 def _own(span: AtomSpan, position: int) -> bool:

@@ -29,6 +29,7 @@ NEGATIONS = frozenset(
 _SURFACE = re.compile(r"[^\W_]+")
 _WORD_END = re.compile(r"[^\W_]*")  # the rest of a word (`[^\W_]` is `str.isalnum`)
 _DIGIT = re.compile(r"\d")
+_ASCII_DIGITS = b"0123456789"
 _DROP_IGNORABLE = str.maketrans(dict.fromkeys(IGNORABLE))
 
 
@@ -71,13 +72,22 @@ def read_items(
     """The content terms and numbers, the numbers, and whether it negates, of a canonical
     text (one tokenization), its terms those of `language` (detected when None)."""
     tokens = without_references(words(canonical))
+    items, numbers = token_items(tokens, canonical, language)
+    return items, numbers, negates(tokens)
+
+
+def token_items(
+    tokens: list[str], canonical: str, language: str | None = None
+) -> tuple[set[str], frozenset[str]]:
+    """The content terms and numbers, and the numbers, of the word `tokens` (references
+    removed) of a canonical text."""
     items = terms_of(tokens, language)
     if has_digit(canonical):
         numbers = frozenset(numbers_of(tokens))
         items |= numbers
     else:
         numbers = frozenset()
-    return items, numbers, negates(tokens)
+    return items, numbers
 
 
 def read_claim(text: str) -> Claim:
@@ -94,6 +104,8 @@ def numbers_of(tokens: list[str]) -> list[str]:
 
 def has_digit(text: str) -> bool:
     """Whether `text` has a digit (cheaper than looking at every token)."""
+    if text.isascii():  # (its digits deleted in C: several times cheaper than the search)
+        return len(text.encode().translate(None, _ASCII_DIGITS)) != len(text)
     return _DIGIT.search(text) is not None
 
 
