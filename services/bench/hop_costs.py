@@ -19,19 +19,14 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from functools import partial
 
-from pydantic import BaseModel
-
 from schemas.envelope import decode
+from schemas.registry import EVENT_TYPES, parse_type
 from services.bench.timing import samples_ms
-from services.bench.toy import HOPS, INPUT_TYPES
+from services.bench.toy import HOPS
 from services.runtime.dead_letters import Record
 from services.runtime.loop import output_record
 from services.runtime.stage import Message, Stage, decode_input
 
-# Input topic -> the payload model the stage reads there.
-_INPUT_MODEL: dict[str, type[BaseModel]] = {
-    source: model for (_, source, _), model in zip(HOPS, INPUT_TYPES, strict=True)
-}
 _DOOR = HOPS[0][1]
 
 
@@ -52,11 +47,13 @@ class HopCost:
 
 
 def _decoder(message: Message) -> Callable[[], object]:
-    """The decode a stage does first on `message`: the full one at the door, the runtime's
-    (`decode_input`) on an internal topic, none for a topic of no known event."""
-    model = _INPUT_MODEL.get(message.topic)
-    if model is None:
+    """The decode a stage does first on `message`, for the event its `ce_type` header names:
+    the full one at the door, the runtime's (`decode_input`) on an internal topic, none for
+    a record of no known event."""
+    named = parse_type(dict(message.headers).get("ce_type", b"").decode())
+    if named is None or named[0] not in EVENT_TYPES:
         return lambda: None
+    model = EVENT_TYPES[named[0]].model
     if message.topic == _DOOR:
         return partial(decode, message.value, expected=model)
     return partial(decode_input, message, model)

@@ -24,3 +24,11 @@ def test_every_stage_is_split_into_decode_logic_and_encode() -> None:
 def test_the_codec_hops_are_split_too() -> None:
     costs = hop_costs([load_stage(spec) for spec in CODEC_SPECS], answers("costs", 1), rounds=1)
     assert [c.name for c in costs] == [f"codec-{name}" for name in STAGE_NAMES]
+
+
+def test_the_toy_hops_decode_the_event_they_carry() -> None:
+    """The toy hops carry answer.submitted on every topic: each is decoded as what it is."""
+    from services.bench.toy import SPECS
+
+    costs = hop_costs([load_stage(spec) for spec in SPECS], answers("costs", 1))
+    assert all(cost.decode_ms > 0 for cost in costs)
