@@ -51,7 +51,6 @@ def submit(file: Any, raw: bool, **flags: Any) -> None:
     from services.runtime.operations import answer_records
     from services.runtime.topic_io import publish
 
-    config = runtime_config(**flags)
     data = file.read()
     if raw:
         # Bytes that are not UTF-8 are kept as they are: --raw exists to send bad input.
@@ -72,6 +71,9 @@ def submit(file: Any, raw: bool, **flags: Any) -> None:
         bad = [replace(item, line=found[item.line - 1].number) for item in bad]
     for item in bad:
         print_json({"line": item.line, "answer_id": item.answer_id, "error": item.error})
+    # The input is read and its bad answers reported before the broker is asked: a mistake in
+    # the file is said at once, whatever the broker's state.
+    config = runtime_config(**flags)
     sent = run_async(publish(config, records)) if records else 0
     err.print(f"published {sent} answer(s) to {config.physical('answers.submitted')}")
     if not raw:
