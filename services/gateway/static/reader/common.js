@@ -64,6 +64,7 @@ const CiteflowApi = (() => {
     return node;
   }
 
-  offerLinkedKey();
+  // After every deferred script ran: element() uses the component's helper (citeflow.js).
+  document.addEventListener("DOMContentLoaded", offerLinkedKey);
   return {key, get, element, showTenant};
 })();
