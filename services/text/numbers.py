@@ -7,7 +7,10 @@ A claim's number is usually exact (`1991`, `12,717`), but people also write:
 - approximations: `about 3 km`, `over fifty`, `nearly 400`, `etwa 50`, `约50` (a value near
   it; `over`/`more than` above it, `under`/`less than` below it);
 - numbers in words: `fifty`, `three million`, `fünfzig` (the languages text2num reads:
-  English, French, Spanish, Portuguese, German, Dutch, Danish, Italian).
+  English, French, Spanish, Portuguese, German, Dutch, Danish, Italian); an ordinal in words
+  (`seventh`) is left to be matched as a word;
+- digits grouped in thousands: `3,800` (read as the tokens `3` and `800`) is 3800;
+- ordinals and units written onto the digits: `9th`, `12th`, `5km` state 9, 12 and 5.
 
 `written_numbers` finds them in a claim and gives, for each, the text that states it and the
 values that back it; `values_of` reads the numeric values a passage states, so that a
@@ -38,6 +41,9 @@ _APPROXIMATE = re.compile(
 )
 _VALUE = re.compile(r"\d+(?:[,.]\d{3})*(?:[.,]\d+)?")
 _HAS_LETTER_NUMBER = re.compile(r"[^\W\d_]{3,}")
+_GROUPED = re.compile(r"(?<![\d.,])\d{1,3}(?:,\d{3})+(?![\d]|[.,]\d)")
+_SUFFIX = re.compile(r"(?:st|nd|rd|th|e|er|ème|º|ª)\b", re.IGNORECASE)  # an ordinal's
+_ATTACHED = re.compile(r"(\d+)[^\W\d_]{1,3}")
 
 
 @dataclass(frozen=True, slots=True)
@@ -66,6 +72,9 @@ def written_numbers(text: str, language: str) -> tuple[list[WrittenNumber], str]
         if int(last) > int(first):
             end = float(century + last)
             found.append(WrittenNumber(last, end, end))
+    for match in _GROUPED.finditer(text):
+        value = _number(match.group())
+        found.append(WrittenNumber(match.group(), value, value))
     digits = text
     if language == UNDETERMINED:
         language = "en"  # (too few words to tell: read as English, as terms are)
@@ -74,8 +83,9 @@ def written_numbers(text: str, language: str) -> tuple[list[WrittenNumber], str]
         if converted != text:
             digits = converted
             known = set(_VALUE.findall(text))
-            for value in _VALUE.findall(converted):
-                if value not in known:
+            for match in _VALUE.finditer(converted):
+                value = match.group()
+                if value not in known and not _SUFFIX.match(converted, match.end()):
                     number = _number(value)
                     found.append(WrittenNumber(value, number, number))
     for match in _APPROXIMATE.finditer(digits):
@@ -90,9 +100,26 @@ def written_numbers(text: str, language: str) -> tuple[list[WrittenNumber], str]
     return found, digits
 
 
-def values_of(text: str) -> list[float]:
-    """The numeric values `text` states in digits (`12,717` is 12717, `3.5` is 3.5)."""
+def values_of(text: str, language: str | None = None) -> list[float]:
+    """The numeric values `text` states in digits (`12,717` is 12717, `3.5` is 3.5), and,
+    given its `language`, in words (`one year` is 1)."""
+    if language is not None and language in _WORDS_LANGUAGES and _HAS_LETTER_NUMBER.search(text):
+        text = alpha2digit(text, language, threshold=0)
     return [_number(value) for value in _VALUE.findall(text)]
+
+
+def stated_numbers(tokens: list[str]) -> list[str]:
+    """The numbers word `tokens` state: the tokens made of digits, and the digits of an
+    ordinal or a unit written onto them (`9th`, `5km`)."""
+    found: list[str] = []
+    for token in tokens:
+        if token.isdigit():
+            found.append(token)
+        elif token[:1].isdigit():
+            match = _ATTACHED.fullmatch(token)
+            if match is not None:
+                found.append(match.group(1))
+    return found
 
 
 def _number(text: str) -> float:

@@ -9,15 +9,20 @@ atom that is a title: a quote, or a name (every word capitalised). A quote found
 in the source is `supported` by the verbatim judge.
 
 An atom is `supported` when its evidence holds at least `ATOM_SUPPORTED` of its items with no
-conflict (`number`: a number of the atom the source lacks while its evidence has others;
-`negation`: the atom and its evidence disagree), `unsupported` when it holds less than
-`ATOM_PARTIAL`, `partial` otherwise. The claim is `supported` when every atom is,
-`unsupported` when every atom is, `partial` otherwise. An atom's share counts its items held by its own evidence or by the
-evidence of another atom (the claim's evidence set: a name said in one sentence, `he` in the
-next). The claim's score is the mean of three shares: the item-weighted mean of its atoms'
+conflict (`number`: a number of the atom the source lacks while its evidence has others, in
+digits or in words; `negation`: the atom negates and its evidence does not, or the evidence
+negates one of the atom's own items, `SCOPE` words at most after the negation) and no fact the
+source lacks (`_facts`), `unsupported` when it holds less than `ATOM_PARTIAL`, `partial`
+otherwise. An atom's share counts its items held by its own evidence or by the evidence of
+another atom (the claim's evidence set: a name said in one sentence, `he` in the next). The
+claim is `unsupported` when every atom is; `supported` when its atoms together (their
+item-weighted share) hold at least `ATOM_SUPPORTED` of their items, no atom conflicts with
+its evidence and none lacks a fact: a minor part the source words otherwise (`by their own
+account`) does not undo a claim whose facts and most words are there; `partial` otherwise.
+The claim's score is the mean of three shares: the item-weighted mean of its atoms'
 (halved per kind of conflict), its items found anywhere in the source, and its weakest
-atom's. The missing words are the answer's own: the words of each atom whose items its own evidence
-lacks, as spans of the claim text.
+atom's. The missing words are the answer's own: the words of each atom whose items the
+evidence set lacks, as spans of the claim text, taken as phrases (`_phrases`).
 """
 
 from __future__ import annotations
@@ -34,12 +39,12 @@ from services.text.lexical import (
     without_references,
     words,
 )
-from services.text.numbers import backed, values_of, written_numbers
+from services.text.numbers import backed, stated_numbers, values_of, written_numbers
 from services.verification.claims import (
+    NEGATIONS,
     canonical_text,
     has_digit,
     negates,
-    numbers_of,
     read_items,
     token_items,
 )
@@ -48,6 +53,9 @@ from services.verification.support import CONFLICT_FACTOR, Evidence, best_window
 
 ATOM_SUPPORTED = 0.5
 ATOM_PARTIAL = 0.4
+FILL = 1  # function words between two missing words that the phrase takes in
+OPENS = 1  # function words that open a missing phrase
+SCOPE = 4  # words after a negation that it governs
 _SURFACE = re.compile(r"[^\W_]+")
 # Languages that capitalise every noun: a capital there says nothing of a name.
 _CAPITALISED_NOUNS = frozenset({"de", "lb"})
@@ -125,13 +133,12 @@ def judge_atoms(text: str, view: SourceView) -> AtomsJudged | None:
     weakest = min(check.share for check in checks)
     conflicts = tuple(sorted({kind for check in checks for kind in check.conflicts}))
     score = _score(held, anywhere, weakest, len(conflicts))
-    verdicts = {check.verdict for check in checks}
-    verdict = verdicts.pop() if len(verdicts) == 1 else "partial"
+    verdict = _claim_verdict(checks, held)
     missing: list[tuple[int, int]] = []
     for check in checks:
         if check.verdict != "supported" or check.unbacked:
             missing += _missing_words(text, check, _Language(text, language))
-    return AtomsJudged(verdict, score, checks, conflicts, missing)
+    return AtomsJudged(verdict, score, checks, conflicts, _phrases(text, missing, language))
 
 
 def _title(span: AtomSpan) -> bool:
@@ -161,7 +168,7 @@ def _check(
     conflicts: list[str] = []
     held: set[str] = set()
     if numbers:
-        held = set(numbers_of(words(window_text))) if has_digit(window_text) else set()
+        held = set(stated_numbers(words(window_text))) if has_digit(window_text) else set()
         covered |= numbers & held
     absent = numbers - view.numbers
     changed = False
@@ -171,11 +178,27 @@ def _check(
         absent -= rescued
     if (absent and held - numbers) or changed:
         conflicts.append("number")
-    if negated != negates(words(window_text)):
+    if _disagrees(negated, words(window_text), items, language):
         conflicts.append("negation")
     facts = _facts(span, numbers, language) - view.vocabulary - view.numbers
     return AtomCheck(span, "", "lexical", evidence, items, items - covered, tuple(conflicts),
                      facts=facts)
+
+
+def _disagrees(negated: bool, tokens: list[str], items: frozenset[str], language: str) -> bool:
+    """Whether an atom (`negated` or not, of `items`) and its evidence `tokens` disagree on
+    negation: the atom negates and its evidence does not, or the evidence negates one of the
+    atom's own items (one of the `SCOPE` words after its negation). A negation elsewhere in
+    the window (`did not blame` beside the sentence that backs the atom) is no conflict."""
+    if not negates(tokens):
+        return negated
+    if negated:
+        return False
+    terms = term_list(tokens, language)
+    for number, token in enumerate(tokens):
+        if token in NEGATIONS and not items.isdisjoint(terms[number + 1 : number + 1 + SCOPE]):
+            return True
+    return False
 
 
 def _facts(span: AtomSpan, numbers: frozenset[str], language: str) -> frozenset[str]:
@@ -201,6 +224,17 @@ def _settle(check: AtomCheck, held_by_set: frozenset[str]) -> None:
     check.lacking = lacking
     check.verdict = _atom_verdict(share, bool(check.conflicts), bool(lacking & check.facts))
     check.share = share
+
+
+def _claim_verdict(checks: list[AtomCheck], held: float) -> str:
+    """The claim's verdict from its atoms (see the module docstring)."""
+    if all(check.verdict == "unsupported" for check in checks):
+        return "unsupported"
+    if held < ATOM_SUPPORTED or any(
+        check.conflicts or check.lacking & check.facts for check in checks
+    ):
+        return "partial"
+    return "supported"
 
 
 def _atom_verdict(share: float, conflicts: bool, lacks_fact: bool = False) -> str:
@@ -249,7 +283,7 @@ def judge_counted(text: str, span: AtomSpan, counts: Counts) -> AtomsJudged:
                       frozenset(), unbacked, tuple(conflicts), share, unbacked)
     missing: list[tuple[int, int]] = []
     if unbacked:
-        missing = _missing_words(text, check, language)
+        missing = _phrases(text, _missing_words(text, check, language), language.get())
     score = _score(share, anywhere, share, len(conflicts))
     return AtomsJudged(check.verdict, score, [check], tuple(conflicts), missing)
 
@@ -264,7 +298,7 @@ def _written(
     written, digits = written_numbers(canonical, language)
     if not written:
         return set(), False
-    values = values_of(window)
+    values = values_of(window, language)
     rescued: set[str] = set()
     unbacked: set[str] = set()
     for number in written:
@@ -330,7 +364,7 @@ def _missing_words(text: str, check: AtomCheck, language: _Language) -> list[tup
     their terms, read for the atom's words at once (services.text.lexical.term_list); other
     text word by word (units of a word written without spaces)."""
     span = check.span
-    lacking = check.unbacked
+    lacking = check.lacking
     if not text.isascii():
         return _word_by_word(text, check, lacking, language.get())
     # (ASCII: the words are those of the surface pattern, lowercase, and lowercasing keeps
@@ -389,3 +423,37 @@ def _lacking_part(word: str, lacking: frozenset[str], language: str) -> list[tup
             return [(0, len(word))]
         parts.append((place, place + len(unit)))
     return parts
+
+
+def _phrases(text: str, missing: list[tuple[int, int]], language: str) -> list[tuple[int, int]]:
+    """The missing words as whole phrases, as a reader marks what a source does not back:
+    the function words (no term of their own) between two missing words (`FILL` at most:
+    `of` in `water-gazers of Manhattan`) and the `OPENS` that open a missing phrase (`in` of
+    `in 2015`, `the` of `the following month`) are missing too."""
+    if not missing:
+        return missing
+    found = sorted(missing)
+    tokens = [(match.start(), match.end()) for match in _SURFACE.finditer(text)]
+    lowered = [text[start:end].lower() for start, end in tokens]
+    terms = term_list(lowered, language)
+    spans = iter(found)
+    span = next(spans, None)
+    lacking: list[bool] = []
+    for start, end in tokens:
+        while span is not None and span[1] <= start:
+            span = next(spans, None)
+        lacking.append(span is not None and span[0] < end)
+    function = [not term and not word.isdigit() for word, term in zip(lowered, terms, strict=True)]
+    added: list[int] = []
+    run: list[int] = []
+    for number, missed in enumerate(lacking):
+        if function[number] and not missed:
+            run.append(number)
+            continue
+        if missed and run and len(run) <= FILL:
+            before = run[0] - 1
+            added += run if before >= 0 and lacking[before] else run[-OPENS:]
+        run = []
+    if not added:
+        return found
+    return sorted({*found, *(tokens[number] for number in added)})

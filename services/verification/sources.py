@@ -25,7 +25,8 @@ from services.text.normalize import (
     normalize,
     same_words_in_nfkc,
 )
-from services.verification.claims import has_digit, numbers_of
+from services.text.numbers import stated_numbers
+from services.verification.claims import has_digit
 from services.verification.crosslang import source_language
 
 _MEMO_LIMIT = 1_024
@@ -89,14 +90,15 @@ class SourceView:
 
     @property
     def numbers(self) -> frozenset[str]:
-        """Every number (digit token) of the source, single digits included (read on first
-        use: only claims with numbers ask)."""
+        """Every number of the source (digit tokens, single digits included, and the digits
+        of ordinals and units written onto them: services.text.numbers.stated_numbers; read
+        on first use: only claims with numbers ask)."""
         if self._numbers is None:
             self._numbers = frozenset(
                 number
                 for text in self.texts
                 if has_digit(text)
-                for number in numbers_of(words(text))
+                for number in stated_numbers(words(text))
             )
         return self._numbers
 
