@@ -19,9 +19,10 @@ claim is `unsupported` when every atom is; `supported` when its atoms together (
 item-weighted share) hold at least `ATOM_SUPPORTED` of their items, no atom conflicts with
 its evidence and none lacks a fact: a minor part the source words otherwise (`by their own
 account`) does not undo a claim whose facts and most words are there; `partial` otherwise.
-The claim's score is the mean of three shares: the item-weighted mean of its atoms'
-(halved per kind of conflict), its items found anywhere in the source, and its weakest
-atom's. The missing words are the answer's own: the words of each atom whose items the
+The claim's score is the mean of two shares, as the sentence check's is
+(services.verification.support): the item-weighted mean of its atoms' (halved per kind of
+conflict, and once more when an atom lacks a fact), and its items found anywhere in the
+source. The missing words are the answer's own: the words of each atom whose items the
 evidence set lacks, as spans of the claim text, taken as phrases (`_phrases`).
 """
 
@@ -130,9 +131,9 @@ def judge_atoms(text: str, view: SourceView) -> AtomsJudged | None:
     anywhere = (
         len(claim_items & vocabulary) + len((claim_items - vocabulary) & view.numbers)
     ) / (len(claim_items) or total)
-    weakest = min(check.share for check in checks)
     conflicts = tuple(sorted({kind for check in checks for kind in check.conflicts}))
-    score = _score(held, anywhere, weakest, len(conflicts))
+    lacks = any(check.lacking & check.facts for check in checks)
+    score = _score(held, anywhere, len(conflicts) + lacks)
     verdict = _claim_verdict(checks, held)
     missing: list[tuple[int, int]] = []
     for check in checks:
@@ -244,9 +245,10 @@ def _atom_verdict(share: float, conflicts: bool, lacks_fact: bool = False) -> st
     return "unsupported" if share < ATOM_PARTIAL else "partial"
 
 
-def _score(held: float, anywhere: float, weakest: float, conflicts: int) -> float:
-    """The claim's score (see the module docstring)."""
-    return (held * CONFLICT_FACTOR**conflicts + anywhere + weakest) / 3
+def _score(held: float, anywhere: float, flaws: int) -> float:
+    """The claim's score (see the module docstring): `flaws` kinds of conflict, and one
+    more for a fact the source lacks."""
+    return (held * CONFLICT_FACTOR**flaws + anywhere) / 2
 
 
 def one_atom(text: str) -> AtomSpan | None:
@@ -275,6 +277,8 @@ def judge_counted(text: str, span: AtomSpan, counts: Counts) -> AtomsJudged:
         listed = sorted(claim - held)
     unbacked = frozenset([*absent, *listed])
     conflicts = counts.conflicts
+    if conflicts:  # (rare: read again by the atom's rules, from the passage alone)
+        conflicts = _reread(span, conflicts, counts.passage, language.get())
     lacks_fact = False
     if unbacked:
         numbers = read_items(canonical_text(span.claims), language.get())[1]
@@ -284,8 +288,33 @@ def judge_counted(text: str, span: AtomSpan, counts: Counts) -> AtomsJudged:
     missing: list[tuple[int, int]] = []
     if unbacked:
         missing = _phrases(text, _missing_words(text, check, language), language.get())
-    score = _score(share, anywhere, share, len(conflicts))
+    score = _score(share, anywhere, len(conflicts) + lacks_fact)
     return AtomsJudged(check.verdict, score, [check], tuple(conflicts), missing)
+
+
+def _reread(span: AtomSpan, conflicts: Sequence[str], passage: str, language: str) -> list[str]:
+    """The conflicts the citations stage counted of a one-atom claim against its passage,
+    kept where the atom's own rules find them too (a negation that governs the atom's
+    items; a number that no value of the passage backs, however it is written); other
+    kinds as they are."""
+    canonical = canonical_text(span.claims)
+    found, numbers, negated = read_items(canonical, language)
+    items = frozenset(found)
+    passage = canonical_text(passage)
+    tokens = words(passage)
+    kept: list[str] = []
+    for kind in conflicts:
+        if kind == "negation":
+            if _disagrees(negated, tokens, items, language):
+                kept.append(kind)
+        elif kind == "number":
+            held = set(stated_numbers(tokens))
+            rescued, changed = _written(canonical, items, passage, language)
+            if (numbers - held - rescued and held - numbers) or changed:
+                kept.append(kind)
+        else:
+            kept.append(kind)
+    return kept
 
 
 def _written(
