@@ -11,7 +11,7 @@ in the source is `supported` by the verbatim judge.
 An atom is `supported` when its evidence holds at least `ATOM_SUPPORTED` of its items with no
 conflict (`number`: a number of the atom the source lacks while its evidence has others, in
 digits or in words; `negation`: the atom negates and its evidence does not, or the evidence
-negates one of the atom's own items, `SCOPE` words at most after the negation) and no fact the
+negates one of the atom's own items: the first content word after the negation, in its clause) and no fact the
 source lacks (`_facts`), `unsupported` when it holds less than `ATOM_PARTIAL`, `partial`
 otherwise. An atom's share counts its items held by its own evidence or by the evidence of
 another atom (the claim's evidence set: a name said in one sentence, `he` in the next). The
@@ -33,6 +33,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from services.text.atoms import QUOTE, AtomSpan, atoms, fold_blanks
+from services.text.languages import NEGATIONS as OTHER_NEGATIONS
 from services.text.lexical import (
     term_list,
     terms_of,
@@ -56,8 +57,9 @@ ATOM_SUPPORTED = 0.5
 ATOM_PARTIAL = 0.4
 FILL = 1  # function words between two missing words that the phrase takes in
 OPENS = 1  # function words that open a missing phrase
-SCOPE = 4  # words after a negation that it governs
 _SURFACE = re.compile(r"[^\W_]+")
+_CLAUSES = re.compile(r"[,;:.!?\u3001\u3002\uff0c\uff1b\u060c]")
+_NEGATING = NEGATIONS | OTHER_NEGATIONS
 # Languages that capitalise every noun: a capital there says nothing of a name.
 _CAPITALISED_NOUNS = frozenset({"de", "lb"})
 
@@ -179,26 +181,34 @@ def _check(
         absent -= rescued
     if (absent and held - numbers) or changed:
         conflicts.append("number")
-    if _disagrees(negated, words(window_text), items, language):
+    if _disagrees(negated, window_text, items, language):
         conflicts.append("negation")
     facts = _facts(span, numbers, language) - view.vocabulary - view.numbers
     return AtomCheck(span, "", "lexical", evidence, items, items - covered, tuple(conflicts),
                      facts=facts)
 
 
-def _disagrees(negated: bool, tokens: list[str], items: frozenset[str], language: str) -> bool:
-    """Whether an atom (`negated` or not, of `items`) and its evidence `tokens` disagree on
+def _disagrees(negated: bool, text: str, items: frozenset[str], language: str) -> bool:
+    """Whether an atom (`negated` or not, of `items`) and its evidence `text` disagree on
     negation: the atom negates and its evidence does not, or the evidence negates one of the
-    atom's own items (one of the `SCOPE` words after its negation). A negation elsewhere in
-    the window (`did not blame` beside the sentence that backs the atom) is no conflict."""
-    if not negates(tokens):
+    atom's own items (the first content word after a negation, in the same clause: `would
+    not start the race` negates `start`). A negation elsewhere in the window (`did not
+    blame` beside the sentence that backs the atom; `all faiths and none, from over a dozen
+    countries`) is no conflict."""
+    if not negates(words(text)):
         return negated
     if negated:
         return False
-    terms = term_list(tokens, language)
-    for number, token in enumerate(tokens):
-        if token in NEGATIONS and not items.isdisjoint(terms[number + 1 : number + 1 + SCOPE]):
-            return True
+    for clause in _CLAUSES.split(text):
+        tokens = words(clause)
+        if _NEGATING.isdisjoint(tokens):
+            continue
+        terms = term_list(tokens, language)
+        for number, token in enumerate(tokens):
+            if token in _NEGATING:
+                governed = next((term for term in terms[number + 1 :] if term), "")
+                if governed in items:
+                    return True
     return False
 
 
@@ -305,7 +315,7 @@ def _reread(span: AtomSpan, conflicts: Sequence[str], passage: str, language: st
     kept: list[str] = []
     for kind in conflicts:
         if kind == "negation":
-            if _disagrees(negated, tokens, items, language):
+            if _disagrees(negated, passage, items, language):
                 kept.append(kind)
         elif kind == "number":
             held = set(stated_numbers(tokens))

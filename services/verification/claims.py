@@ -111,9 +111,14 @@ def has_digit(text: str) -> bool:
 
 def negates(tokens: list[str]) -> bool:
     """Whether the tokens hold a negation (another language's negations only where no
-    English function word says the tokens are English: `non-verbal` negates nothing)."""
+    English function word says the tokens are English: `non-verbal` negates nothing; `not
+    only` adds, it does not negate)."""
     if not NEGATIONS.isdisjoint(tokens):
-        return True
+        if "only" not in tokens:
+            return True
+        if any(token in NEGATIONS and not (token == "not" and tokens[number + 1 : number + 2] == ["only"])
+               for number, token in enumerate(tokens)):
+            return True
     return ENGLISH_MARKS.isdisjoint(tokens) and not OTHER_NEGATIONS.isdisjoint(tokens)
 
 
