@@ -15,7 +15,9 @@ negates one of the atom's own items: the first content word after the negation, 
 source lacks (`_facts`), `unsupported` when it holds less than `ATOM_PARTIAL`, `partial`
 otherwise. An atom's share counts its items held by its own evidence or by the evidence of
 another atom (the claim's evidence set: a name said in one sentence, `he` in the next). The
-claim is `unsupported` when every atom is; `supported` when its atoms together (their
+claim is `unsupported` when every atom is, or when its atoms together (their item-weighted
+share) hold less than `CLAIM_UNSUPPORTED` of their items (a part or two it shares with the
+source among many it does not); `supported` when its atoms together (their
 item-weighted share) hold at least `ATOM_SUPPORTED` of their items, no atom conflicts with
 its evidence and none lacks a fact: a minor part the source words otherwise (`by their own
 account`) does not undo a claim whose facts and most words are there; `partial` otherwise.
@@ -55,6 +57,7 @@ from services.verification.support import CONFLICT_FACTOR, Evidence, best_window
 
 ATOM_SUPPORTED = 0.5
 ATOM_PARTIAL = 0.4
+CLAIM_UNSUPPORTED = 0.25
 FILL = 1  # function words between two missing words that the phrase takes in
 OPENS = 1  # function words that open a missing phrase
 _SURFACE = re.compile(r"[^\W_]+")
@@ -239,7 +242,7 @@ def _settle(check: AtomCheck, held_by_set: frozenset[str]) -> None:
 
 def _claim_verdict(checks: list[AtomCheck], held: float) -> str:
     """The claim's verdict from its atoms (see the module docstring)."""
-    if all(check.verdict == "unsupported" for check in checks):
+    if held < CLAIM_UNSUPPORTED or all(check.verdict == "unsupported" for check in checks):
         return "unsupported"
     if held < ATOM_SUPPORTED or any(
         check.conflicts or check.lacking & check.facts for check in checks
