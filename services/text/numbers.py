@@ -103,6 +103,8 @@ def written_numbers(text: str, language: str) -> tuple[list[WrittenNumber], str]
 def values_of(text: str, language: str | None = None) -> list[float]:
     """The numeric values `text` states in digits (`12,717` is 12717, `3.5` is 3.5), and,
     given its `language`, in words (`one year` is 1)."""
+    if language == UNDETERMINED:
+        language = "en"  # (as in `written_numbers`)
     if language is not None and language in _WORDS_LANGUAGES and _HAS_LETTER_NUMBER.search(text):
         text = alpha2digit(text, language, threshold=0)
     return [_number(value) for value in _VALUE.findall(text)]

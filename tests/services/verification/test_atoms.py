@@ -248,3 +248,56 @@ def test_a_name_or_number_the_source_lacks_keeps_its_atom_from_supported() -> No
     assert verdict == "partial" and {"Rome", "Napoleon"} <= set(missing)
     assert support("The Eiffel Tower was completed in 1889 by Gustave Eiffel [1].")[0] == (
         "supported")
+
+
+def test_a_minor_part_worded_otherwise_does_not_undo_a_claim() -> None:
+    """Most of the claim's words and all its facts are in the source; one short part is not
+    (`by their own account`): supported, the part itself partial or unsupported and its
+    words missing. A claim sharing little with the source among many words is unsupported,
+    though one of its parts is there."""
+    view = _view(PAGE)
+    judged = judge_atoms("Arnold joined Video Store Magazine in 1991, by his own account", view)
+    assert judged is not None and judged.verdict == "supported"
+    assert [check.verdict for check in judged.atoms] == ["supported", "unsupported"]
+    little = judge_atoms("The magazine covers racing, and its editors raced yachts off Sydney "
+                         "for twelve seasons, winning trophies in Hobart, Auckland and Perth",
+                         view)
+    assert little is not None and little.verdict == "unsupported"
+
+
+def test_grouped_digits_ordinals_and_numbers_in_words_of_the_evidence() -> None:
+    view = _view(["The period began in 3800 BC.", "The final was held on April 9th, 2011.",
+                  "It won its seventh consecutive trophy in 2016.",
+                  "We spent one year writing it."])
+    for claim in ("The period began in 3,800 BC", "The final was held on April 9, 2011",
+                  "It won its seventh consecutive trophy in 2016"):
+        judged = judge_atoms(claim, view)
+        assert judged is not None
+        assert (judged.verdict, judged.conflicts) == ("supported", ()), claim
+    changed = judge_atoms("We spent three years writing it", view)
+    assert changed is not None and changed.conflicts == ("number",)
+
+
+def test_a_negation_conflicts_only_where_it_governs_the_atoms_words() -> None:
+    view = _view(["Stewart would not start the Cheez-It 355 at The Glen; Regan Smith "
+                  "replaced him in the Cheez-It 355 at The Glen.",
+                  "The festival did not sell tickets.",
+                  "The climate was warm, and not only in summer."])
+    replaced = judge_atoms("Smith replaced Stewart in the Cheez-It 355 at The Glen", view)
+    assert replaced is not None and replaced.conflicts == ()
+    sold = judge_atoms("The festival sells tickets", view)
+    assert sold is not None and sold.conflicts == ("negation",)
+    warm = judge_atoms("The climate was warm not only in summer", view)
+    assert warm is not None and warm.conflicts == ()
+
+
+def test_missing_words_are_taken_as_phrases() -> None:
+    """The function word that opens a missing phrase and one between two missing words are
+    missing too (`in 1987`, `Paris of France`)."""
+    view = _view(PAGE)
+    text = "Arnold joined Video Store Magazine in 1987 and lived in Paris of France"
+    judged = judge_atoms(text, view)
+    assert judged is not None
+    words = [text[start:end] for start, end in judged.missing]
+    assert words[:2] == ["in", "1987"]
+    assert ["in", "Paris", "of", "France"] == words[-4:]
