@@ -25,7 +25,7 @@ The claim's score is the mean of two shares, as the sentence check's is
 (services.verification.support): the item-weighted mean of its atoms' (halved per kind of
 conflict, and once more when an atom lacks a fact), and its items found anywhere in the
 source. The missing words are the answer's own: the words of each atom whose items the
-evidence set lacks, as spans of the claim text, taken as phrases (`_phrases`).
+evidence set lacks, as spans of the claim text, taken as phrases (`_Phrases`).
 """
 
 from __future__ import annotations
@@ -144,7 +144,7 @@ def judge_atoms(text: str, view: SourceView) -> AtomsJudged | None:
     for check in checks:
         if check.verdict != "supported" or check.unbacked:
             missing += _missing_words(text, check, _Language(text, language))
-    return AtomsJudged(verdict, score, checks, conflicts, _phrases(text, missing, language))
+    return AtomsJudged(verdict, score, checks, conflicts, missing)
 
 
 def _title(span: AtomSpan) -> bool:
@@ -300,7 +300,7 @@ def judge_counted(text: str, span: AtomSpan, counts: Counts) -> AtomsJudged:
                       frozenset(), unbacked, tuple(conflicts), share, unbacked)
     missing: list[tuple[int, int]] = []
     if unbacked:
-        missing = _phrases(text, _missing_words(text, check, language), language.get())
+        missing = _missing_words(text, check, language)
     score = _score(share, anywhere, len(conflicts) + lacks_fact)
     return AtomsJudged(check.verdict, score, [check], tuple(conflicts), missing)
 
@@ -402,9 +402,10 @@ class _Language:
 
 
 def _missing_words(text: str, check: AtomCheck, language: _Language) -> list[tuple[int, int]]:
-    """The spans of the atom's words whose items its own evidence lacks: ASCII words by
-    their terms, read for the atom's words at once (services.text.lexical.term_list); other
-    text word by word (units of a word written without spaces)."""
+    """The spans of the atom's words whose items its evidence set lacks, as phrases
+    (`_Phrases`): ASCII words by their terms, read for the atom's words at once
+    (services.text.lexical.term_list); other text word by word (units of a word written
+    without spaces)."""
     span = check.span
     lacking = check.lacking
     if not text.isascii():
@@ -416,14 +417,48 @@ def _missing_words(text: str, check: AtomCheck, language: _Language) -> list[tup
     lowered = words(text[span.start : span.end])
     holes = span.kind != QUOTE and span.claims != text[span.start : span.end]
     terms = term_list(lowered, language.get())
-    found: list[tuple[int, int]] = []
+    phrases = _Phrases(text)
     end = span.start
     for word, term in zip(lowered, terms, strict=True):
         start = lower.find(word, end)
         end = start + len(word)
-        if (term in lacking or word in lacking) and not (holes and not _own(span, start)):
-            found.append((start, end))
-    return found
+        if holes and not _own(span, start):
+            phrases.add(start, end, False, False)
+        else:
+            phrases.add(start, end, term in lacking or word in lacking,
+                        not term and not word.isdigit())
+    return phrases.found
+
+
+class _Phrases:
+    """An atom's missing words as whole phrases, as a reader marks what a source does not
+    back: the function words (no term of their own) between two missing words (`FILL` at
+    most: `of` in `water-gazers of Manhattan`) and the `OPENS` that open a missing phrase
+    (`in` of `in 2015`, `the` of `the following month`) are missing too. Words are added
+    in text order."""
+
+    __slots__ = ("_after_missing", "_run", "_text", "found")
+
+    def __init__(self, text: str) -> None:
+        self._text = text
+        self._run: list[tuple[int, int]] = []  # function words since the last content word
+        self._after_missing = False  # whether that content word is missing
+        self.found: list[tuple[int, int]] = []
+
+    def add(self, start: int, end: int, missing: bool, function: bool) -> None:
+        """The next word `[start, end)`: missing or not, a function word or not."""
+        if missing:
+            run = self._run
+            if run:
+                self.found += run if self._after_missing and len(run) <= FILL else run[-OPENS:]
+                self._run = []
+            self.found.append((start, end))
+            self._after_missing = True
+        elif function and (not start or self._text[start - 1] not in "'\u2019"):
+            self._run.append((start, end))  # (`s` of `Jackson's` is no word of its own)
+        else:
+            self._run = []
+            self._after_missing = False
 
 
 def _own(span: AtomSpan, position: int) -> bool:
@@ -435,67 +470,41 @@ def _own(span: AtomSpan, position: int) -> bool:
 def _word_by_word(
     text: str, check: AtomCheck, lacking: frozenset[str], language: str
 ) -> list[tuple[int, int]]:
-    """The spans of the atom's words (or their units) whose items are `lacking`."""
+    """The spans of the atom's words (or their units) whose items are `lacking`, as
+    phrases."""
     span = check.span
-    found: list[tuple[int, int]] = []
+    phrases = _Phrases(text)
     for match in _SURFACE.finditer(text, span.start, span.end):
-        if _own(span, match.start()):
-            parts = _lacking_part(match.group(), lacking, language) or []
-            found.extend((match.start() + a, match.start() + b) for a, b in parts)
-    return found
+        start = match.start()
+        if not _own(span, start):
+            phrases.add(start, match.end(), False, False)
+            continue
+        parts, function = _lacking_part(match.group(), lacking, language)
+        if not parts:
+            phrases.add(start, match.end(), False, function)
+        for a, b in parts:
+            phrases.add(start + a, start + b, True, False)
+    return phrases.found
 
 
-def _lacking_part(word: str, lacking: frozenset[str], language: str) -> list[tuple[int, int]] | None:
+def _lacking_part(word: str, lacking: frozenset[str], language: str) -> tuple[list[tuple[int, int]], bool]:
     """The parts of surface `word` whose items are lacking (the whole word, or the units of
-    a word written without spaces), or None when none is."""
+    a word written without spaces; none when none is), and whether it is a function word
+    (no term of its own)."""
     units = words(canonical_text(word))
     if not units:
-        return None
+        return [], False
     terms = [terms_of([unit], language) | ({unit} if unit.isdigit() else set()) for unit in units]
     missing = [unit for unit, found in zip(units, terms, strict=True) if found & lacking]
     if not missing:
-        return None
+        return [], not any(terms)
     if len(units) == 1:
-        return [(0, len(word))]
+        return [(0, len(word))], False
     lower = word.lower()
     parts: list[tuple[int, int]] = []
     for unit in missing:
         place = lower.find(unit)
         if place < 0:
-            return [(0, len(word))]
+            return [(0, len(word))], False
         parts.append((place, place + len(unit)))
-    return parts
-
-
-def _phrases(text: str, missing: list[tuple[int, int]], language: str) -> list[tuple[int, int]]:
-    """The missing words as whole phrases, as a reader marks what a source does not back:
-    the function words (no term of their own) between two missing words (`FILL` at most:
-    `of` in `water-gazers of Manhattan`) and the `OPENS` that open a missing phrase (`in` of
-    `in 2015`, `the` of `the following month`) are missing too."""
-    if not missing:
-        return missing
-    found = sorted(missing)
-    tokens = [(match.start(), match.end()) for match in _SURFACE.finditer(text)]
-    lowered = [text[start:end].lower() for start, end in tokens]
-    terms = term_list(lowered, language)
-    spans = iter(found)
-    span = next(spans, None)
-    lacking: list[bool] = []
-    for start, end in tokens:
-        while span is not None and span[1] <= start:
-            span = next(spans, None)
-        lacking.append(span is not None and span[0] < end)
-    function = [not term and not word.isdigit() for word, term in zip(lowered, terms, strict=True)]
-    added: list[int] = []
-    run: list[int] = []
-    for number, missed in enumerate(lacking):
-        if function[number] and not missed:
-            run.append(number)
-            continue
-        if missed and run and len(run) <= FILL:
-            before = run[0] - 1
-            added += run if before >= 0 and lacking[before] else run[-OPENS:]
-        run = []
-    if not added:
-        return found
-    return sorted({*found, *(tokens[number] for number in added)})
+    return parts, False
