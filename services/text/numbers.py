@@ -84,10 +84,10 @@ def written_numbers(text: str, language: str) -> tuple[list[WrittenNumber], str]
             digits = converted
             known = set(_VALUE.findall(text))
             for match in _VALUE.finditer(converted):
-                value = match.group()
-                if value not in known and not _SUFFIX.match(converted, match.end()):
-                    number = _number(value)
-                    found.append(WrittenNumber(value, number, number))
+                stated = match.group()
+                if stated not in known and not _SUFFIX.match(converted, match.end()):
+                    number = _number(stated)
+                    found.append(WrittenNumber(stated, number, number))
     for match in _APPROXIMATE.finditer(digits):
         value = _number(match.group(4))
         if match.group(1):
