@@ -121,8 +121,8 @@ class SupportingPassage(Model):
     # The lexical support check (services.verification) of this sentence against
     # this source, found while the passage is chosen (services.citations.checks): the
     # sentence's item count (content terms and numbers), its items the whole source lacks,
-    # how many more the passage lacks (listed in `lacking_items` when the sentence cites
-    # several sources, for their check together), whether the passage holds a negation,
+    # how many more the passage lacks (listed in `lacking_items`: the check of several
+    # sources together and the atoms' missing words read them), whether the passage holds a negation,
     # and the check's conflicts (`number`, `negation`). `terms` is null when the sentence
     # or the source reads otherwise in canonical form (the check then reads the texts).
     terms: int | None = None

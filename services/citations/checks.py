@@ -100,27 +100,25 @@ def check_values(
     covered: int,
     passage_negated: bool,
     numbers: tuple[frozenset[str], frozenset[str]] | None,
-    several: bool,
 ) -> CheckFields:
     """The check's fields of one passage: the sentence's `terms` and check, the source's
     term bits, the bits of the sentence's terms the source holds (`known`) and the passage
     holds (`covered`), whether the passage negates, the source's and the passage's numbers
-    (given when the sentence has numbers), and whether the sentence cites several sources
-    (its lacking items are then listed, for the check of the sources together). The
-    figures are those of services.verification.support.assess over the sentence's items
+    (given when the sentence has numbers). The lacking items are listed (the check of
+    several sources together and the atoms' missing words read them). The figures are those of services.verification.support.assess over the sentence's items
     (terms and numbers)."""
     size = len(terms)
     held = known.bit_count()
     lacking_count = held - covered.bit_count()
     absent: list[str] = []
     lacking: list[str] = []
-    if held < size or (several and lacking_count):
+    if held < size or lacking_count:
         get = bits.get
         for term in terms:
             bit = get(term)
             if bit is None:
                 absent.append(term)
-            elif several and not bit & covered:
+            elif not bit & covered:
                 lacking.append(term)
     conflicts: list[str] = []
     claimed = sentence.numbers
@@ -140,8 +138,7 @@ def check_values(
                 unfound = True
             elif number not in in_passage:
                 lacking_count += 1
-                if several:
-                    lacking.append(number)
+                lacking.append(number)
         if unfound and not in_passage <= claimed:
             conflicts.append("number")
     if sentence.negated != passage_negated:

@@ -205,7 +205,7 @@ class PassageFinder:
     plain reference implementation."""
 
     __slots__ = (
-        "_by_index", "_checks", "_extracted", "_indexes", "_pages", "_several", "citing",
+        "_by_index", "_checks", "_extracted", "_indexes", "_pages", "citing",
         "passage_sources", "terms",
     )
 
@@ -222,14 +222,6 @@ class PassageFinder:
         # sentence -> what the support check reads of it (None: it reads otherwise canonically)
         self._checks: dict[int, SentenceCheck | None] = {}
         self._indexes: dict[int, SourceIndex | None] = {}  # (see `_index`)
-        # sentences citing several of these sources (their check lists the lacking items)
-        seen: set[int] = set()
-        self._several: set[int] = set()
-        for cited in passage_sources:
-            for sentence in citing.get(cited, ()):
-                if sentence in seen:
-                    self._several.add(sentence)
-                seen.add(sentence)
 
     def passages(self) -> list[dict[str, Any]]:
         """The best passage per (sentence, validly cited source in `passage_sources`),
@@ -283,7 +275,7 @@ class PassageFinder:
         source = self._by_index[cited]
         masks, windows, columns = index.masks, index.windows, index.columns
         extracted = self._extracted
-        pages, terms, checks, several = self._pages, self.terms, self._checks, self._several
+        pages, terms, checks = self._pages, self.terms, self._checks
         append = found.append
         bit_count = int.bit_count
         count = len(masks)
@@ -373,7 +365,6 @@ class PassageFinder:
                     covered,
                     True in flags[first : final + 1],  # (whether the passage negates)
                     numbers,
-                    sentence in several,
                 )
             size, absent, lacking, lacking_items, passage_negated, conflicts = fields
             values: dict[str, Any] = {

@@ -293,7 +293,7 @@ def judge_counted(text: str, span: AtomSpan, counts: Counts) -> AtomsJudged:
     if conflicts:  # (rare: read again by the atom's rules, from the passage alone)
         conflicts = _reread(span, conflicts, counts.passage, language.get())
     lacks_fact = False
-    if unbacked:
+    if absent:  # (only a fact the whole source lacks keeps the atom from `supported`)
         numbers = read_items(canonical_text(span.claims), language.get())[1]
         lacks_fact = bool(frozenset(absent) & _facts(span, numbers, language.get()))
     check = AtomCheck(span, _atom_verdict(share, bool(conflicts), lacks_fact), "lexical", None,
