@@ -21,6 +21,7 @@ from schemas.spans import AnswerWord, Atom, SourceSpan, Support
 from services.spans.locators import Locators
 from services.spans.resolve import source_span
 from services.spans.sections import Piece, utf16_offsets
+from services.text.atoms import AtomSpan
 from services.verification.atoms import (
     AtomsJudged,
     Counts,
@@ -58,13 +59,18 @@ def with_atoms(
 ) -> None:
     """Remake the support entry of every pending citation from its atoms (in place)."""
     utf16: Callable[[int], int] | None = None
+    singles: dict[str, AtomSpan | None] = {}  # claim -> its only atom (a claim cites often)
     for item in pending:
         entry = support[item.position]
         if entry is None:
             continue
         # A sentence of one atom with a counted passage: the passage is its evidence (no
         # source view to build); otherwise each atom finds its own in the source.
-        single = one_atom(item.claim) if item.counts is not None else None
+        single = None
+        if item.counts is not None:
+            if item.claim not in singles:
+                singles[item.claim] = one_atom(item.claim)
+            single = singles[item.claim]
         if single is not None and item.counts is not None:
             judged: AtomsJudged | None = judge_counted(item.claim, single, item.counts)
         else:
@@ -75,7 +81,7 @@ def with_atoms(
         if utf16 is None:
             utf16 = utf16_offsets(text)
         words = _answer_words(judged, text, item.offset, utf16)
-        found = pieces(item.source)
+        found = pieces(item.source) if single is None else []
         fields = entry.__dict__
         fields["verdict"] = judged.verdict
         fields["score"] = rounded_score(judged.score)
