@@ -108,7 +108,7 @@ def fold_punctuation(text: str) -> str:
     return text
 
 
-def _ascii_words(text: str) -> str:
+def ascii_word_text(text: str) -> str:
     """ASCII `text` with every separator a space and capitals lowercase (same length)."""
     return text.encode().translate(_ASCII_WORDS).decode()
 
@@ -120,7 +120,7 @@ def words(text: str) -> list[str]:
         text = fold_punctuation(text)
         if not text.isascii():
             return _units(_WORD.findall(text.lower()))
-    return _ascii_words(text).split()
+    return ascii_word_text(text).split()
 
 
 def _units(tokens: list[str]) -> list[str]:
@@ -179,7 +179,7 @@ def span_tokens(text: str, spans: Iterable[tuple[int, int]]) -> list[list[str]]:
     folded = fold_punctuation(text)
     if not folded.isascii():
         return [words(folded[start:end]) for start, end in spans]
-    prepared = _ascii_words(folded)  # same length: offsets hold
+    prepared = ascii_word_text(folded)  # same length: offsets hold
     return [prepared[start:end].split() for start, end in spans]
 
 

@@ -37,6 +37,7 @@ from dataclasses import dataclass
 from services.text.atoms import QUOTE, AtomSpan, atoms, fold_blanks
 from services.text.languages import NEGATIONS as OTHER_NEGATIONS
 from services.text.lexical import (
+    ascii_word_text,
     term_list,
     terms_of,
     tokens_language,
@@ -403,31 +404,80 @@ class _Language:
 
 def _missing_words(text: str, check: AtomCheck, language: _Language) -> list[tuple[int, int]]:
     """The spans of the atom's words whose items its evidence set lacks, as phrases
-    (`_Phrases`): ASCII words by their terms, read for the atom's words at once
-    (services.text.lexical.term_list); other text word by word (units of a word written
-    without spaces)."""
+    (`_Phrases`): ASCII words by their terms (services.text.lexical.term_list), each
+    lacking word looked for where it stands whole (`_ascii_missing`); other text word by
+    word (units of a word written without spaces)."""
     span = check.span
     lacking = check.lacking
     if not text.isascii():
         return _word_by_word(text, check, lacking, language.get())
-    # (ASCII: the words are those of the surface pattern, lowercase, and lowercasing keeps
-    # offsets; each is found from the end of the one before, only blanks and punctuation
-    # lying between: no regex match object per word)
-    lower = text.lower()
-    lowered = words(text[span.start : span.end])
+    folded = ascii_word_text(text)
+    lowered = folded[span.start : span.end].split()
+    term_of = dict(zip(lowered, term_list(lowered, language.get()), strict=True))
+    wanted = [word for word, term in term_of.items() if term in lacking or word in lacking]
+    return _ascii_missing(text, folded, span, wanted, term_of) if wanted else []
+
+
+def _ascii_missing(
+    text: str, folded: str, span: AtomSpan, wanted: list[str], term_of: dict[str, str]
+) -> list[tuple[int, int]]:
+    """The places of the `wanted` words in the atom, as phrases: what `_Phrases` makes of
+    the atom's words, read only where a wanted word stands. `folded` is ASCII `text` with
+    separators as spaces, lowercase (same offsets); `term_of` maps the atom's words to
+    their terms."""
+    # (each wanted word is found by a C search, whole; the phrase rule then reads only the
+    # words just before each: no Python step per word of the atom)
     holes = span.kind != QUOTE and span.claims != text[span.start : span.end]
-    terms = term_list(lowered, language.get())
-    phrases = _Phrases(text)
-    end = span.start
-    for word, term in zip(lowered, terms, strict=True):
-        start = lower.find(word, end)
-        end = start + len(word)
-        if holes and not _own(span, start):
-            phrases.add(start, end, False, False)
-        else:
-            phrases.add(start, end, term in lacking or word in lacking,
-                        not term and not word.isdigit())
-    return phrases.found
+    places: list[tuple[int, int]] = []
+    for word in wanted:
+        place = folded.find(word, span.start, span.end)
+        while place >= 0:
+            end = place + len(word)
+            if (
+                (place == span.start or folded[place - 1] == " ")
+                and (end == span.end or folded[end] == " ")
+                and not (holes and not _own(span, place))
+            ):
+                places.append((place, end))
+            place = folded.find(word, end, span.end)
+    places.sort()
+    missing = set(places)
+    found: list[tuple[int, int]] = []
+    for place, end in places:
+        # The function words right before the word (a run back to the last other word),
+        # FILL + 1 at most: all of them between two missing words, else the OPENS last.
+        run: list[tuple[int, int]] = []
+        after_missing = False
+        cursor = place
+        while len(run) <= FILL:
+            stop = _word_end(folded, span.start, cursor)
+            if stop < 0:
+                break
+            begin = folded.rfind(" ", span.start, stop) + 1 or span.start
+            word = folded[begin:stop]
+            if (begin, stop) in missing:
+                after_missing = True
+                break
+            if (
+                (holes and not _own(span, begin))
+                or term_of.get(word, "x")
+                or word.isdigit()
+                or (begin and text[begin - 1] in "'\u2019")
+            ):
+                break
+            run.append((begin, stop))
+            cursor = begin
+        run.reverse()
+        found += run if after_missing and len(run) <= FILL else run[-OPENS:]
+        found.append((place, end))
+    return found
+
+
+def _word_end(folded: str, low: int, cursor: int) -> int:
+    """Where the word before `cursor` ends in `folded` (not before `low`), or -1."""
+    while cursor > low and folded[cursor - 1] == " ":
+        cursor -= 1
+    return cursor if cursor > low else -1
 
 
 class _Phrases:
