@@ -8,9 +8,11 @@ the passage of its sentence and that source, recorded as the link's index (`Supp
 whose locator is already there; link k is the extraction's passage k). Only where no passage exists (a source not eligible for
 passages) does the check search the source, and that evidence becomes a `SourceSpan` with a
 locator, like any span. A sentence is verbatim in a
-source when a verbatim unit (not a mere quotation inside it) covers at least
-`VERBATIM_COVER` of it and has a span there; its citations of that source are `supported`, with
-that span as evidence.
+source when a verbatim unit covers at least `VERBATIM_COVER` of it and has a span there, or
+when a quotation found there is all it claims (its other words only frame the quote: at
+most `FRAME_TERMS` content terms besides the source's own name, `X opens by saying`); its
+citations of that source are `supported`, with that span as evidence. A sentence that
+claims more than its quote is judged atom by atom, the quote an atom of its own.
 
 With the lexical judge, most citations need none of that: the only valid citation of its
 sentence is decided here when the sentence is verbatim in the source or its passage there is
@@ -35,7 +37,7 @@ from services.spans.sections import Piece
 from services.spans.units import UnitContext
 from services.text.extraction import blank
 from services.text.languages import UNDETERMINED, language_of
-from services.text.lexical import NO_NAMES, name_terms
+from services.text.lexical import NO_NAMES, name_terms, text_terms
 from services.verification.claims import surface_words
 from services.verification.atoms import Counts
 from services.verification.crosslang import crosses, source_language
@@ -59,6 +61,7 @@ from services.verification.verify import (
 )
 
 VERBATIM_COVER = 0.8
+FRAME_TERMS = 3
 
 _support = maker(Support)
 _answer_quality = maker(AnswerQuality)
@@ -81,10 +84,15 @@ class SourcePieces:
         """The view of source `index`; None when it has no text (or does not exist)."""
         if index not in self._views:
             pieces = self._pieces.get(index)
-            source = self._sources.get(index)
-            names = name_terms(source.title, source.authors) if source else NO_NAMES
-            self._views[index] = source_view([p.text for p in pieces], names) if pieces else None
+            self._views[index] = (
+                source_view([p.text for p in pieces], self.names(index)) if pieces else None
+            )
         return self._views[index]
+
+    def names(self, index: int) -> frozenset[str]:
+        """The content terms of source `index`'s name (title and authors)."""
+        source = self._sources.get(index)
+        return name_terms(source.title, source.authors) if source else NO_NAMES
 
     def language(self, index: int) -> str:
         """The language of source `index` (read from its pieces, without a view; once)."""
@@ -121,18 +129,21 @@ def sentence_bounds(sentences: Sequence[Sentence]) -> list[tuple[int, int, int]]
 
 
 def _verbatim(
-    units: Sequence[AnswerUnit], sentences: list[tuple[int, int, int]], text: str
+    units: Sequence[AnswerUnit],
+    sentences: list[tuple[int, int, int]],
+    text: str,
+    names: Callable[[int], frozenset[str]],
 ) -> dict[tuple[int, int], SourceSpan]:
     """(sentence index, source index) -> a span where a verbatim unit covers the sentence,
-    or where a quotation inside it was found (`sentences`: `sentence_bounds`)."""
+    or where a quotation inside it that the sentence only frames was found (`sentences`:
+    `sentence_bounds`; `names`: a source's name terms). A unit of origin `quotation` is
+    its sentence, its span the quote's."""
     found: dict[tuple[int, int], SourceSpan] = {}
     ends = [end for _, _, end in sentences]
     for unit in units:
         fields = unit.__dict__  # (a unit of this stage: every field set)
         if fields["kind"] != "verbatim":
             continue
-        # A quotation found verbatim supports its sentence for the quote's content: the
-        # words around it (`X opens by saying`) frame it, they are not claimed.
         quotation = fields["origin"] == "quotation"
         unit_start, unit_end = fields["start"], fields["end"]
         if unit_start is None or unit_end is None:
@@ -144,9 +155,19 @@ def _verbatim(
                 break
             size = len(text[start:end].strip())
             overlap = min(unit_end, end) - max(unit_start, start)
-            if size and (quotation or overlap >= VERBATIM_COVER * size):
-                for span in fields["source_spans"]:
-                    found.setdefault((index, span.source_index), span)
+            if not size:
+                continue
+            # A quotation found verbatim supports a sentence that only frames it; the
+            # words of a sentence that claims more are judged as its other atoms.
+            claimed = text_terms(text[start:end]) if quotation else None
+            for span in fields["source_spans"]:
+                source = span.source_index
+                if claimed is None:
+                    if overlap < VERBATIM_COVER * size:
+                        continue
+                elif len(claimed - text_terms(span.quote) - names(source)) > FRAME_TERMS:
+                    continue
+                found.setdefault((index, source), span)
     return found
 
 
@@ -433,13 +454,13 @@ def citation_support(
     extraction = ctx.extraction
     text = blanked(ctx.text, extraction)
     bounds = sentence_bounds(extraction.sentences)
-    verbatim_spans = _verbatim(units, bounds, text)
+    by_source = SourcePieces(pieces, ctx.answer.sources)
+    verbatim_spans = _verbatim(units, bounds, text, by_source.names)
     verbatim: dict[int, frozenset[int]] = {}
     for sentence_index, source in verbatim_spans:
         verbatim[sentence_index] = verbatim.get(sentence_index, frozenset()) | {source}
     by_pair = passage_pairs(extraction)
     support: list[Support | None] = [None] * len(extraction.citations)
-    by_source = SourcePieces(pieces, ctx.answer.sources)
     decided = (
         DecidedSingles(extraction.passages, by_pair, verbatim_spans, support, by_source.language)
         if judge is LEXICAL

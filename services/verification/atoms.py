@@ -132,11 +132,11 @@ def judge_atoms(text: str, view: SourceView) -> AtomsJudged | None:
         if check.judge != "verbatim":
             _settle(check, frozenset(held_by_set))
     total = sum(len(check.items) for check in checks)
-    held = sum(len(check.items) * check.share for check in checks) / total
+    held = sum(len(check.items) * check.share for check in checks) / total if total else 1.0
     vocabulary = view.vocabulary
     anywhere = (
         len(claim_items & vocabulary) + len((claim_items - vocabulary) & view.numbers)
-    ) / (len(claim_items) or total)
+    ) / (len(claim_items) or total or 1)
     conflicts = tuple(sorted({kind for check in checks for kind in check.conflicts}))
     lacks = any(check.lacking & check.facts for check in checks)
     score = _score(held, anywhere, len(conflicts) + lacks)
@@ -159,17 +159,17 @@ def _title(span: AtomSpan) -> bool:
 def _check(
     span: AtomSpan, view: SourceView, claim: frozenset[str], language: str
 ) -> AtomCheck | None:
-    """One atom against the source (None when it has no items); its terms are those of the
-    claim's language."""
+    """One atom against the source (None when it has no items and is no quote found word for
+    word); its terms are those of the claim's language."""
     canonical = canonical_text(span.claims)
     found, numbers, negated = read_items(canonical, language)
     items = frozenset(found)
-    if not items:
-        return None
-    if span.kind == QUOTE:
+    if span.kind == QUOTE:  # (a quote of function words only, `We Had Him`, is one too)
         verbatim = _verbatim(fold_blanks(canonical).strip(), view)
         if verbatim is not None:
             return AtomCheck(span, "supported", "verbatim", verbatim, items, frozenset(), ())
+    if not items:
+        return None
     evidence, covered = best_window(items, view, _ranks(items, claim, view, _title(span)))
     window_text = evidence.text
     conflicts: list[str] = []

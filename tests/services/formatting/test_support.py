@@ -40,7 +40,7 @@ def test_every_valid_citation_carries_support() -> None:
     assert supports[0].judge == "verbatim"
     # the Louvre is in source 1, not in source 2; source 1 is cited beside it: no better source
     assert supports[2].better_source is None
-    assert supports[2].missing == ["Louvre", "largest", "art", "museum"]
+    assert supports[2].missing == ["The", "Louvre", "the", "largest", "art", "museum"]
     # the evidence is the citation's supporting passage: its link, with the link's locator
     assert supports[1].evidence is None and supports[1].link is not None
     link = formatted.links[supports[1].link]

@@ -1,5 +1,6 @@
-"""Quotations of every language are verbatim claims, and a quotation found in its cited
-source supports its sentence (the framing around it is not claimed)."""
+"""Quotations of every language are verbatim claims: a quotation found in its cited source
+supports a sentence that only frames it (`X opens by saying`), and is an atom of its own,
+judged verbatim, in a sentence that claims more."""
 
 from __future__ import annotations
 
@@ -28,20 +29,45 @@ def _answer(text: str, source: str) -> dict:
     }
 
 
-def test_the_demo_answers_quoted_sentences_are_supported() -> None:
+def test_the_demo_answers_quoted_sentences_are_supported_their_quotes_verbatim() -> None:
     result = _formatted(orjson.loads(DEMO.read_bytes()))
     quoted = [s.index for s in result.sentences if '"' in s.text]
     assert quoted
     for citation in result.citations:
         if citation.sentence_index in quoted:
-            assert citation.support is not None
-            assert (citation.support.verdict, citation.support.judge) == ("supported", "verbatim")
+            support = citation.support
+            assert support is not None and support.verdict == "supported"
+            assert support.judge == "verbatim" or any(
+                atom.judge == "verbatim" and atom.verdict == "supported" for atom in support.atoms
+            )
+
+
+def test_a_quote_verifies_its_quote_and_the_rest_is_judged() -> None:
+    source = ("Angelou wrote We Had Him, a poem she dedicated to Jackson. It was read at the "
+              "memorial service.")
+    text = ('In 2009, Angelou wrote "We Had Him", a poem about Michael Jackson, which was read '
+            "by Queen Latifah at his funeral [1].")
+    support = _formatted(_answer(text, source)).citations[0].support
+    assert support is not None
+    assert (support.verdict, support.judge) == ("partial", "lexical")
+    quote = [atom for atom in support.atoms if atom.text == "We Had Him"]
+    assert [(atom.verdict, atom.judge) for atom in quote] == [("supported", "verbatim")]
+    assert {"Queen", "Latifah"} <= set(support.missing)
+
+
+def test_a_sentence_that_only_frames_its_quote_is_verbatim() -> None:
+    source = "It is a truth universally acknowledged, that a single man must be in want of a wife."
+    support = _formatted(
+        _answer("The novel opens by saying “a truth universally acknowledged” [1].", source)
+    ).citations[0].support
+    assert support is not None
+    assert (support.verdict, support.judge) == ("supported", "verbatim")
 
 
 @pytest.mark.parametrize(
     ("text", "source"),
     [
-        ("Goethe schrieb „Die Leiden des jungen Werthers“ in nur vier Wochen [1].",
+        ("Goethe schrieb „Die Leiden des jungen Werthers“ [1].",
          "Er schrieb damals Die Leiden des jungen Werthers, seinen ersten Roman."),
         ("Le narrateur dit « longtemps je me suis couché de bonne heure » [1].",
          "Il écrit : longtemps je me suis couché de bonne heure, puis il se tait."),

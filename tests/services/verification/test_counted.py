@@ -92,7 +92,8 @@ def _both(data: dict[str, Any]) -> tuple[Verification, Verification, int]:
     bounds = sentence_bounds(cited.extraction.sentences)
     claims, sentences, uncited = _claims(cited.extraction, text, bounds)
     verbatim: dict[int, frozenset[int]] = {}
-    for sentence, source in _verbatim(units, bounds, text):
+    names = SourcePieces(index.pieces, answer.sources).names
+    for sentence, source in _verbatim(units, bounds, text, names):
         verbatim[sentence] = verbatim.get(sentence, frozenset()) | {source}
     passages = _passages(cited.extraction, passage_pairs(cited.extraction), claims, sentences)
     read = {key: read_passage(p.link, p.text) for key, p in passages.items()}
