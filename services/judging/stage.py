@@ -2,6 +2,9 @@
 
 Run only when `CITEFLOW_JUDGING` names a judge; loading it here checks it (an unknown model
 or a refused key stops the stage at start-up with one line, before any answer is read).
+Its handler is a coroutine: the runtime loop awaits up to `CITEFLOW_JUDGING_CONCURRENCY`
+answers of a batch at once while their model calls run on the refiner's threads, so the
+consumer keeps heartbeating however long a model takes.
 """
 
 from __future__ import annotations
@@ -11,17 +14,18 @@ from dataclasses import replace
 from schemas.formatted import AnswerFormatted
 from schemas.topics import ANSWERS_FORMATTED, ANSWERS_JUDGED
 from services.judging.settings import refiner_from_env
-from services.runtime.stage import typed_stage
+from services.runtime.stage import async_typed_stage
 
 REFINER = refiner_from_env()
 
 STAGE = replace(
-    typed_stage(
+    async_typed_stage(
         "judging",
         ANSWERS_FORMATTED,
         AnswerFormatted,
         ANSWERS_JUDGED,
         REFINER.refine,
+        REFINER.concurrency,
         description="answer.formatted -> answer.judged: a model judge's second opinion",
     ),
     collectors=REFINER.metrics.collectors if REFINER.metrics else (),

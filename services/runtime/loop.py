@@ -1,13 +1,17 @@
 """The consumer/producer loop every stage shares.
 
 One `StageRunner` per process: a consumer in the stage's group, one producer, and the
-stage's pure handler in between. Delivery is at-least-once; the comments marked
-COMMIT say what is committed when, and why.
+stage's pure handler in between (or its coroutine handler, for a stage that waits on I/O).
+Delivery is at-least-once; the comments marked COMMIT say what is committed when, and why.
+
+Logs: one `batch processed` line per batch at info (its records, wall time and slowest
+record); at debug, a `record processed` line per record and a `batch delivered` line.
 """
 
 from __future__ import annotations
 
 import asyncio
+import logging
 import time
 from collections.abc import Iterable
 from typing import Any
@@ -96,6 +100,14 @@ class StageRunner:
         self._consumer: AIOKafkaConsumer | None = None
         self._producer: AIOKafkaProducer | None = None
         self._last_yield = time.monotonic()
+        # A stage with a coroutine handler: its records of a batch are handled up to
+        # `stage.concurrency` at a time (over every partition of the batch).
+        self._partition = (self._process_partition if stage.handle_async is None
+                           else self._process_partition_async)
+        self._limit = asyncio.Semaphore(stage.concurrency)
+        # The slowest handler call of the batch being processed (seconds; logged with it).
+        self._slowest = 0.0
+        self._debug = self.log.is_enabled_for(logging.DEBUG)
 
     def stop(self) -> None:
         """Stop fetching; the in-flight batch is finished, delivered and committed."""
@@ -195,27 +207,37 @@ class StageRunner:
         self.batches += 1
         self.records += size
         started = time.perf_counter()
+        self._slowest = 0.0
         if len(batches) == 1:
             ((tp, records),) = batches.items()
-            pending = await self._process_partition(tp, records)
+            pending = await self._partition(tp, records)
         else:
             # Partitions run concurrently (one retrying does not hold up the others),
             # records of one partition strictly in order.
             results = await asyncio.gather(
-                *(self._process_partition(tp, records) for tp, records in batches.items())
+                *(self._partition(tp, records) for tp, records in batches.items())
             )
             pending = [p for partition in results for p in partition]
-        self.log.debug("batch processed", records=size, partitions=_names(batches),
-                       ms=round((time.perf_counter() - started) * 1000, 2))
+        self.log.info("batch processed", records=size, partitions=_names(batches),
+                      ms=round((time.perf_counter() - started) * 1000, 3),
+                      slowest_ms=round(self._slowest * 1000, 3))
+        if self._debug:
+            for item in pending:
+                self._message_log(item.message).debug(
+                    "record processed", outputs=[r.topic for r in item.records])
         return pending
 
     async def _deliver(self, pending: list[Pending]) -> None:
+        started = time.perf_counter()
         await self._settle(pending)
         # COMMIT (after each batch's deliveries): every record produced for the committed
         # offsets was acknowledged by the broker (acks=all). Records of the next batch may
         # already be started, so the commit stops before them; anything unfinished, and
         # everything after it in its partition, stays uncommitted and is re-delivered.
         await self._commit()
+        if self._debug:
+            self.log.debug("batch delivered", records=len(pending),
+                           ms=round((time.perf_counter() - started) * 1000, 3))
 
     async def _await_delivery(self) -> None:
         """Wait for the batch in delivery (re-raising a fatal delivery error)."""
@@ -281,19 +303,71 @@ class StageRunner:
                     await asyncio.sleep(0)
         finally:
             self.metrics.processing_times(times)
+            if times:
+                self._slowest = max(self._slowest, max(times))
+        return pending
+
+    async def _process_partition_async(
+        self, tp: TopicPartition, records: list[ConsumerRecord]
+    ) -> list[Pending]:
+        # A coroutine handler (the judging stage waits seconds for a model): the records are
+        # handled concurrently, `stage.concurrency` at a time over the whole batch, so the
+        # loop keeps heartbeating and one slow answer does not hold up the others. Their
+        # outputs are still handed to the producer in the partition's order, and each
+        # record is finished only when its outputs are acknowledged (_settle): the commit
+        # semantics are those of `_process_partition`.
+        topic = self.config.logical(tp.topic)
+        messages = [
+            Message(topic, record.value or b"", record.key, record.partition, record.offset,
+                    tuple(record.headers) if record.headers else ())
+            for record in records
+        ]
+        for message in messages:
+            self.tracker.start(tp, message.offset)
+        tasks = [asyncio.create_task(self._handle(message)) for message in messages]
+        pending: list[Pending] = []
+        try:
+            for message, task in zip(messages, tasks, strict=True):
+                try:
+                    out = await task
+                except Abandoned:
+                    # Stopping mid-retry: this record and the rest of the partition stay
+                    # unfinished, so nothing from here on is committed (re-delivered).
+                    break
+                item = Pending(tp, message, out)
+                await self._send(item)
+                pending.append(item)
+        finally:
+            # After a break (or our own cancellation) the later records' handlers are
+            # cancelled; they were started, never finished, so never committed.
+            for task in tasks:
+                task.cancel()
+            await asyncio.gather(*tasks, return_exceptions=True)
         return pending
 
     async def _handle(self, message: Message) -> list[Record]:
-        """The records to produce for one message: its outputs, or its dead letter."""
-        started = time.perf_counter()
-        try:
-            records = [output_record(self.stage.name, o) for o in self.stage.handle(message)]
-        except Exception as exc:  # noqa: BLE001 - stages never crash on input
-            return await self._recover(message, exc)
-        self.metrics.processing_time(time.perf_counter() - started)
+        """The records to produce for one message: its outputs, or its dead letter (a
+        coroutine handler's calls, retries included, hold one of `stage.concurrency` slots)."""
+        async with self._limit:
+            started = time.perf_counter()
+            try:
+                records = await self._outputs(message)
+            except Exception as exc:  # noqa: BLE001 - stages never crash on input
+                return await self._recover(message, exc)
+            took = time.perf_counter() - started
+        self.metrics.processing_time(took)
+        self._slowest = max(self._slowest, took)
         if any(r.topic.endswith(".rejected") for r in records):
             self._rejected(message, records)
         return records
+
+    async def _outputs(self, message: Message) -> list[Record]:
+        """One call of the stage's handler (its coroutine one if it has one), as records."""
+        if self.stage.handle_async is not None:
+            outputs = await self.stage.handle_async(message)
+        else:
+            outputs = self.stage.handle(message)
+        return [output_record(self.stage.name, o) for o in outputs]
 
     async def _recover(self, message: Message, error: Exception, attempt: int = 1) -> (
         list[Record]
@@ -315,7 +389,7 @@ class StageRunner:
             attempt += 1
             started = time.perf_counter()
             try:
-                records = [output_record(self.stage.name, o) for o in self.stage.handle(message)]
+                records = await self._outputs(message)
             except Exception as exc:  # noqa: BLE001 - stages never crash on input
                 error = exc
                 continue
