@@ -109,10 +109,12 @@ def bench_idle(waits: tuple[int, ...], idle_seconds: float, rate: float, count: 
 @click.option("--bootstrap", default=None, metavar="HOST:PORT",
               help="Use this broker instead of starting the embedded one")
 def bench_groups(runs: int, partitions: int, bootstrap: str | None) -> None:
-    """Consumer group join time (a fresh member to its first assignment) and failover time
-    (SIGKILL of one of two members to the survivor owning every partition), under the
-    runtime's group settings (CITEFLOW_SESSION_TIMEOUT_MS, CITEFLOW_HEARTBEAT_INTERVAL_MS)
-    beside aiokafka's defaults measured in the same run."""
+    """Consumer group join time (a fresh member to its first assignment), failover time
+    (SIGKILL of one of two members to the survivor owning every partition) and restart time
+    (SIGKILL and an immediate restart of that member to it holding a partition again), under
+    the runtime's group settings (CITEFLOW_SESSION_TIMEOUT_MS, CITEFLOW_HEARTBEAT_INTERVAL_MS)
+    beside aiokafka's defaults and beside the runtime's with static membership
+    (CITEFLOW_GROUP_INSTANCE_ID), measured in the same run."""
     import asyncio
     import uuid
 
@@ -132,8 +134,9 @@ def bench_groups(runs: int, partitions: int, bootstrap: str | None) -> None:
         if broker is not None:
             broker.stop()
     table = Table("settings", "session ms", "heartbeat ms", "join s (median)",
-                  "failover s (median)")
+                  "failover s (median)", "restart s (median)")
     for row in found:
         table.add_row(row.name, str(row.session_timeout_ms), str(row.heartbeat_interval_ms),
-                      f"{row.join_s:.2f}", f"{row.failover_s:.2f}")
+                      f"{row.join_s:.2f}", f"{row.failover_s:.2f}", f"{row.restart_s:.2f}")
     Console().print(table)
+

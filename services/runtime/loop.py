@@ -120,13 +120,15 @@ class StageRunner:
     async def run(self) -> None:
         """Consume, process, produce, commit, until stopped; then leave the group cleanly."""
         topics = [self.config.physical(t) for t in self.stage.input_topics]
-        self._consumer = make_consumer(self.config, group_id=self.config.group_for(self.stage.name))
+        self._consumer = make_consumer(self.config, group_id=self.config.group_for(self.stage.name),
+                                       group_instance_id=self.config.group_instance_id or None)
         self._consumer.subscribe(topics, listener=_Rebalance(self))
         self._producer = make_producer(self.config)
         try:
             if not await self._start():
                 return
-            self.log.info("started", topics=topics, group=self.config.group_for(self.stage.name))
+            self.log.info("started", topics=topics, group=self.config.group_for(self.stage.name),
+                          instance=self.config.group_instance_id or None)
             while not self.stopping.is_set():
                 await self._poll_once()
         finally:
