@@ -2,9 +2,10 @@
 
 Run only when `CITEFLOW_JUDGING` names a judge; loading it here checks it (an unknown model
 or a refused key stops the stage at start-up with one line, before any answer is read).
-Its handler is a coroutine: the runtime loop awaits up to `CITEFLOW_JUDGING_CONCURRENCY`
-answers of a batch at once while their model calls run on the refiner's threads, so the
-consumer keeps heartbeating however long a model takes.
+Its handler is a coroutine: the runtime loop judges each answer as it is fetched, up to
+`CITEFLOW_JUDGING_CONCURRENCY` in flight, while their model calls run on the refiner's
+threads, so the consumer keeps heartbeating however long a model takes and no answer
+waits for the others fetched with it.
 """
 
 from __future__ import annotations

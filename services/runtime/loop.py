@@ -13,6 +13,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
+from collections import deque
 from collections.abc import Iterable
 from typing import Any
 
@@ -100,14 +101,22 @@ class StageRunner:
         self._consumer: AIOKafkaConsumer | None = None
         self._producer: AIOKafkaProducer | None = None
         self._last_yield = time.monotonic()
-        # A stage with a coroutine handler: its records of a batch are handled up to
-        # `stage.concurrency` at a time (over every partition of the batch).
-        self._partition = (self._process_partition if stage.handle_async is None
-                           else self._process_partition_async)
-        self._limit = asyncio.Semaphore(stage.concurrency)
         # The slowest handler call of the batch being processed (seconds; logged with it).
         self._slowest = 0.0
         self._debug = self.log.is_enabled_for(logging.DEBUG)
+        # A stage with a coroutine handler (see `_dispatch`): the records in flight, per
+        # partition in offset order, the tasks sending them in that order and settling
+        # their deliveries, and the room left under `stage.concurrency`.
+        self._poll = self._poll_once if stage.handle_async is None else self._poll_dispatching
+        self._queues: dict[TopicPartition, deque[tuple[Message, asyncio.Task[list[Record]],
+                                                       _Fetched]]] = {}
+        self._drains: dict[TopicPartition, asyncio.Task[None]] = {}
+        self._settling: set[asyncio.Task[None]] = set()
+        self._in_flight = 0
+        self._room = asyncio.Event()
+        self._room.set()
+        self._commit_lock = asyncio.Lock()
+        self._failure: BaseException | None = None
 
     def stop(self) -> None:
         """Stop fetching; the in-flight batch is finished, delivered and committed."""
@@ -130,7 +139,7 @@ class StageRunner:
             self.log.info("started", topics=topics, group=self.config.group_for(self.stage.name),
                           instance=self.config.group_instance_id or None)
             while not self.stopping.is_set():
-                await self._poll_once()
+                await self._poll()
         finally:
             await self._shutdown()
 
@@ -159,6 +168,7 @@ class StageRunner:
         if self._consumer is not None:
             try:
                 await self._await_delivery()
+                await self._await_dispatched()
                 await self._commit()
             except Exception as exc:  # noqa: BLE001 - shutting down; re-delivery covers it
                 self.log.warning("final commit failed", error=str(exc))
@@ -212,12 +222,12 @@ class StageRunner:
         self._slowest = 0.0
         if len(batches) == 1:
             ((tp, records),) = batches.items()
-            pending = await self._partition(tp, records)
+            pending = await self._process_partition(tp, records)
         else:
             # Partitions run concurrently (one retrying does not hold up the others),
             # records of one partition strictly in order.
             results = await asyncio.gather(
-                *(self._partition(tp, records) for tp, records in batches.items())
+                *(self._process_partition(tp, records) for tp, records in batches.items())
             )
             pending = [p for partition in results for p in partition]
         self.log.info("batch processed", records=size, partitions=_names(batches),
@@ -248,10 +258,11 @@ class StageRunner:
             await delivery
 
     async def quiesce(self) -> None:
-        """Wait until no batch is being processed or delivered."""
+        """Wait until no batch is being processed or delivered (no record in flight)."""
         await self._idle.wait()
         if self._delivery is not None:
             await asyncio.shield(self._delivery)
+        await self._await_dispatched()
 
     async def _process_partition(
         self, tp: TopicPartition, records: list[ConsumerRecord]
@@ -309,54 +320,125 @@ class StageRunner:
                 self._slowest = max(self._slowest, max(times))
         return pending
 
-    async def _process_partition_async(
-        self, tp: TopicPartition, records: list[ConsumerRecord]
-    ) -> list[Pending]:
-        # A coroutine handler (the judging stage waits seconds for a model): the records are
-        # handled concurrently, `stage.concurrency` at a time over the whole batch, so the
-        # loop keeps heartbeating and one slow answer does not hold up the others. Their
-        # outputs are still handed to the producer in the partition's order, and each
-        # record is finished only when its outputs are acknowledged (_settle): the commit
-        # semantics are those of `_process_partition`.
-        topic = self.config.logical(tp.topic)
-        messages = [
-            Message(topic, record.value or b"", record.key, record.partition, record.offset,
-                    tuple(record.headers) if record.headers else ())
-            for record in records
-        ]
-        for message in messages:
-            self.tracker.start(tp, message.offset)
-        tasks = [asyncio.create_task(self._handle(message)) for message in messages]
-        pending: list[Pending] = []
+    # -- a coroutine handler: records dispatched as they arrive ------------------------------
+
+    async def _poll_dispatching(self) -> None:
+        # A coroutine handler (a model judge: seconds per record): every fetched record gets
+        # its own task at once and the loop fetches again, at most `stage.concurrency`
+        # records in flight (fetching waits for room), so a record never waits for the rest
+        # of its batch. Per partition the outputs are still sent in offset order (`_drain`),
+        # and a record is finished only when its outputs are acknowledged (`_settle`): the
+        # commits take the finished prefix, as on the batch path.
+        if self._failure is not None:
+            raise self._failure
+        if not self._room.is_set():
+            waits = [asyncio.create_task(e.wait()) for e in (self._room, self.stopping)]
+            await asyncio.wait(waits, return_when=asyncio.FIRST_COMPLETED)
+            for wait in waits:
+                wait.cancel()
+            if self.stopping.is_set():
+                return  # the records in flight are finished by _shutdown
+        assert self._consumer is not None
+        free = self.stage.concurrency - self._in_flight
         try:
-            for message, task in zip(messages, tasks, strict=True):
+            batches = await self._consumer.getmany(
+                timeout_ms=_GETMANY_TIMEOUT_MS, max_records=min(free, self.config.batch_size)
+            )
+        except KafkaError as exc:
+            self.log.warning("fetch failed", error=str(exc))
+            await self._sleep(self.policy.delay(1))
+            return
+        if batches:
+            self._dispatch(batches)
+            self._report_lag(batches)
+
+    def _dispatch(self, batches: dict[TopicPartition, list[ConsumerRecord]]) -> None:
+        """Start the handler of every record and the in-order sending of each partition."""
+        fetched = _Fetched(sum(len(records) for records in batches.values()), _names(batches))
+        self.metrics.batch(fetched.records)
+        self.batches += 1
+        self.records += fetched.records
+        for tp, records in batches.items():
+            topic = self.config.logical(tp.topic)
+            queue = self._queues.setdefault(tp, deque())
+            for record in records:
+                message = Message(topic, record.value or b"", record.key, record.partition,
+                                  record.offset,
+                                  tuple(record.headers) if record.headers else ())
+                self.tracker.start(tp, record.offset)
+                queue.append((message, asyncio.create_task(self._handle(message)), fetched))
+            self._in_flight += len(records)
+            if tp not in self._drains:
+                self._drains[tp] = asyncio.create_task(self._drain(tp))
+        if self._in_flight >= self.stage.concurrency:
+            self._room.clear()
+
+    async def _drain(self, tp: TopicPartition) -> None:
+        """Send the partition's outputs in offset order as their handlers finish."""
+        queue = self._queues[tp]
+        try:
+            while queue:
+                message, task, fetched = queue[0]
                 try:
                     out = await task
                 except Abandoned:
                     # Stopping mid-retry: this record and the rest of the partition stay
-                    # unfinished, so nothing from here on is committed (re-delivered).
-                    break
+                    # unfinished, so nothing from here on is committed (re-delivered); the
+                    # later records' handlers are cancelled.
+                    for _, later, _ in queue:
+                        later.cancel()
+                    self._release(len(queue))
+                    queue.clear()
+                    return
+                queue.popleft()
                 item = Pending(tp, message, out)
                 await self._send(item)
-                pending.append(item)
+                self._release(1)
+                if self._debug:
+                    self._message_log(message).debug(
+                        "record processed", outputs=[r.topic for r in item.records])
+                if fetched.sent():
+                    self.log.info("batch processed", records=fetched.records,
+                                  partitions=fetched.partitions, ms=fetched.ms,
+                                  slowest_ms=fetched.ms)
+                settle = asyncio.create_task(self._settle_one(item))
+                self._settling.add(settle)
+                settle.add_done_callback(self._settling.discard)
         finally:
-            # After a break (or our own cancellation) the later records' handlers are
-            # cancelled; they were started, never finished, so never committed.
-            for task in tasks:
-                task.cancel()
-            await asyncio.gather(*tasks, return_exceptions=True)
-        return pending
+            del self._drains[tp]
+
+    async def _settle_one(self, item: Pending) -> None:
+        try:
+            await self._settle([item])
+            # COMMIT (after each record's deliveries, coroutine handler): the finished prefix
+            # of every partition; one commit at a time, so none goes back behind another.
+            async with self._commit_lock:
+                await self._commit()
+        except FatalDeliveryError as exc:
+            self._failure = exc  # raised by the loop: the process stops
+            self._room.set()
+
+    def _release(self, count: int) -> None:
+        self._in_flight -= count
+        if self._in_flight < self.stage.concurrency:
+            self._room.set()
+
+    async def _await_dispatched(self) -> None:
+        """Wait until every dispatched record is sent and settled (none, on the batch path)."""
+        while self._drains or self._settling:
+            await asyncio.gather(*self._drains.values(), *self._settling,
+                                 return_exceptions=True)
+        if self._failure is not None:
+            raise self._failure
 
     async def _handle(self, message: Message) -> list[Record]:
-        """The records to produce for one message: its outputs, or its dead letter (a
-        coroutine handler's calls, retries included, hold one of `stage.concurrency` slots)."""
-        async with self._limit:
-            started = time.perf_counter()
-            try:
-                records = await self._outputs(message)
-            except Exception as exc:  # noqa: BLE001 - stages never crash on input
-                return await self._recover(message, exc)
-            took = time.perf_counter() - started
+        """The records to produce for one message: its outputs, or its dead letter."""
+        started = time.perf_counter()
+        try:
+            records = await self._outputs(message)
+        except Exception as exc:  # noqa: BLE001 - stages never crash on input
+            return await self._recover(message, exc)
+        took = time.perf_counter() - started
         self.metrics.processing_time(took)
         self._slowest = max(self._slowest, took)
         if any(r.topic.endswith(".rejected") for r in records):
@@ -533,6 +615,25 @@ class StageRunner:
             high = self._consumer.highwater(tp)
             if high is not None and records:
                 self.metrics.lag(tp.topic, tp.partition, max(0, high - records[-1].offset - 1))
+
+
+class _Fetched:
+    """One fetched batch of a coroutine handler's records: logged when its last is sent."""
+
+    def __init__(self, records: int, partitions: list[str]) -> None:
+        self.records = records
+        self.partitions = partitions
+        self._left = records
+        self._started = time.perf_counter()
+        self.ms = 0.0
+
+    def sent(self) -> bool:
+        """Count one record sent; True for the last (`ms` is then the batch's time)."""
+        self._left -= 1
+        if self._left:
+            return False
+        self.ms = round((time.perf_counter() - self._started) * 1000, 3)
+        return True
 
 
 class _Rebalance(ConsumerRebalanceListener):

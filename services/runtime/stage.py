@@ -4,7 +4,7 @@ A stage is a plain callable from one inbound message to a list of outputs. It kn
 nothing of Kafka: the runtime loop (or the in-memory transport of the tests and of
 `citeflow process`) feeds it messages and delivers what it returns. A stage that waits on
 I/O (a model judge over HTTP) also has a coroutine handler, which the loop awaits for
-several records of a batch at once instead of calling the plain one.
+several records at once instead of calling the plain one.
 """
 
 from __future__ import annotations
@@ -107,8 +107,8 @@ class Stage:
     # Prometheus collectors of the stage's own (e.g. a model judge's), served with the
     # runtime's metrics.
     collectors: tuple[Any, ...] = ()
-    # A coroutine handler (set by `async_typed_stage`): the loop awaits it, for up to
-    # `concurrency` records of a batch at once, instead of calling `handle`.
+    # A coroutine handler (set by `async_typed_stage`): the loop awaits it for each record
+    # as it is fetched, at most `concurrency` records in flight, instead of calling `handle`.
     handle_async: AsyncHandler | None = None
     concurrency: int = 1
 
@@ -177,7 +177,7 @@ def async_typed_stage(
     description: str = "",
 ) -> Stage:
     """`typed_stage` for a coroutine `logic` (one that waits on I/O). The runtime loop awaits
-    it for up to `concurrency` records at once; the stage's plain `handle` runs one message
+    it for up to `concurrency` records in flight; the stage's plain `handle` runs one message
     to completion on an event loop of its own, for callers without one (tests, scripts)."""
 
     async def handle_async(message: Message) -> list[Output]:
