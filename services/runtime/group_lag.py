@@ -18,7 +18,8 @@ it (`open`: the judge is down and every citation keeps its lexical verdict).
 from __future__ import annotations
 
 import time
-from collections.abc import Iterable
+from collections.abc import AsyncIterator, Iterable
+from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from typing import Any
 
@@ -54,11 +55,7 @@ def stage_inputs() -> dict[str, tuple[str, ...]]:
 
 async def pipeline_health(config: RuntimeConfig) -> dict[str, Any]:
     """`{"stages": [...], "measured_at": ...}`, measured now (see the module docstring)."""
-    consumer = make_consumer(config, group_id=None)
-    admin = make_admin(config)
-    await consumer.start()
-    try:
-        await admin.start()
+    async with _clients(config) as (consumer, admin):
         found = await _stage_groups(config, consumer, admin)
         inputs, parts = found.inputs, found.parts
         every = sorted({tp for tps in parts.values() for tp in tps})
@@ -88,27 +85,32 @@ async def pipeline_health(config: RuntimeConfig) -> dict[str, Any]:
                 health["breaker"] = await _newest_breaker(consumer, found.judged_ends)
             stages.append(health)
         return {"stages": stages, "measured_at": time.time()}
-    finally:
-        await consumer.stop()
-        await admin.close()
 
 
 async def stage_group(config: RuntimeConfig, name: str) -> str:
     """The consumer group consuming for stage `name` now, found as `pipeline_health` finds
     it (the one furthest ahead when several have members), else the configured name."""
+    async with _clients(config) as (consumer, admin):
+        found = await _stage_groups(config, consumer, admin)
+    consuming = [group for group in found.owned.get(name, []) if group[1]]
+    if not consuming:
+        return config.group_for(name)
+    return max(consuming, key=lambda group: sum(group[2].values()))[0]
+
+
+@asynccontextmanager
+async def _clients(config: RuntimeConfig) -> AsyncIterator[
+        tuple[AIOKafkaConsumer, AIOKafkaAdminClient]]:
+    """A consumer outside any group and an admin client, started, stopped after."""
     consumer = make_consumer(config, group_id=None)
     admin = make_admin(config)
     await consumer.start()
     try:
         await admin.start()
-        found = await _stage_groups(config, consumer, admin)
+        yield consumer, admin
     finally:
         await consumer.stop()
         await admin.close()
-    consuming = [group for group in found.owned.get(name, []) if group[1]]
-    if not consuming:
-        return config.group_for(name)
-    return max(consuming, key=lambda group: sum(group[2].values()))[0]
 
 
 @dataclass(frozen=True)
