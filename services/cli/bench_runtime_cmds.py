@@ -109,10 +109,12 @@ def bench_idle(waits: tuple[int, ...], idle_seconds: float, rate: float, count: 
 @click.option("--bootstrap", default=None, metavar="HOST:PORT",
               help="Use this broker instead of starting the embedded one")
 def bench_groups(runs: int, partitions: int, bootstrap: str | None) -> None:
-    """Consumer group join time (a fresh member to its first assignment) and failover time
-    (SIGKILL of one of two members to the survivor owning every partition), under the
-    runtime's group settings (CITEFLOW_SESSION_TIMEOUT_MS, CITEFLOW_HEARTBEAT_INTERVAL_MS)
-    beside aiokafka's defaults measured in the same run."""
+    """Consumer group join time (a fresh member to its first assignment), failover time
+    (SIGKILL of one of two members to the survivor owning every partition) and restart time
+    (SIGKILL and an immediate restart of that member to it holding a partition again), under
+    the runtime's group settings (CITEFLOW_SESSION_TIMEOUT_MS, CITEFLOW_HEARTBEAT_INTERVAL_MS)
+    beside aiokafka's defaults and beside the runtime's with static membership
+    (CITEFLOW_GROUP_INSTANCE_ID), measured in the same run."""
     import asyncio
     import uuid
 
@@ -132,8 +134,42 @@ def bench_groups(runs: int, partitions: int, bootstrap: str | None) -> None:
         if broker is not None:
             broker.stop()
     table = Table("settings", "session ms", "heartbeat ms", "join s (median)",
-                  "failover s (median)")
+                  "failover s (median)", "restart s (median)")
     for row in found:
         table.add_row(row.name, str(row.session_timeout_ms), str(row.heartbeat_interval_ms),
-                      f"{row.join_s:.2f}", f"{row.failover_s:.2f}")
+                      f"{row.join_s:.2f}", f"{row.failover_s:.2f}", f"{row.restart_s:.2f}")
     Console().print(table)
+
+
+@bench.command("judging")
+@click.option("--answers", "count", type=click.IntRange(min=1), default=40, show_default=True,
+              help="Answers per run, sent one at a time")
+@click.option("--rate", type=float, default=4.0, show_default=True,
+              help="Answers per second")
+@click.option("--model-ms", type=float, default=500.0, show_default=True,
+              help="How long the fake judge takes to answer a request")
+@click.option("--partitions", type=int, default=2, show_default=True)
+def bench_judging(count: int, rate: float, model_ms: float, partitions: int) -> None:
+    """The judging stage's latency on the embedded broker, with the tests' fake
+    OpenAI-compatible server: submit to the lexical result without and with a judge (median,
+    p99), and the lexical result to the refinement beside the model's time (run from a
+    checkout)."""
+    from services.bench.judging import run_benchmark
+
+    try:
+        found = run_benchmark(count, rate, model_ms, partitions, err.print)
+    except RuntimeError as exc:
+        raise click.ClickException(str(exc)) from None
+    table = Table(f"{found.answers} answers at {found.rate:g}/s, model {found.model_ms:.0f} ms",
+                  "median ms", "p99 ms", "target")
+    table.add_row("submit -> lexical result, no judge",
+                  f"{found.lexical_without_judge.median_ms:.1f}",
+                  f"{found.lexical_without_judge.p99_ms:.1f}", "-")
+    table.add_row("submit -> lexical result, judge running",
+                  f"{found.lexical_with_judge.median_ms:.1f}",
+                  f"{found.lexical_with_judge.p99_ms:.1f}", "unchanged")
+    table.add_row("lexical result -> refinement", f"{found.refinement.median_ms:.1f}",
+                  f"{found.refinement.p99_ms:.1f}", "-")
+    table.add_row("refinement minus the model's time", f"{found.overhead.median_ms:.1f}",
+                  f"{found.overhead.p99_ms:.1f}", "<= 50")
+    err.print(table)

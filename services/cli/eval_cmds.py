@@ -103,15 +103,26 @@ def _claims_default() -> Path:
 @click.option("--claims", type=click.Path(file_okay=False, path_type=Path),
               default=_claims_default, show_default="$CITEFLOW_CORPUS/claims or tests/corpus/claims",
               help="Directory holding wice_claim_dev.jsonl and wice_non_supported_tokens_dev.jsonl.")
-def eval_wice(claims: Path) -> None:
+@click.option("--judge", "setting", default=None,
+              help="A model judge, 'openai:<model>' or 'anthropic:<model>' (base URL, key, "
+                   "prices from CITEFLOW_JUDGING_*), shown beside the lexical judge on the "
+                   "same claims with its cost and time.")
+def eval_wice(claims: Path, setting: str | None) -> None:
     """Verdicts on real claims with human labels (WiCE dev): the verdicts by human label, the
     AUC of the score, the evidence against the human supporting sets and the missing words
-    against the human-marked ones, beside the naive rule and ALCE-style sentence recall."""
+    against the human-marked ones, beside the naive rule and ALCE-style sentence recall.
+    With --judge: a model judge beside the lexical one on the same claims."""
     from rich.console import Console
     from rich.table import Table
 
+    from services.cli.judge_option import MODEL_JUDGES
     from services.eval import wice
 
+    if setting is not None and not setting.startswith(MODEL_JUDGES):
+        raise click.BadParameter("expected 'openai:<model>' or 'anthropic:<model>' (the "
+                                 "pipeline's own judge is CITEFLOW_JUDGE)",
+                                 param_hint="'--judge'")
+    _, model = resolve_judge(setting)
     if not claims.is_dir():
         raise click.BadParameter(f"Directory '{claims}' does not exist.", param_hint="'--claims'")
     try:
@@ -147,22 +158,34 @@ def eval_wice(claims: Path) -> None:
     table.add_row("missing words not the answer's own", f"{m['citeflow']['foreign_words']:.0f} "
                   f"of {m['citeflow']['reported_words']:.0f}", "-", "-", "0")
     console.print(table)
-    click.echo(orjson.dumps(figures.as_dict()).decode())
+    shown = figures.as_dict()
+    if model is not None:
+        from services.eval.wice_judge import compare_on_wice
+
+        compared = compare_on_wice(claims, model)
+        _print_comparison(compared, f"WiCE: supported vs not, {compared['claims']} claims")
+        shown["model_judge"] = compared
+    click.echo(orjson.dumps(shown).decode())
 
 
 def _model_judge(answers: Path, lexical: Judge, model: Refiner) -> dict[str, Any]:
     """Task (b) again with the model judge, beside the lexical judge on the same claims."""
-    from rich.console import Console
-    from rich.table import Table
-
     from services.eval.attribution import graded_claims
     from services.judging.comparison import LabelledClaim, compare
 
     graded = graded_claims(answers, lexical)
     figures = compare(model, [LabelledClaim(c, p, label) for c, p, label, _ in graded],
                       [said for *_, said in graded])
-    table = Table(title=f"(b) Complete vs Partial/Incomplete, {figures['claims']} claims: "
-                        f"{figures['judge']} beside the lexical judge")
+    _print_comparison(figures, f"(b) Complete vs Partial/Incomplete, {figures['claims']} claims")
+    return figures
+
+
+def _print_comparison(figures: dict[str, Any], task: str) -> None:
+    """A model judge's figures (services.judging.comparison) beside the lexical judge's."""
+    from rich.console import Console
+    from rich.table import Table
+
+    table = Table(title=f"{task}: {figures['judge']} beside the lexical judge")
     for column in ("judge", "balanced accuracy", "opinions", "requests", "tokens in/out",
                    "cost", "time"):
         table.add_column(column)
@@ -176,7 +199,6 @@ def _model_judge(answers: Path, lexical: Judge, model: Refiner) -> dict[str, Any
                   f"${usd:.4f}" if usd is not None else "unpriced",
                   f"{figures['seconds']:.1f} s")
     Console(stderr=True).print(table)
-    return figures
 
 
 @bench.command("verification")

@@ -208,6 +208,34 @@ def openapi_document(max_wait_s: float) -> dict[str, Any]:
                 },
             },
         },
+        "/v1/answers/{answer_id}/versions": {
+            "get": {
+                "summary": "An answer's earlier results, kept when recomputed ones replaced "
+                           "them (CITEFLOW_STORE_VERSIONS), the newest replaced first",
+                "operationId": "get_versions", "security": _AUTH,
+                "parameters": [{"name": "answer_id", "in": "path", "required": True,
+                                "schema": {"type": "string"}}],
+                "responses": {
+                    "200": {"description": "The current result's event id and the kept "
+                                           "versions",
+                            "content": {_JSON: {"schema": {"type": "object", "properties": {
+                                "answer_id": {"type": "string"},
+                                "tenant": {"type": "string"},
+                                "status": {"type": "string"},
+                                "event_id": {"type": ["string", "null"]},
+                                "versions": {"type": "array", "items": {
+                                    "type": "object", "properties": {
+                                        "event_id": {"type": "string"},
+                                        "event_time": {"type": "string",
+                                                       "format": "date-time"},
+                                        "replaced_at": {"type": "string",
+                                                        "format": "date-time"},
+                                        "replaced_by": {"type": "string"},
+                                        "result": {"type": "object"}}}}}}}}},
+                    **_problems(401, 403, 404, 429, 503),
+                },
+            },
+        },
         "/v1/answers/{answer_id}/embed-token": {
             "post": {
                 "summary": "A short-lived token reading only this answer and the documents "

@@ -124,7 +124,8 @@ async def _recent_outcome(request: Request, record: AnswerRecord) -> AnswerRecor
     return record
 
 
-async def get_answer(request: Request) -> Response:
+async def _looked_up(request: Request) -> tuple[str, AnswerRecord | None]:
+    """The path's answer id and the reading key's answer of that id (None: there is none)."""
     gateway = gateway_of(request)
     principal = await gateway.authorize(request, "read")
     answer_id = request.path_params["answer_id"]
@@ -133,6 +134,11 @@ async def get_answer(request: Request) -> Response:
     # are not even storable.
     record = await _store_call(request, gateway.store.get(
         answer_id, principal.read_tenant())) if _ANSWER_ID.fullmatch(answer_id) else None
+    return answer_id, record
+
+
+async def get_answer(request: Request) -> Response:
+    answer_id, record = await _looked_up(request)
     if record is not None and not is_final(record):
         record = await _recent_outcome(request, record)
     if record is None:
@@ -146,6 +152,23 @@ async def get_answer(request: Request) -> Response:
     if _if_none_match(request, tag):
         return Response(None, 304, headers)
     return Response(body, 200, headers, media_type="application/json")
+
+
+async def get_versions(request: Request) -> Response:
+    """`GET /v1/answers/{answer_id}/versions`: the current result's event and the earlier
+    results the store kept (CITEFLOW_STORE_VERSIONS), the newest replaced first."""
+    answer_id, record = await _looked_up(request)
+    if record is None:
+        raise ProblemError(404, "not_found", f"no answer {answer_id!r}")
+    kept = await _store_call(request, gateway_of(request).store.versions(answer_id,
+                                                                         record.tenant))
+    doc = {"answer_id": answer_id, "tenant": record.tenant, "status": record.status,
+           "event_id": record.event_id,
+           "versions": [{"event_id": v.event_id, "event_time": v.event_time,
+                         "replaced_at": v.replaced_at, "replaced_by": v.replaced_by,
+                         "result": orjson.Fragment(v.result)} for v in kept]}
+    return _json(doc, headers={"Cache-Control": "private, no-cache",
+                               TENANT_HEADER: record.tenant})
 
 
 async def list_answers(request: Request) -> Response:
@@ -226,6 +249,8 @@ def routes() -> list[Route]:
         Route("/v1/answers/{answer_id}/embed-token", create_embed_token, methods=["POST"],
               name="create_embed_token"),
         Route("/v1/answers", list_answers, methods=["GET"], name="list_answers"),
+        Route("/v1/answers/{answer_id}/versions", get_versions, methods=["GET"],
+              name="get_versions"),
         Route("/v1/answers/{answer_id}", get_answer, methods=["GET"], name="get_answer"),
         Route("/v1/stats", get_stats, methods=["GET"], name="get_stats"),
     ]

@@ -11,17 +11,10 @@ from collections.abc import Sequence
 from typing import Any
 
 from services.judging.chat_judge import ChatJudge
-from services.judging.judge import (
-    Item,
-    JudgeConfigError,
-    JudgeUnavailable,
-    Usage,
-    Verdicts,
-    no_opinions,
-)
+from services.judging.judge import Item, Usage, Verdicts, no_opinions
 from services.judging.prompt import build_prompt
 from services.judging.reply import parse_reply
-from services.judging.transport import Transport, error_message
+from services.judging.transport import HttpReply, error_message
 
 DEFAULT_BASE_URL = "https://api.anthropic.com"
 API_VERSION = "2023-06-01"
@@ -32,22 +25,17 @@ class AnthropicJudge(ChatJudge):
 
     kind = "anthropic"
 
-    def __init__(self, transport: Transport, model: str, base_url: str = DEFAULT_BASE_URL,
-                 api_key: str = "", max_tokens: int = 2048) -> None:
-        super().__init__(transport, model, base_url, max_tokens)
-        self._headers = {"x-api-key": api_key, "anthropic-version": API_VERSION}
+    default_base_url = DEFAULT_BASE_URL
 
-    def check(self) -> None:
-        """`GET {base}/v1/models/{model}`: a 404 (unknown model) or a refused key is a
-        configuration error; an unreachable server is not (the breaker copes)."""
-        try:
-            reply = self._transport.get(f"{self._base}/v1/models/{self._model}", self._headers)
-        except JudgeUnavailable:
-            return
-        self._refused_key(reply)
-        if reply.status == 404:
-            raise JudgeConfigError(f"model {self._model!r} does not exist at {self._base}: "
-                                   f"{error_message(reply.body)}")
+    def _auth_headers(self, api_key: str) -> dict[str, str]:
+        return {"x-api-key": api_key, "anthropic-version": API_VERSION}
+
+    def _model_url(self) -> str:
+        return f"{self._base}/v1/models/{self._model}"
+
+    def _model_missing(self, reply: HttpReply) -> str | None:
+        """`GET {base}/v1/models/{model}` answers 404 for an unknown model."""
+        return f": {error_message(reply.body)}" if reply.status == 404 else None
 
     def judge(self, items: Sequence[Item]) -> Verdicts:
         """One Messages call for the batch."""

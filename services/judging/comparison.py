@@ -5,6 +5,7 @@ same prompt, batches, retries, breaker, verbatim check of the quotes)."""
 
 from __future__ import annotations
 
+import asyncio
 import time
 from collections import Counter
 from collections.abc import Sequence
@@ -37,7 +38,7 @@ def compare(refiner: Refiner, claims: Sequence[LabelledClaim],
                for c in claims]
     items = [Item(cache_key(c.claim, window, refiner.judge.name), c.claim, window)
              for c, window in zip(claims, windows, strict=True)]
-    opinions, usage, _ = refiner.ask("eval", items)
+    opinions, usage, _ = asyncio.run(refiner.ask("eval", items))
     seconds = time.perf_counter() - started
     statuses: Counter[str] = Counter()
     verdicts: Counter[str] = Counter()

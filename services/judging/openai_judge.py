@@ -14,14 +14,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from services.judging.chat_judge import ChatJudge
-from services.judging.judge import (
-    Item,
-    JudgeConfigError,
-    JudgeUnavailable,
-    Usage,
-    Verdicts,
-    no_opinions,
-)
+from services.judging.judge import Item, Usage, Verdicts, no_opinions
 from services.judging.prompt import REPLY_SCHEMA, build_prompt
 from services.judging.reply import parse_reply
 from services.judging.transport import HttpReply, Transport, error_message
@@ -34,28 +27,29 @@ class OpenAICompatibleJudge(ChatJudge):
 
     kind = "openai"
 
-    def __init__(self, transport: Transport, model: str, base_url: str = DEFAULT_BASE_URL,
+    default_base_url = DEFAULT_BASE_URL
+
+    def __init__(self, transport: Transport, model: str, base_url: str | None = None,
                  api_key: str = "", max_tokens: int = 2048) -> None:
-        super().__init__(transport, model, base_url, max_tokens)
-        self._headers = {"authorization": f"Bearer {api_key}"} if api_key else {}
+        super().__init__(transport, model, base_url, api_key, max_tokens)
         self._structured = True
         self._lock = threading.Lock()
 
-    def check(self) -> None:
-        """The server lists the model (`GET {base}/models`); a refused key or an unknown
-        model is a configuration error. An unreachable server is not: the breaker copes."""
-        try:
-            reply = self._transport.get(f"{self._base}/models", self._headers)
-        except JudgeUnavailable:
-            return
-        self._refused_key(reply)
+    def _auth_headers(self, api_key: str) -> dict[str, str]:
+        return {"authorization": f"Bearer {api_key}"} if api_key else {}
+
+    def _model_url(self) -> str:
+        return f"{self._base}/models"
+
+    def _model_missing(self, reply: HttpReply) -> str | None:
+        """The model is missing from `GET {base}/models`. A server without the listing
+        (some local servers) is not asked further: its first call tells."""
         if reply.status != 200 or not isinstance(reply.body, dict):
-            return  # a server without the listing (some local servers): the first call tells
+            return None
         listed = [m.get("id") for m in reply.body.get("data") or [] if isinstance(m, dict)]
-        if self._model not in listed:
-            raise JudgeConfigError(
-                f"model {self._model!r} does not exist at {self._base} (it serves: "
-                f"{', '.join(str(m) for m in listed[:10]) or 'no models'})")
+        if self._model in listed:
+            return None
+        return f" (it serves: {', '.join(str(m) for m in listed[:10]) or 'no models'})"
 
     def judge(self, items: Sequence[Item]) -> Verdicts:
         """One chat completion for the batch."""

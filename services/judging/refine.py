@@ -1,15 +1,18 @@
 """Refining one formatted answer's verdicts with a model judge: the judging stage's logic.
 
 The candidates (services.judging.selection) are looked up in the cache, the rest sent in
-batches of `batch_size` items, at most `concurrency` calls at a time. Before each call the
-tenant's budget and the circuit breaker are asked; a call that fails after its retries
-counts against the breaker. Whatever happens, each candidate gets a judgement: the model's
-verdict when its reply is usable and every quote it gives is in the passage, else the
-lexical verdict with the reason.
+batches of `batch_size` items, at most `concurrency` calls at a time across every answer
+in flight (the calls block on HTTP or a local model: they run on the refiner's own threads,
+and `refine` is a coroutine that waits for them without holding up the event loop). Before
+each call the tenant's budget and the circuit breaker are asked; a call that fails after
+its retries counts against the breaker. Whatever happens, each candidate gets a judgement:
+the model's verdict when its reply is usable and every quote it gives is in the passage,
+else the lexical verdict with the reason.
 """
 
 from __future__ import annotations
 
+import asyncio
 import time
 from collections.abc import Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
@@ -78,13 +81,13 @@ class Refiner:
         if self.metrics is None:
             self.metrics = JudgeMetrics(self.judge.name)
 
-    def refine(self, answer: AnswerFormatted) -> AnswerJudged:
+    async def refine(self, answer: AnswerFormatted) -> AnswerJudged:
         """The second opinions of `answer`'s candidates (never raises for a judge's failure)."""
         started = time.perf_counter()
         tenant = tenant_of(answer.metadata)
         found = candidates(answer, self.scope, self.context_chars)
         keys = [cache_key(c.claim, c.evidence, self.judge.name) for c in found]
-        opinions, usage, cached = self.ask(
+        opinions, usage, cached = await self.ask(
             tenant, [Item(key, c.claim, c.evidence) for key, c in zip(keys, found, strict=True)])
         judgements = [
             self._judgement(c, opinions[key], key, key in cached)
@@ -109,7 +112,7 @@ class Refiner:
             breaker=self.breaker.state,
         )
 
-    def ask(self, tenant: str, items: Sequence[Item]) -> (
+    async def ask(self, tenant: str, items: Sequence[Item]) -> (
             tuple[dict[str, Opinion | NoOpinion], Usage, set[str]]):
         """Per item key, the cached opinion or the judge's (in batches, `concurrency` calls
         at a time, each allowed by the budget and the breaker); what the calls used; the
@@ -127,8 +130,11 @@ class Refiner:
         pending = list(asked.values())
         batches = [pending[i : i + self.batch_size]
                    for i in range(0, len(pending), self.batch_size)]
+        loop = asyncio.get_running_loop()
+        answered = await asyncio.gather(
+            *(loop.run_in_executor(self._pool, self._call, tenant, batch) for batch in batches))
         usage = Usage()
-        for verdicts in self._pool.map(lambda b: self._call(tenant, b), batches):
+        for verdicts in answered:
             opinions.update(verdicts.opinions)
             usage.requests += verdicts.usage.requests
             usage.input_tokens += verdicts.usage.input_tokens

@@ -14,13 +14,11 @@ from collections.abc import Mapping
 
 import httpx
 
-from services.judging.anthropic_judge import DEFAULT_BASE_URL as ANTHROPIC_BASE_URL
 from services.judging.anthropic_judge import AnthropicJudge
 from services.judging.breaker import CircuitBreaker
 from services.judging.budget import BudgetLimits, Budgets
 from services.judging.cache import OpinionCache
 from services.judging.judge import JudgeConfigError, ModelJudge
-from services.judging.openai_judge import DEFAULT_BASE_URL as OPENAI_BASE_URL
 from services.judging.openai_judge import OpenAICompatibleJudge
 from services.judging.refine import Prices, Refiner
 from services.judging.transport import Transport
@@ -74,9 +72,8 @@ def judge_from_setting(setting: str, env: Mapping[str, str]) -> ModelJudge:
     )
     base = _get(env, "CITEFLOW_JUDGING_BASE_URL")
     key = _get(env, "CITEFLOW_JUDGING_API_KEY")
-    if kind == "openai":
-        return OpenAICompatibleJudge(transport, target, base or OPENAI_BASE_URL, api_key=key)
-    return AnthropicJudge(transport, target, base or ANTHROPIC_BASE_URL, api_key=key)
+    chat = OpenAICompatibleJudge if kind == "openai" else AnthropicJudge
+    return chat(transport, target, base or None, api_key=key)
 
 
 def refiner_from_env(environ: Mapping[str, str] | None = None) -> Refiner:

@@ -12,6 +12,7 @@ from services.runtime.connection import KafkaConnection
 ENV_VARS: dict[str, str] = {
     "bootstrap_servers": "KAFKA_BOOTSTRAP_SERVERS",
     "group_id": "CITEFLOW_GROUP_ID",
+    "group_instance_id": "CITEFLOW_GROUP_INSTANCE_ID",
     "topic_prefix": "CITEFLOW_TOPIC_PREFIX",
     "partitions": "CITEFLOW_PARTITIONS",
     "replication_factor": "CITEFLOW_REPLICATION_FACTOR",
@@ -40,6 +41,11 @@ class RuntimeConfig:
     bootstrap_servers: str = ""
     # Consumer group; empty means `citeflow-<stage>` (with the topic prefix in front).
     group_id: str = ""
+    # Static membership (Kafka's group.instance.id): a name unique to this process in its
+    # group, kept across restarts (e.g. a StatefulSet pod's name). A member restarted within
+    # the session timeout gets its partitions back with no rebalance; a stopped or killed one
+    # sends no LeaveGroup, so its partitions wait for the session timeout. Empty: dynamic.
+    group_instance_id: str = ""
     # Prepended to every topic a stage reads and writes (test isolation, multi-tenancy).
     topic_prefix: str = ""
     partitions: int = 4
@@ -130,11 +136,12 @@ def _convert(name: str, raw: str) -> Any:
 
 def to_env(config: RuntimeConfig) -> dict[str, str]:
     """The environment variables that reproduce `config` in a child process (without the
-    group id: each stage of a child derives its own)."""
+    group id: each stage of a child derives its own; nor the group instance id, which
+    names one process)."""
     env: dict[str, str] = config.kafka.to_env()
     for f in fields(config):
         value = getattr(config, f.name)
-        if f.name in ("group_id", "kafka") or value is None or value == "":
+        if f.name in ("group_id", "group_instance_id", "kafka") or value is None or value == "":
             continue
         env[ENV_VARS[f.name]] = str(value).lower() if isinstance(value, bool) else str(value)
     return env

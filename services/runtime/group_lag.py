@@ -18,7 +18,8 @@ it (`open`: the judge is down and every citation keeps its lexical verdict).
 from __future__ import annotations
 
 import time
-from collections.abc import Iterable
+from collections.abc import AsyncIterator, Iterable
+from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from typing import Any
 
@@ -54,32 +55,19 @@ def stage_inputs() -> dict[str, tuple[str, ...]]:
 
 async def pipeline_health(config: RuntimeConfig) -> dict[str, Any]:
     """`{"stages": [...], "measured_at": ...}`, measured now (see the module docstring)."""
-    inputs = stage_inputs()
-    consumer = make_consumer(config, group_id=None)
-    admin = make_admin(config)
-    await consumer.start()
-    try:
-        await admin.start()
-        known = await consumer.topics()
-        judged = _partitions(config, consumer, known, (ANSWERS_JUDGED,))
-        judged_ends = await end_offsets(config, judged) if judged else {}
-        if not any(judged_ends.values()):
-            del inputs["judging"]  # no model judge has run: not a stage of this pipeline
-        parts = {name: _partitions(config, consumer, known, topics)
-                 for name, topics in inputs.items()}
+    async with _clients(config) as (consumer, admin):
+        found = await _stage_groups(config, consumer, admin)
+        inputs, parts = found.inputs, found.parts
         every = sorted({tp for tps in parts.values() for tp in tps})
         dlqs = [dlq_topic(t) for t in _unique(inputs.values())]
-        dlq_parts = _partitions(config, consumer, known, tuple(dlqs))
+        dlq_parts = _partitions(config, consumer, found.known, tuple(dlqs))
         ends = await end_offsets(config, sorted({*every, *dlq_parts}))
-        groups = await committed_groups(admin, every)
         # Only topics holding records are read for their letters (usually none).
         dead = await outstanding(config, sorted({config.logical(tp.topic) for tp in dlq_parts
                                                  if ends[tp] > 0}))
-        owned = _attribute(config, groups, {n: {tp.topic for tp in tps}
-                                            for n, tps in parts.items()})
         stages = []
         for name, topics in inputs.items():
-            measured = [_lag(group, parts[name], ends) for group in owned.get(name, [])]
+            measured = [_lag(group, parts[name], ends) for group in found.owned.get(name, [])]
             consuming = [g for g in measured if g.members]
             configured = config.group_for(name)
             main = (min(consuming, key=lambda g: g.lag) if consuming else next(
@@ -94,12 +82,64 @@ async def pipeline_health(config: RuntimeConfig) -> dict[str, Any]:
                 "dead_letters": dead.get(name, 0),
             }
             if name == "judging":
-                health["breaker"] = await _newest_breaker(consumer, judged_ends)
+                health["breaker"] = await _newest_breaker(consumer, found.judged_ends)
             stages.append(health)
         return {"stages": stages, "measured_at": time.time()}
+
+
+async def stage_group(config: RuntimeConfig, name: str) -> str:
+    """The consumer group consuming for stage `name` now, found as `pipeline_health` finds
+    it (the one furthest ahead when several have members), else the configured name."""
+    async with _clients(config) as (consumer, admin):
+        found = await _stage_groups(config, consumer, admin)
+    consuming = [group for group in found.owned.get(name, []) if group[1]]
+    if not consuming:
+        return config.group_for(name)
+    return max(consuming, key=lambda group: sum(group[2].values()))[0]
+
+
+@asynccontextmanager
+async def _clients(config: RuntimeConfig) -> AsyncIterator[
+        tuple[AIOKafkaConsumer, AIOKafkaAdminClient]]:
+    """A consumer outside any group and an admin client, started, stopped after."""
+    consumer = make_consumer(config, group_id=None)
+    admin = make_admin(config)
+    await consumer.start()
+    try:
+        await admin.start()
+        yield consumer, admin
     finally:
         await consumer.stop()
         await admin.close()
+
+
+@dataclass(frozen=True)
+class _StageGroups:
+    """The stages' inputs on the broker and the groups consuming them."""
+
+    inputs: dict[str, tuple[str, ...]]
+    known: set[str]
+    parts: dict[str, list[TopicPartition]]
+    owned: dict[str, list[tuple[str, int, dict[TopicPartition, int]]]]
+    judged_ends: dict[TopicPartition, int]
+
+
+async def _stage_groups(config: RuntimeConfig, consumer: AIOKafkaConsumer,
+                        admin: AIOKafkaAdminClient) -> _StageGroups:
+    """Every stage's input partitions and the groups that committed on them, each under
+    the stage it consumes for (`_attribute`)."""
+    inputs = stage_inputs()
+    known = await consumer.topics()
+    judged = _partitions(config, consumer, known, (ANSWERS_JUDGED,))
+    judged_ends = await end_offsets(config, judged) if judged else {}
+    if not any(judged_ends.values()):
+        del inputs["judging"]  # no model judge has run: not a stage of this pipeline
+    parts = {name: _partitions(config, consumer, known, topics)
+             for name, topics in inputs.items()}
+    every = sorted({tp for tps in parts.values() for tp in tps})
+    groups = await committed_groups(admin, every)
+    owned = _attribute(config, groups, {n: {tp.topic for tp in tps} for n, tps in parts.items()})
+    return _StageGroups(inputs, known, parts, owned, judged_ends)
 
 
 async def _newest_breaker(consumer: AIOKafkaConsumer,

@@ -2,11 +2,14 @@
 
 A stage is a plain callable from one inbound message to a list of outputs. It knows
 nothing of Kafka: the runtime loop (or the in-memory transport of the tests and of
-`citeflow process`) feeds it messages and delivers what it returns.
+`citeflow process`) feeds it messages and delivers what it returns. A stage that waits on
+I/O (a model judge over HTTP) also has a coroutine handler, which the loop awaits for
+several records at once instead of calling the plain one.
 """
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple, Protocol, TypeVar, cast
@@ -51,6 +54,10 @@ class Output(NamedTuple):
     subject: str
     cause_id: str
     traceparent: str | None = None
+
+
+# A stage's coroutine handler (`Stage.handle_async`).
+AsyncHandler = Callable[[Message], Awaitable[list[Output]]]
 
 
 class PermanentError(Exception):
@@ -100,6 +107,10 @@ class Stage:
     # Prometheus collectors of the stage's own (e.g. a model judge's), served with the
     # runtime's metrics.
     collectors: tuple[Any, ...] = ()
+    # A coroutine handler (set by `async_typed_stage`): the loop awaits it for each record
+    # as it is fetched, at most `concurrency` records in flight, instead of calling `handle`.
+    handle_async: AsyncHandler | None = None
+    concurrency: int = 1
 
 
 def decode_input(message: Message, model: type[BaseModel]) -> Event:
@@ -154,3 +165,33 @@ def typed_stage(
         ]
 
     return Stage(name, (input_topic,), (output_topic,), handle, description)
+
+
+def async_typed_stage(
+    name: str,
+    input_topic: str,
+    input_model: type[In],
+    output_topic: str,
+    logic: Callable[[In], Awaitable[BaseModel]],
+    concurrency: int,
+    description: str = "",
+) -> Stage:
+    """`typed_stage` for a coroutine `logic` (one that waits on I/O). The runtime loop awaits
+    it for up to `concurrency` records in flight; the stage's plain `handle` runs one message
+    to completion on an event loop of its own, for callers without one (tests, scripts)."""
+
+    async def handle_async(message: Message) -> list[Output]:
+        event = decode_input(message, input_model)
+        try:
+            data = await logic(cast(In, event.data))
+        except Exception:
+            validated_input(message, input_model)  # a poison record: as in typed_stage
+            raise
+        return [Output(output_topic, data, event.subject, event.id, event.traceparent)]
+
+    def handle(message: Message) -> list[Output]:
+        return asyncio.run(handle_async(message))
+
+    return Stage(name, (input_topic,), (output_topic,), handle, description,
+                 handle_async=handle_async, concurrency=max(1, concurrency))
+

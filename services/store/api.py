@@ -163,6 +163,18 @@ class AnswerRecord:
 
 
 @dataclass(frozen=True)
+class ResultVersion:
+    """An earlier result of an answer, replaced by a recomputed one (kept when the store
+    keeps versions: services.store.versions)."""
+
+    event_id: str  # of the event that set it
+    event_time: datetime
+    result: bytes  # answer.formatted data (JSON)
+    replaced_at: datetime
+    replaced_by: str  # the event id of the result that replaced it
+
+
+@dataclass(frozen=True)
 class AnswerQuery:
     """Filters of `GET /v1/answers`; `tenant` None means every tenant (admin keys only)."""
 
@@ -337,6 +349,10 @@ class ResultsStore(Protocol):
                        tenant: str | None = None) -> dict[str, AnswerRecord]:
         """The tenant's answers of these ids that exist, in one query (tenant None: any
         tenant's, the smallest tenant's of an id several use)."""
+
+    async def versions(self, answer_id: str, tenant: str) -> list[ResultVersion]:
+        """The tenant's answer's earlier results the store kept, the newest replaced first
+        (none unless the store keeps versions)."""
 
     async def query(self, query: AnswerQuery) -> Page: ...
 

@@ -43,6 +43,7 @@ from services.store.api import (
     Position,
     Positions,
     ResultUpdate,
+    ResultVersion,
     StatsQuery,
     Status,
     StoredResponse,
@@ -55,6 +56,7 @@ from services.store.api import (
 )
 from services.store.hot_path import hot_path
 from services.store.engine import is_outage, make_engine, migrate, store_url, transaction
+from services.store import versions as kept_versions
 from services.store.stats import group_stats
 from services.store.tables import (
     SUMMARY_COLUMNS,
@@ -103,9 +105,13 @@ def _dt(ms: int | None) -> datetime | None:
 class SqlStore:
     """The results store (see services.store.api.ResultsStore)."""
 
-    def __init__(self, database: str | AsyncEngine | None = None) -> None:
+    def __init__(self, database: str | AsyncEngine | None = None,
+                 versions: int | None = None) -> None:
         """A store on an engine, or on a URL (default: CITEFLOW_STORE_URL, else the
-        embedded SQLite file in the data directory)."""
+        embedded SQLite file in the data directory), keeping `versions` earlier results per
+        answer (default: CITEFLOW_STORE_VERSIONS)."""
+        self.versions_kept = (kept_versions.versions_kept() if versions is None
+                              else versions)
         if isinstance(database, AsyncEngine):
             self.engine = database
         else:
@@ -196,7 +202,7 @@ class SqlStore:
                 else:
                     events.append(item)
             if events:
-                changed += await _apply_answer_events(conn, events)
+                changed += await _apply_answer_events(conn, events, self.versions_kept)
             return changed
 
     # -- answers: reads ----------------------------------------------------------------------
@@ -205,6 +211,13 @@ class SqlStore:
         async with _outages():  # the gateway's hot read (services.store.hot_path)
             found = await self._hot.get_row(answer_id, tenant)
         return None if found is None else _record(found)
+
+    async def versions(self, answer_id: str, tenant: str) -> list[ResultVersion]:
+        async with transaction(self.engine, write=False) as conn:
+            rows = await kept_versions.read(conn, answer_id, tenant)
+        return [ResultVersion(row["event_id"], _dt(row["event_time_ms"]) or datetime.now(UTC),
+                              row["result"], _dt(row["replaced_at_ms"]) or datetime.now(UTC),
+                              row["replaced_by"]) for row in rows]
 
     async def get_many(self, answer_ids: Sequence[str],
                        tenant: str | None = None) -> dict[str, AnswerRecord]:
@@ -389,32 +402,50 @@ class SqlStore:
 # -- helpers: answers ------------------------------------------------------------------------
 
 
-async def _apply_answer_events(conn: AsyncConnection, events: Sequence[AnswerEvent]) -> int:
+async def _apply_answer_events(conn: AsyncConnection, events: Sequence[AnswerEvent],
+                               versions: int = 0) -> int:
     """New answers inserted in one statement; the rest locked, folded and updated. An answer
     is its (answer_id, tenant): the tenant each event carries (decode.tenant_of) picks the
-    row, so two tenants' answers of one id never touch each other's."""
+    row, so two tenants' answers of one id never touch each other's. With `versions`, the
+    formatted results replaced by recomputed ones are kept (services.store.versions), in the
+    same transaction."""
     now = _now_ms()
     by_answer: dict[tuple[str, str], list[AnswerEvent]] = {}
     for item in events:
         by_answer.setdefault((item.answer_id, item.tenant), []).append(item)
-    fresh = {key: _fold(None, items, now) for key, items in by_answer.items()}
+    # Per answer, the results replaced within this batch (kept only with `versions`).
+    replaced: dict[tuple[str, str], list[Row]] | None = {} if versions > 0 else None
+    fresh = {key: _fold(None, items, now, _versions_of(replaced, key))
+             for key, items in by_answer.items()}
     inserted = await _insert_new(conn, answers, _ANSWER_KEY,
                                  [row for row in fresh.values() if row is not None])
     rest = [key for key in by_answer if key not in inserted]
-    if not rest:
-        return len(inserted)
-    existing = await _locked_rows(conn, rest)
+    if replaced is not None:
+        for key in rest:  # folded again below, from the row the database holds
+            replaced.pop(key, None)
     updated = []
-    for key in rest:
-        row = _fold(existing[key], by_answer[key], now)
-        if row is not None:
-            updated.append(row)
-    await _update_rows(conn, updated)
+    if rest:
+        existing = await _locked_rows(conn, rest)
+        for key in rest:
+            row = _fold(existing[key], by_answer[key], now, _versions_of(replaced, key))
+            if row is not None:
+                updated.append(row)
+        await _update_rows(conn, updated)
+    if replaced:
+        await kept_versions.keep(conn, [v for rows in replaced.values() for v in rows],
+                                 versions)
     return len(inserted) + len(updated)
 
 
-def _fold(row: Row | None, items: Sequence[AnswerEvent], now: int) -> Row | None:
-    """The row after `items` in order (None when nothing changed it)."""
+def _versions_of(replaced: dict[tuple[str, str], list[Row]] | None,
+                 key: tuple[str, str]) -> list[Row] | None:
+    return None if replaced is None else replaced.setdefault(key, [])
+
+
+def _fold(row: Row | None, items: Sequence[AnswerEvent], now: int,
+          replaced: list[Row] | None = None) -> Row | None:
+    """The row after `items` in order (None when nothing changed it); each formatted result
+    a later one replaces is added to `replaced` when it is given."""
     changed = False
     for item in items:
         if row is None:
@@ -429,6 +460,10 @@ def _fold(row: Row | None, items: Sequence[AnswerEvent], now: int) -> Row | None
             after = apply_judgement(row, item, now)
         else:
             after = apply_update(row, item, now)
+            if after is not None and replaced is not None:
+                version = kept_versions.replaced_version(row, after, now)
+                if version is not None:
+                    replaced.append(version)
         if after is not None:
             row, changed = after, True
     return row if changed else None

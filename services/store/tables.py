@@ -73,6 +73,22 @@ answers = sa.Table(
     sa.Index("ix_answers_updated", "updated_at_ms"),
 )
 
+# Earlier results of an answer, kept when a recomputed one (a `--recompute` replay) replaced
+# them and the store keeps versions (CITEFLOW_STORE_VERSIONS; migration 0008).
+answer_versions = sa.Table(
+    "answer_versions",
+    metadata,
+    sa.Column("answer_id", ID, primary_key=True),
+    sa.Column("tenant", ID, primary_key=True),
+    # The event that set the replaced result, and its own time.
+    sa.Column("event_id", ID, primary_key=True),
+    sa.Column("event_time_ms", sa.BigInteger, nullable=False),
+    sa.Column("result", sa.LargeBinary, nullable=False),
+    # When the store replaced it, and the event whose result did.
+    sa.Column("replaced_at_ms", sa.BigInteger, nullable=False),
+    sa.Column("replaced_by", ID, nullable=False),
+)
+
 api_keys = sa.Table(
     "api_keys",
     metadata,

@@ -1,5 +1,5 @@
 """Logs an operator can search, on the real ingest stage and broker: a rejection's code,
-reason and event id; a batch's latency at debug level; library warnings as JSON lines; bad
+reason and event id; a batch's latency at info level and a line per record at debug; library warnings as JSON lines; bad
 input to the commands (a log level, invalid UTF-8) as one line, never a traceback."""
 
 from __future__ import annotations
@@ -24,7 +24,8 @@ def _run(harness: Harness, *args: str, input: bytes | None = None) -> Any:
                                      harness.prefix], input=input)
 
 
-def test_rejections_say_why_and_debug_adds_batch_latency(harness: Harness) -> None:
+def test_rejections_say_why_batches_their_latency_and_debug_each_record(
+        harness: Harness) -> None:
     harness.create_topics(["ingest"])
     harness.start("ingest", CITEFLOW_LOG_LEVEL="debug")
     envelope = {"specversion": "1.0", "id": "env-7", "source": "test",
@@ -40,13 +41,23 @@ def test_rejections_say_why_and_debug_adds_batch_latency(harness: Harness) -> No
     def batches() -> list[dict[str, Any]]:
         return [e for e in harness.log_events("ingest") if e.get("event") == "batch processed"]
 
-    harness.wait_for(lambda: len(rejected()) == 2 and bool(batches()),
-                     "rejected and batch lines")
+    def records() -> list[dict[str, Any]]:
+        return [e for e in harness.log_events("ingest") if e.get("event") == "record processed"]
+
+    harness.wait_for(lambda: len(rejected()) == 2 and bool(batches()) and len(records()) == 2,
+                     "rejected, batch and record lines")
     by_offset = sorted(rejected(), key=lambda e: e["offset"])
     first, second = by_offset if by_offset[0].get("event_id") == "env-7" else by_offset[::-1]
     assert first["event_id"] == "env-7" and first["code"] and first["reason"]
     assert second["code"] and second["reason"]
-    assert all(isinstance(e["ms"], float) and e["records"] for e in batches())
+    # Every batch line is at info (an operator sees latency without debug), with its wall
+    # time and its slowest record; debug adds one line per record, named by its position.
+    for batch in batches():
+        assert batch["level"] == "info" and batch["records"]
+        assert isinstance(batch["ms"], float) and 0 <= batch["slowest_ms"] <= batch["ms"]
+    assert {(e["level"], e["offset"]) for e in records()} == {
+        ("debug", e["offset"]) for e in rejected()}
+    assert all(e["outputs"] == ["answers.rejected"] for e in records())
     # Debug adds citeflow's own lines, not the libraries' (aiokafka's hold record values).
     assert not [e for e in harness.log_events("ingest") if e.get("level") == "debug"
                 and e.get("logger", "").startswith("aiokafka")]

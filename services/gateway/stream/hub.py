@@ -107,9 +107,8 @@ class Hub:
         self.config = config
         self.store = store
         # Whether the store holds every record up to a vector (default: the committed
-        # offsets of the store sink's group).
-        self.store_written = store_written or SinkProgress(
-            config, config.group_for("store")).written
+        # offsets of the store sink's group, found on the broker).
+        self.store_written = store_written or SinkProgress(config).written
         self.limits = limits or HubLimits()
         self.decode = decode
         self.vector: Vector = {}

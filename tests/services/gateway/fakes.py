@@ -22,6 +22,7 @@ from services.store.api import (
     Page,
     Positions,
     ResultUpdate,
+    ResultVersion,
     StatsQuery,
     Status,
     StoredResponse,
@@ -69,6 +70,8 @@ class FakeStore:
         self.answer_queries: list[AnswerQuery] = []
         # claimed, not yet seen on the topic by the sink
         self.unstored: set[tuple[str, str]] = set()
+        # (answer_id, tenant) -> earlier results, the newest replaced first
+        self.kept_versions: dict[tuple[str, str], list[ResultVersion]] = {}
 
     def _check(self) -> None:
         if self.down:
@@ -144,6 +147,10 @@ class FakeStore:
         if tenant is None:
             return self.answers[answer_id] if answer_id in self.answers else None
         return self.answers.get((answer_id, tenant))
+
+    async def versions(self, answer_id: str, tenant: str) -> list[ResultVersion]:
+        self._check()
+        return list(self.kept_versions.get((answer_id, tenant), ()))
 
     async def get_many(self, answer_ids: Sequence[str],
                        tenant: str | None = None) -> dict[str, AnswerRecord]:

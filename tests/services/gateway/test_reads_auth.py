@@ -200,3 +200,31 @@ async def test_times_at_the_edges_of_the_calendar_are_clear_errors_or_clamped(gw
                   "since=2026-01-01T00:00:00"):
         r = await gw.client.get(f"/v1/answers?{query}", headers=gw.auth())
         assert r.status_code == (200 if query.startswith("since=2026") else 400), query
+
+
+async def test_an_answers_kept_versions_are_read_by_its_tenant_only(gw: Gw) -> None:
+    from datetime import UTC, datetime
+
+    from services.store.api import ResultVersion
+
+    await _submitted(gw)
+    gw.store.finish("a-1", "formatted", FORMATTED)
+    r = await gw.client.get("/v1/answers/a-1/versions", headers=gw.auth())
+    assert r.status_code == 200 and r.json()["versions"] == []
+    at = datetime(2026, 11, 25, 10, 0, tzinfo=UTC)
+    gw.store.kept_versions[("a-1", "acme")] = [
+        ResultVersion("fmt-a-1", at, b'{"answer_id":"a-1","text":"before"}', at, "fmt-a-1~r1")]
+    doc = (await gw.client.get("/v1/answers/a-1/versions", headers=gw.auth())).json()
+    assert doc["answer_id"] == "a-1" and doc["tenant"] == "acme"
+    assert doc["versions"] == [{"event_id": "fmt-a-1", "event_time": "2026-11-25T10:00:00Z",
+                                "replaced_at": "2026-11-25T10:00:00Z",
+                                "replaced_by": "fmt-a-1~r1",
+                                "result": {"answer_id": "a-1", "text": "before"}}]
+    other = await gw.key_for("globex", "read")
+    assert (await gw.client.get("/v1/answers/a-1/versions",
+                                headers=gw.auth(other))).status_code == 404
+    assert (await gw.client.get("/v1/answers/never/versions",
+                                headers=gw.auth())).status_code == 404
+    gw.store.down = True
+    assert (await gw.client.get("/v1/answers/a-1/versions",
+                                headers=gw.auth())).status_code == 503

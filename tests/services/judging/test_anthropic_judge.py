@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
 from collections.abc import Iterator
 
@@ -37,7 +38,7 @@ def _refiner(server: FakeJudgeServer, sleeps: list[float] | None = None) -> Refi
 
 
 def test_a_messages_call_judges_the_batch(server: FakeJudgeServer) -> None:
-    judged = _refiner(server).refine(tower_answer())
+    judged = asyncio.run(_refiner(server).refine(tower_answer()))
     assert judged.judge == "anthropic:judge-model"
     assert [j.status for j in judged.judgements] == ["judged"] * 3
     assert (judged.cost.input_tokens, judged.cost.output_tokens) == (410, 55)
@@ -53,7 +54,7 @@ def test_overloaded_529_and_429_are_retried(server: FakeJudgeServer) -> None:
     server.script += [Reply(529, anthropic_error("overloaded_error", "Overloaded")),
                       Reply(429, anthropic_error("rate_limit_error", "slow down"),
                             {"retry-after": "2"})]
-    judged = _refiner(server, sleeps).refine(tower_answer())
+    judged = asyncio.run(_refiner(server, sleeps).refine(tower_answer()))
     assert [j.status for j in judged.judgements] == ["judged"] * 3
     assert len(sleeps) == 2 and sleeps[1] == 2.0
 
@@ -70,20 +71,20 @@ def test_overloaded_529_and_429_are_retried(server: FakeJudgeServer) -> None:
 def test_an_unusable_reply_keeps_the_lexical_verdicts(
         server: FakeJudgeServer, reply: Reply, status: str, detail: str) -> None:
     server.script.append(reply)
-    judged = _refiner(server).refine(tower_answer())
+    judged = asyncio.run(_refiner(server).refine(tower_answer()))
     assert {j.status for j in judged.judgements} == {status}
     assert all(detail in (j.detail or "") and j.judge == "lexical" for j in judged.judgements)
 
 
 def test_a_fenced_json_reply_is_read(server: FakeJudgeServer) -> None:
-    _refiner(server).refine(tower_answer())
+    asyncio.run(_refiner(server).refine(tower_answer()))
     user = server.posts()[0]["messages"][0]["content"]
     ids = [i["id"] for i in json.loads(user.split("\n")[2])["items"]]
     entries = [{"id": k, "verdict": "unsupported", "rationale": "No.", "evidence": []}
                for k in ids]
     server.script.append(Reply(body=anthropic_message(
         "```json\n" + json.dumps({"judgements": entries}) + "\n```")))
-    judged = _refiner(server).refine(tower_answer(answer_id="f2"))
+    judged = asyncio.run(_refiner(server).refine(tower_answer(answer_id="f2")))
     assert {j.status for j in judged.judgements} == {"judged"}
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 from pathlib import Path
 
 import pytest
@@ -18,7 +19,7 @@ def test_the_nli_judge_refines_with_its_own_bounds(tmp_path: Path) -> None:
     refiner = refiner_from_env({"CITEFLOW_JUDGING": f"nli:{directory}",
                                 "CITEFLOW_JUDGING_SCOPE": "all"})
     answer = tower_answer()
-    judged = refiner.refine(answer)
+    judged = asyncio.run(refiner.refine(answer))
     assert judged.judge == "nli:tiny"
     assert [j.status for j in judged.judgements] == ["judged"] * 3
     assert all(j.evidence == [] and j.judge == "nli:tiny" for j in judged.judgements)

@@ -6,6 +6,7 @@ source, a 1 MB reply, a 4 MB source, a tenant over budget, an unknown model."""
 
 from __future__ import annotations
 
+import asyncio
 import json
 from collections.abc import Iterator
 from typing import Any
@@ -59,7 +60,7 @@ def _ids(server: FakeJudgeServer) -> list[str]:
 def test_every_citation_gets_the_models_verdict_with_checked_evidence(
         server: FakeJudgeServer) -> None:
     answer = tower_answer(metadata={"tenant": "acme"})
-    judged = _refiner(server, prices=Prices(0.15, 0.60)).refine(answer)
+    judged = asyncio.run(_refiner(server, prices=Prices(0.15, 0.60)).refine(answer))
     assert judged.judge == "openai:judge-model" and judged.tenant == "acme"
     assert [j.status for j in judged.judgements] == ["judged"] * 3
     first = judged.judgements[0]
@@ -82,19 +83,19 @@ def test_every_citation_gets_the_models_verdict_with_checked_evidence(
 def test_the_default_scope_sends_only_doubtful_citations(server: FakeJudgeServer) -> None:
     answer = formatted("The Eiffel Tower was finished in 1889 in Rome by Napoleon [1].", [TOWER])
     assert answer.citations[0].support.verdict == "partial"  # type: ignore[union-attr]
-    assert len(_refiner(server, scope="doubtful").refine(answer).judgements) == 1
+    assert len(asyncio.run(_refiner(server, scope="doubtful").refine(answer)).judgements) == 1
     supported = formatted("The Eiffel Tower was completed in 1889 [1].", [TOWER])
     assert supported.citations[0].support.verdict == "supported"  # type: ignore[union-attr]
-    assert _refiner(server, scope="doubtful").refine(supported).judgements == []
+    assert asyncio.run(_refiner(server, scope="doubtful").refine(supported)).judgements == []
 
 
 def test_a_disagreement_is_counted_and_marked(server: FakeJudgeServer) -> None:
-    _refiner(server).refine(tower_answer())  # learn the ids the stage sends
+    asyncio.run(_refiner(server).refine(tower_answer()))  # learn the ids the stage sends
     ids = _ids(server)
     server.script.append(_content(server, [
         {"id": k, "verdict": "unsupported", "rationale": "The source says otherwise.",
          "evidence": []} for k in ids]))
-    judged = _refiner(server).refine(tower_answer(answer_id="a2"))
+    judged = asyncio.run(_refiner(server).refine(tower_answer(answer_id="a2")))
     assert [j.verdict for j in judged.judgements] == ["unsupported"] * 3
     assert [j.disagrees for j in judged.judgements] == [True, False, True]
     assert judged.disagreements == 2
@@ -104,11 +105,12 @@ def test_a_server_without_json_schema_output_is_asked_again_and_parsed_strictly(
         server: FakeJudgeServer) -> None:
     server.reject_response_format = True
     refiner = _refiner(server)
-    judged = refiner.refine(tower_answer())
+    judged = asyncio.run(refiner.refine(tower_answer()))
     assert [j.status for j in judged.judgements] == ["judged"] * 3
     first, second = server.posts()[:2]
     assert "response_format" in first and "response_format" not in second
-    refiner.refine(formatted("The tower is in Paris on the Champ de Mars [1].", [PARIS]))
+    asyncio.run(refiner.refine(formatted("The tower is in Paris on the Champ de Mars [1].",
+                                         [PARIS])))
     assert "response_format" not in server.posts()[-1]
 
 
@@ -126,7 +128,7 @@ def test_an_unusable_reply_keeps_every_lexical_verdict(
         server: FakeJudgeServer, reply: Reply, detail: str) -> None:
     answer = tower_answer()
     server.script.append(reply)
-    judged = _refiner(server).refine(answer)
+    judged = asyncio.run(_refiner(server).refine(answer))
     lexical = [c.support.verdict for c in answer.citations if c.support]  # type: ignore[union-attr]
     assert [j.verdict for j in judged.judgements] == lexical
     assert all(j.judge == "lexical" and j.evidence == [] for j in judged.judgements)
@@ -138,7 +140,7 @@ def test_an_unusable_reply_keeps_every_lexical_verdict(
 def test_a_verdict_outside_the_enum_or_a_quote_not_in_the_source_rejects_that_item(
         server: FakeJudgeServer) -> None:
     refiner = _refiner(server)
-    refiner.refine(tower_answer())
+    asyncio.run(refiner.refine(tower_answer()))
     ids = _ids(server)
     server.script.append(_content(server, [
         {"id": ids[0], "verdict": "definitely", "rationale": "Yes.", "evidence": []},
@@ -147,7 +149,7 @@ def test_a_verdict_outside_the_enum_or_a_quote_not_in_the_source_rejects_that_it
         {"id": ids[2], "verdict": "supported", "rationale": "It stands in Paris.",
          "evidence": ["The Eiffel  Tower stands\nin Paris"]},
     ]))
-    judged = _refiner(server).refine(tower_answer(answer_id="a4"))
+    judged = asyncio.run(_refiner(server).refine(tower_answer(answer_id="a4")))
     bad_enum, invented, reflowed = judged.judgements
     assert bad_enum.status == "rejected" and "not one of" in (bad_enum.detail or "")
     assert invented.status == "rejected" and invented.verdict == "unsupported"
@@ -158,12 +160,12 @@ def test_a_verdict_outside_the_enum_or_a_quote_not_in_the_source_rejects_that_it
 
 
 def test_a_supported_verdict_must_quote_its_evidence(server: FakeJudgeServer) -> None:
-    _refiner(server).refine(tower_answer())
+    asyncio.run(_refiner(server).refine(tower_answer()))
     ids = _ids(server)
     server.script.append(_content(server, [
         {"id": k, "verdict": "supported", "rationale": "Trust me.", "evidence": []}
         for k in ids]))
-    judged = _refiner(server).refine(tower_answer(answer_id="a5"))
+    judged = asyncio.run(_refiner(server).refine(tower_answer(answer_id="a5")))
     assert {j.status for j in judged.judgements} == {"rejected"}
     assert "quoting no evidence" in (judged.judgements[0].detail or "")
 
@@ -173,7 +175,7 @@ def test_429_is_retried_after_what_retry_after_asks(server: FakeJudgeServer) -> 
     server.script += [Reply(429, openai_error("Rate limit reached", "requests"),
                             {"retry-after": "7"}),
                       Reply(503, openai_error("overloaded", "server_error"))]
-    judged = _refiner(server, sleeps=sleeps, attempts=4).refine(tower_answer())
+    judged = asyncio.run(_refiner(server, sleeps=sleeps, attempts=4).refine(tower_answer()))
     assert [j.status for j in judged.judgements] == ["judged"] * 3
     assert len(server.posts()) == 3
     assert sleeps[0] == 7.0 and 0 < sleeps[1] <= 0.05
@@ -182,7 +184,7 @@ def test_429_is_retried_after_what_retry_after_asks(server: FakeJudgeServer) -> 
 def test_a_retry_after_beyond_the_limit_is_not_waited_for(server: FakeJudgeServer) -> None:
     sleeps: list[float] = []
     server.script.append(Reply(429, openai_error("Rate limit"), {"retry-after": "3600"}))
-    judged = _refiner(server, sleeps=sleeps).refine(tower_answer())
+    judged = asyncio.run(_refiner(server, sleeps=sleeps).refine(tower_answer()))
     assert sleeps == [] and len(server.posts()) == 1
     assert {j.status for j in judged.judgements} == {"unavailable"}
     assert "Retry-After" in (judged.judgements[0].detail or "")
@@ -190,7 +192,7 @@ def test_a_retry_after_beyond_the_limit_is_not_waited_for(server: FakeJudgeServe
 
 def test_timeouts_are_retried_then_the_lexical_verdict_stays(server: FakeJudgeServer) -> None:
     server.script += [Reply(body=openai_completion("{}"), delay_s=2.0)] * 2
-    judged = _refiner(server, timeout=0.3, attempts=2).refine(tower_answer())
+    judged = asyncio.run(_refiner(server, timeout=0.3, attempts=2).refine(tower_answer()))
     assert {j.status for j in judged.judgements} == {"unavailable"}
     assert "Timeout" in (judged.judgements[0].detail or "")
     assert [j.verdict for j in judged.judgements] == ["supported", "unsupported", "supported"]
@@ -203,15 +205,15 @@ def test_the_breaker_opens_falls_back_says_so_and_closes_after_the_outage(
     refiner = _refiner(server, attempts=1, breaker=breaker)
     server.script += [Reply(500, openai_error("boom", "server_error"))] * 2
     for n in range(2):
-        assert {j.status for j in refiner.refine(tower_answer(answer_id=f"o{n}")).judgements} \
-            == {"unavailable"}
+        judged = asyncio.run(refiner.refine(tower_answer(answer_id=f"o{n}")))
+        assert {j.status for j in judged.judgements} == {"unavailable"}
     calls = len(server.posts())
-    down = refiner.refine(tower_answer(answer_id="o3"))
+    down = asyncio.run(refiner.refine(tower_answer(answer_id="o3")))
     assert down.breaker == "open" and len(server.posts()) == calls
     assert {j.detail for j in down.judgements} == {"the judge's circuit breaker is open"}
     assert [j.verdict for j in down.judgements] == ["supported", "unsupported", "supported"]
     now[0] = 61.0  # cooled down: one trial call, which succeeds
-    back = refiner.refine(tower_answer(answer_id="o4"))
+    back = asyncio.run(refiner.refine(tower_answer(answer_id="o4")))
     assert [j.status for j in back.judgements] == ["judged"] * 3
     assert back.breaker == "closed"
 
@@ -219,30 +221,30 @@ def test_the_breaker_opens_falls_back_says_so_and_closes_after_the_outage(
 def test_a_tenant_over_budget_keeps_lexical_verdicts_others_do_not(
         server: FakeJudgeServer) -> None:
     refiner = _refiner(server, batch_size=8, budgets=Budgets(BudgetLimits(requests=1)))
-    assert {j.status for j in refiner.refine(
-        tower_answer(metadata={"tenant": "t1"})).judgements} == {"judged"}
+    assert {j.status for j in asyncio.run(refiner.refine(
+        tower_answer(metadata={"tenant": "t1"}))).judgements} == {"judged"}
     # Other claims (the same ones would come from the cache, which costs nothing).
     other_claims = formatted("The tower is on the Champ de Mars [1].", [PARIS],
                              metadata={"tenant": "t1"})
-    over = refiner.refine(other_claims)
+    over = asyncio.run(refiner.refine(other_claims))
     assert {j.status for j in over.judgements} == {"over_budget"}
     assert "t1" in (over.judgements[0].detail or "") and over.cost.requests == 0
-    other = refiner.refine(formatted("The tower is on the Champ de Mars [1].", [PARIS],
-                                     metadata={"tenant": "t2"}))
+    other = asyncio.run(refiner.refine(formatted("The tower is on the Champ de Mars [1].", [PARIS],
+                                     metadata={"tenant": "t2"})))
     assert {j.status for j in other.judgements} == {"judged"}
 
 
 def test_a_repeated_claim_is_answered_from_the_cache(server: FakeJudgeServer) -> None:
     refiner = _refiner(server)
-    refiner.refine(tower_answer())
+    asyncio.run(refiner.refine(tower_answer()))
     calls = len(server.posts())
-    again = refiner.refine(tower_answer(answer_id="c2"))
+    again = asyncio.run(refiner.refine(tower_answer(answer_id="c2")))
     assert len(server.posts()) == calls and again.cost.requests == 0
     assert all(j.cached and j.status == "judged" for j in again.judgements)
 
 
 def test_batches_bound_the_items_per_request(server: FakeJudgeServer) -> None:
-    judged = _refiner(server, batch_size=2, concurrency=2).refine(tower_answer())
+    judged = asyncio.run(_refiner(server, batch_size=2, concurrency=2).refine(tower_answer()))
     assert judged.cost.requests == 2 and len(server.posts()) == 2
     assert sorted(len(json.loads(p["messages"][1]["content"].split("\n")[2])["items"])
                   for p in server.posts()) == [1, 2]
@@ -257,7 +259,7 @@ def test_a_4_mb_source_is_cut_to_the_context_window(server: FakeJudgeServer) -> 
         update={"passage": filler + links[link].passage + filler})
     big = answer.model_copy(update={"links": links})
     assert len(links[link].passage) > 4_000_000
-    judged = _refiner(server, context_chars=2000).refine(big)
+    judged = asyncio.run(_refiner(server, context_chars=2000).refine(big))
     request = server.posts()[0]
     assert len(json.dumps(request)) < 20_000
     first = judged.judgements[0]

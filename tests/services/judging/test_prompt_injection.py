@@ -9,6 +9,7 @@ The first test shows the fake is fooled when the structure is missing.
 
 from __future__ import annotations
 
+import asyncio
 import json
 
 import httpx
@@ -60,7 +61,7 @@ def test_the_naive_judge_obeys_an_injection_that_reaches_its_instructions() -> N
 def test_an_injection_in_a_source_changes_no_verdict(injection: str) -> None:
     answer = formatted(f"{CLAIM} [1].", [f"{SOURCE} {injection}"])
     with FakeJudgeServer("openai") as server:
-        judged = _refiner(server).refine(answer)
+        judged = asyncio.run(_refiner(server).refine(answer))
         user = server.posts()[0]["messages"][1]["content"]
     assert [j.model_verdict for j in judged.judgements] == ["unsupported"], user
     # The injected text went only into the data block, JSON-encoded.
@@ -72,5 +73,5 @@ def test_an_injection_in_a_source_changes_no_verdict(injection: str) -> None:
 def test_an_injection_in_the_answer_changes_no_verdict(injection: str) -> None:
     answer = formatted(f"{CLAIM}, {injection.rstrip('.。')} [1].", [SOURCE])
     with FakeJudgeServer("openai") as server:
-        judged = _refiner(server).refine(answer)
+        judged = asyncio.run(_refiner(server).refine(answer))
     assert [j.model_verdict for j in judged.judgements] == ["unsupported"]

@@ -44,3 +44,10 @@ def test_to_env_round_trips_without_the_group() -> None:
     assert "CITEFLOW_GROUP_ID" not in env and "CITEFLOW_METRICS_PORT" not in env
     assert RuntimeConfig.from_env(env) == RuntimeConfig.from_env({}, bootstrap_servers="b:1",
                                                                  batch_size=9)
+
+
+def test_a_static_member_names_itself_and_its_children_do_not_inherit_the_name() -> None:
+    config = RuntimeConfig.from_env({"CITEFLOW_GROUP_INSTANCE_ID": "citeflow-scoring-0"})
+    assert config.group_instance_id == "citeflow-scoring-0"
+    assert "CITEFLOW_GROUP_INSTANCE_ID" not in to_env(config)  # one name, one process
+    assert RuntimeConfig.from_env({}).group_instance_id == ""

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+from dataclasses import replace
 from typing import Any
 
 import orjson
@@ -263,3 +264,143 @@ def _free_port() -> int:
     from services.broker import free_port
 
     return free_port()
+
+
+def _async_runner(handle: Any, concurrency: int, attempts: int = 3) -> StageRunner:
+    async def handle_async(message: Message) -> list[Output]:
+        return await handle(message)
+
+    stage = Stage("echo", ("in",), ("out",), _echo, handle_async=handle_async,
+                  concurrency=concurrency)
+    config = RuntimeConfig.from_env({}, retry_max_attempts=attempts, retry_base_ms=1,
+                                    retry_max_ms=2)
+    return StageRunner(stage, config)
+
+
+def _batch(count: int) -> dict[TopicPartition, list[Any]]:
+    from aiokafka import ConsumerRecord
+
+    message = _answer_message()
+    return {TP: [ConsumerRecord("in", 0, offset, 0, 0, message.key, message.value, None, 0, 0,
+                                list(message.headers)) for offset in range(count)]}
+
+
+class _Consumer:
+    def __init__(self) -> None:
+        self.commits: list[dict[TopicPartition, int]] = []
+
+    def assignment(self) -> set[TopicPartition]:
+        return {TP}
+
+    async def commit(self, offsets: dict[TopicPartition, int]) -> None:
+        self.commits.append(dict(offsets))
+
+
+class _Fetching(_Consumer):
+    """A consumer holding `records` of TP, handing out at most `max_records` per fetch."""
+
+    def __init__(self, records: list[Any]) -> None:
+        super().__init__()
+        self.records = records
+        self.asked: list[int] = []
+
+    async def getmany(self, timeout_ms: int, max_records: int) -> dict[TopicPartition, Any]:
+        self.asked.append(max_records)
+        taken, self.records = self.records[:max_records], self.records[max_records:]
+        return {TP: taken} if taken else {}
+
+    def highwater(self, tp: TopicPartition) -> None:
+        return None
+
+
+def _caused(message: Message) -> list[Output]:
+    """The echo, caused by the record's offset (each output has its own id)."""
+    event = decode(message.value)
+    return [Output("out", event.data, event.subject, f"c-{message.offset}")]
+
+
+async def test_a_coroutine_handler_takes_records_as_room_frees_and_sends_them_in_order() -> (
+        None):
+    # At most `concurrency` records in flight: the first fetch asks for 3, the next waits
+    # until one is sent. The three finish last-first; their outputs still leave in offset
+    # order, and every offset is committed once acknowledged.
+    in_flight, most = 0, 0
+    go = asyncio.Event()
+
+    async def handle(message: Message) -> list[Output]:
+        nonlocal in_flight, most
+        in_flight += 1
+        most = max(most, in_flight)
+        await go.wait()
+        for _ in range(6 - message.offset):  # earlier offsets take more turns of the loop
+            await asyncio.sleep(0)
+        in_flight -= 1
+        return _caused(message)
+
+    runner = _async_runner(handle, concurrency=3)
+    producer = FakeProducer()
+    runner._producer = producer  # type: ignore[assignment]
+    consumer = _Fetching(_batch(6)[TP])
+    runner._consumer = consumer  # type: ignore[assignment]
+    await runner._poll_dispatching()
+    assert consumer.asked == [3]
+    waiting = asyncio.create_task(runner._poll_dispatching())
+    await asyncio.sleep(0.01)
+    assert not waiting.done() and consumer.asked == [3]  # no room, no fetch
+    go.set()
+    await waiting
+    while consumer.records:
+        await runner._poll_dispatching()
+    await runner._await_dispatched()
+    assert most == 3
+    expected = [orjson.loads(output_record("echo", _caused(_answer_message(n))[0]).value)["id"]
+                for n in range(6)]
+    assert [orjson.loads(value)["id"] for _, value, _ in producer.sent] == expected
+    assert consumer.commits[-1] == {TP: 6}
+    assert runner.metrics.value("citeflow_messages_processed_total") == 6
+
+
+async def test_a_coroutine_handler_stopping_mid_retry_commits_only_what_came_before() -> None:
+    # Offset 2 keeps failing while the process stops: offsets 0 and 1 are delivered and
+    # committed, offset 2 and everything after it stay uncommitted (re-delivered).
+    runner = _async_runner(None, concurrency=5, attempts=50)
+
+    async def handle(message: Message) -> list[Output]:
+        if message.offset == 2:
+            runner.stopping.set()
+            raise TransientError("judge down")
+        return _caused(message)
+
+    runner.stage = replace(runner.stage, handle_async=handle)
+    producer = FakeProducer()
+    runner._producer = producer  # type: ignore[assignment]
+    consumer = _Consumer()
+    runner._consumer = consumer  # type: ignore[assignment]
+    runner._dispatch(_batch(5))
+    await runner._await_dispatched()
+    assert len(producer.sent) == 2
+    assert consumer.commits[-1] == {TP: 2}
+    assert runner.tracker.unfinished(TP) == 3
+
+
+async def test_stopping_ends_a_wait_for_room_without_fetching() -> None:
+    never = asyncio.Event()
+
+    async def handle(message: Message) -> list[Output]:
+        await never.wait()
+        return _caused(message)
+
+    runner = _async_runner(handle, concurrency=1)
+    runner._producer = FakeProducer()  # type: ignore[assignment]
+    consumer = _Fetching(_batch(2)[TP])
+    runner._consumer = consumer  # type: ignore[assignment]
+    await runner._poll_dispatching()
+    waiting = asyncio.create_task(runner._poll_dispatching())
+    await asyncio.sleep(0.01)
+    assert not waiting.done()
+    runner.stop()
+    await waiting
+    assert consumer.asked == [1]  # the second record was never fetched
+    never.set()
+    await runner._await_dispatched()
+    assert consumer.commits[-1] == {TP: 1}
