@@ -1,8 +1,11 @@
 """The plain-text rendering: markers and markdown footnote definitions removed, the
-whitespace they leave behind tidied, and an optional numbered reference list."""
+whitespace they leave behind tidied, and an optional numbered reference list. Untrusted
+text (the answer, the references) has its explicit directional controls shown as visible
+tokens and its bidirectional marks dropped (`escaping.plain_bidi`)."""
 
 from __future__ import annotations
 
+from services.formatting.escaping import plain_bidi
 from services.formatting.layout import AnswerLayout, cut
 from services.formatting.sources import reference_link
 from services.text.footnotes import footnote_definitions
@@ -20,13 +23,15 @@ def render_plain(layout: AnswerLayout, *, references: bool = True) -> str:
     definitions = footnote_definitions(layout.text)
     pieces = _without_definitions(layout, definitions) if definitions else layout.pieces
     out = _without_markers(pieces)
+    if not layout.clean:  # a clean text holds no bidirectional control
+        out = [plain_bidi(part) for part in out]
     if definitions and not (references and layout.cited):
         out = ["".join(out).rstrip() + ("\n" if layout.text.endswith("\n") else "")]
     if references and layout.cited:
         out = ["".join(out).rstrip(), "\n\nReferences\n"]
         for index in layout.cited:
             before, link, after = reference_link(layout.sources[index])
-            line = " ".join((before + (link or "") + after).split())
+            line = plain_bidi(" ".join((before + (link or "") + after).split()))
             out.append(f"[{index:d}] {line}\n")
     return "".join(out)
 
