@@ -88,6 +88,9 @@ _OTHER_UNIT = start_tag(
     "span", {"class": "unit unit-derived", "data-unit-id": None, "data-kind": None}
 )
 _UNIT_END = end_tag("span")
+# An unsupported word of the answer (services.formatting.missing): a page styles it.
+_MISSING = start_tag("span", {"class": "cf-missing", "title": "Not in the cited source"})
+_MISSING_END = end_tag("span")
 
 _REFERENCES = start_tag("ol", {"class": "references"})
 _REFERENCES_END = end_tag("ol")
@@ -152,7 +155,9 @@ def _split(layout: AnswerLayout, chips: list[str]) -> tuple[list[str], list[str]
 
     A unit boundary never falls strictly inside a marker; at one position unit
     boundaries come first (a unit ending there closes before a marker after it, a unit
-    starting there opens around the marker)."""
+    starting there opens around the marker). An unsupported word (marked when the layout
+    says so) lies inside a unit and between markers: at its position its end comes before
+    everything else, its start after everything else."""
     text = layout.text
     markers = layout.markers
     bounds = layout.units.bounds
@@ -160,9 +165,16 @@ def _split(layout: AnswerLayout, chips: list[str]) -> tuple[list[str], list[str]
     # their positions keeps unit boundaries before a marker at the same position, and
     # each unit's end before the next one's start.
     starts = bounds + markers.starts
-    order = sorted(range(len(starts)), key=starts.__getitem__)
     resumes = bounds + markers.ends
     inserts = _unit_tags(layout.units.units) + chips
+    words = layout.missing if "html" in layout.marked else None
+    if words:
+        ends = [end for _, end in words]
+        opens = [start for start, _ in words]
+        starts = ends + starts + opens
+        resumes = ends + resumes + opens
+        inserts = [_MISSING_END] * len(ends) + inserts + [_MISSING] * len(opens)
+    order = sorted(range(len(starts)), key=starts.__getitem__)
     cut_starts = list(map(starts.__getitem__, order))
     cut_ends = list(map(resumes.__getitem__, order))
     pieces = cut(text, cut_starts, cut_ends)
