@@ -71,3 +71,31 @@ def test_the_summary_reads_partial_from_the_quality_block_or_the_verdicts() -> N
     older = {"supported": 1, "unsupported": 1}  # a block that never counted partial
     assert summarize({"citations": citations, "quality": older}).partial_citations is None
     assert summarize({"citations": [{"valid": True}]}).partial_citations is None
+
+
+async def test_older_answers_get_their_partial_count_from_migration_0008(
+        store_url: str) -> None:
+    """Rows stored before the column: 0008 fills it from the stored result."""
+    import sqlalchemy as sa
+
+    from services.store.engine import downgrade
+    from tests.services.store import records as r
+    from tests.services.store.test_store_language import _flow
+
+    store = SqlStore(store_url)
+    try:
+        await store.migrate()
+        data = r.answer("old", tenant="acme")
+        await store.apply_batch(_flow(data, 0))
+        stored = await store.get("old", "acme")
+        assert stored is not None and stored.summary is not None
+        expected = stored.summary.partial_citations
+        assert expected is not None
+        async with store.engine.begin() as conn:  # as rows stored before 0008 were left
+            await conn.run_sync(downgrade, "0007")
+        await store.migrate()
+        old = await store.get("old", "acme")
+        assert old is not None and old.summary is not None
+        assert old.summary.partial_citations == expected
+    finally:
+        await store.close()

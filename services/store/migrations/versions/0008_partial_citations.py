@@ -10,10 +10,10 @@ Create Date: 2026-11-29
 
 from __future__ import annotations
 
-import orjson
 import sqlalchemy as sa
 from alembic import op
 
+from services.store.migrations.backfill import backfill
 from services.store.summary import summarize
 
 revision = "0008"
@@ -21,37 +21,14 @@ down_revision = "0007"
 branch_labels = None
 depends_on = None
 
-_BATCH = 500
-
 
 def upgrade() -> None:
     with op.batch_alter_table("answers") as batch:
         batch.add_column(sa.Column("partial_citations", sa.Integer))
-    conn = op.get_bind()
-    answers = sa.table("answers", sa.column("answer_id"), sa.column("tenant"),
-                       sa.column("result", sa.LargeBinary), sa.column("supported_citations"),
-                       sa.column("partial_citations"))
-    after: tuple[str, str] = ("", "")
-    while True:
-        # Keyset pages over the judged rows, a batch at a time.
-        rows = conn.execute(
-            sa.select(answers.c.answer_id, answers.c.tenant, answers.c.result)
-            .where(answers.c.supported_citations.is_not(None), answers.c.result.is_not(None),
-                   sa.tuple_(answers.c.answer_id, answers.c.tenant) > after)
-            .order_by(answers.c.answer_id, answers.c.tenant).limit(_BATCH)).all()
-        if not rows:
-            return
-        for answer_id, tenant, result in rows:
-            try:
-                data = orjson.loads(result)
-            except orjson.JSONDecodeError:
-                continue  # not a result this can read: left as it is
-            partial = summarize(data).partial_citations if isinstance(data, dict) else None
-            if partial is not None:
-                conn.execute(sa.update(answers).where(
-                    answers.c.answer_id == answer_id, answers.c.tenant == tenant,
-                ).values(partial_citations=partial))
-        after = (rows[-1][0], rows[-1][1])
+    # the judged rows
+    backfill("partial_citations", lambda data: summarize(data).partial_citations,
+             lambda answers: answers.c.supported_citations.is_not(None),
+             reads=("supported_citations",))
 
 
 def downgrade() -> None:
