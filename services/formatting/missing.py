@@ -2,8 +2,9 @@
 
 A word is unsupported when every judged citation of its sentence names it among the words
 its source does not back (`support.missing_words`, offsets in the answer): a word another
-cited source backs is not marked. Unverifiable verdicts say nothing about words and are left
-out. A word that a marker or a unit boundary would cut is not marked (the markup could not
+cited source backs is not marked, and a sentence a citation supports (its verdict
+`supported`: the words it lacks did not change that) has none. Unverifiable verdicts say
+nothing about words and are left out. A word that a marker or a unit boundary would cut is not marked (the markup could not
 nest). In markdown and plain text a word is marked as a CriticMarkup highlight,
 `{==word==}`.
 """
@@ -12,29 +13,41 @@ from __future__ import annotations
 
 from bisect import bisect_left, bisect_right
 from collections.abc import Sequence
+from itertools import chain, repeat
+from operator import eq, gt, itemgetter, le, lt
 
 from schemas.citations import Citation
 from schemas.spans import Support
+from services.formatting.layout import cut
 
 MARK_OPEN = "{=="
 MARK_CLOSE = "==}"
 
 Word = tuple[int, int]
+_SPAN = itemgetter("start", "end")
 
 
 def unsupported_words(
     citations: Sequence[Citation], support: Sequence[Support | None]
 ) -> list[Word]:
     """`[start, end)` of every unsupported word of the answer, in text order."""
+    # Fields are read through each model's `__dict__` (see services.formatting.layout).
     by_sentence: dict[int, set[Word]] = {}
     for citation, entry in zip(citations, support):
-        if entry is None or entry.verdict == "unverifiable":
+        if entry is None:
             continue
-        words = {(word.start, word.end) for word in entry.missing_words}
-        sentence = citation.sentence_index
+        fields = entry.__dict__
+        if fields["verdict"] == "unverifiable":
+            continue
+        words: set[Word] = (
+            set()
+            if fields["verdict"] == "supported"
+            else set(map(_SPAN, [word.__dict__ for word in fields["missing_words"]]))
+        )
+        sentence = citation.__dict__["sentence_index"]
         found = by_sentence.get(sentence)
         by_sentence[sentence] = words if found is None else found & words
-    return sorted(word for words in by_sentence.values() for word in words)
+    return sorted(chain.from_iterable(by_sentence.values()))
 
 
 def markable(
@@ -42,6 +55,21 @@ def markable(
 ) -> list[Word]:
     """The words (in order) that lie inside the text, overlap no earlier word, and are cut
     by no marker (`starts`/`ends`, in order) nor unit boundary (`bounds`, in order)."""
+    # The usual case, every word clear, is checked in C loops (`map` over bisections).
+    word_starts = [start for start, _ in words]
+    word_ends = [end for _, end in words]
+    before = [-1, *ends]  # the end of the last marker starting before a word ends
+    if (
+        word_starts[0] >= 0
+        and word_ends[-1] <= length
+        and all(map(lt, word_starts, word_ends))
+        and all(map(le, word_ends, word_starts[1:]))
+        and not any(map(gt, map(before.__getitem__, map(bisect_left, repeat(starts),
+                                                          word_ends)), word_starts))
+        and all(map(eq, map(bisect_right, repeat(bounds), word_starts),
+                    map(bisect_left, repeat(bounds), word_ends)))
+    ):
+        return words
     kept: list[Word] = []
     last = 0
     for start, end in words:
@@ -60,28 +88,23 @@ def markable(
 
 
 def marked_cut(
-    text: str, starts: list[int], ends: list[int], words: list[Word]
+    text: str, starts: list[int], ends: list[int], words: list[Word],
+    opening: str = MARK_OPEN, closing: str = MARK_CLOSE,
 ) -> list[str]:
     """The text before, between and after the ranges `[starts[k], ends[k])` (as
-    `layout.cut` gives them), each word inside a piece wrapped in `{==` `==}`; a word in a
-    cut-out range is left out."""
-    piece_starts = [0, *ends]
-    piece_ends = [*starts, len(text)]
-    pieces = [text[start:end] for start, end in zip(piece_starts, piece_ends)]
-    by_piece: dict[int, list[Word]] = {}
-    for start, end in words:
-        k = bisect_right(piece_starts, start) - 1
-        if k >= 0 and end <= piece_ends[k]:
-            by_piece.setdefault(k, []).append((start, end))
-    for k, inside in by_piece.items():
-        base = piece_starts[k]
-        piece = pieces[k]
-        out: list[str] = []
-        last = 0
-        for start, end in inside:
-            out += [piece[last : start - base], MARK_OPEN, piece[start - base : end - base],
-                    MARK_CLOSE]
-            last = end - base
-        out.append(piece[last:])
-        pieces[k] = "".join(out)
-    return pieces
+    `layout.cut` gives them), each word wrapped in `opening` and `closing`; the words (from
+    `markable`) cross no range's edge. The text is marked in one pass, then cut where the
+    ranges moved to (each by the marks of the words ending before it)."""
+    word_starts = [start for start, _ in words]
+    word_ends = [end for _, end in words]
+    marked = [""] * (2 * len(words) + 1)
+    marked[0::2] = cut(text, word_starts, word_ends)
+    marked[1::2] = [opening + text[start:end] + closing for start, end in words]
+    width = len(opening) + len(closing)
+    return cut("".join(marked), _moved(starts, word_ends, width), _moved(ends, word_ends, width))
+
+
+def _moved(positions: list[int], word_ends: list[int], width: int) -> list[int]:
+    """`positions` in the marked text: each after the marks of the words ending by it."""
+    before = map(bisect_right, repeat(word_ends), positions)
+    return [position + width * count for position, count in zip(positions, before)]

@@ -68,6 +68,14 @@ def test_a_word_another_cited_source_backs_is_not_marked() -> None:
     assert "by Gustave &" in plain and "is {==tall==}." in plain
 
 
+def test_a_sentence_a_citation_supports_has_no_unsupported_words() -> None:
+    resolved = _resolved(["Gustave"])
+    support = resolved.resolution.support[0]
+    assert support is not None
+    support.verdict = "supported"  # the judge found it backed, a word short or not
+    assert "cf-missing" not in format_answer(resolved, ALL).renderings.html
+
+
 def test_bidi_controls_inside_a_marked_word_stay_visible_tokens() -> None:
     word = "gnp\u202e.exe"
     formatted = format_answer(_resolved([word], [f"Open {word} now ", Mark("[1]", (1,)), "."]),
