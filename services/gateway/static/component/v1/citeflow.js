@@ -79,6 +79,8 @@
 .panel-note { background: #fff5d6; border: 1px solid #f0d48a; padding: .4rem .6rem;
   border-radius: 4px; }
 mark[data-citeflow-highlight] { background: var(--citeflow-mark); color: inherit; }
+/* The other passages of a citation's evidence set (one per claim of its sentence). */
+mark[data-citeflow-evidence] { background: var(--citeflow-mark); color: inherit; }
 /* The words a quoted sentence takes from the passage: a second, stronger highlight. */
 mark[data-citeflow-quote] { background: var(--citeflow-quote, #ffc233); color: inherit;
   font-weight: 600; box-shadow: 0 0 0 1px var(--citeflow-quote-edge, #b98500); }
@@ -105,7 +107,8 @@ mark[data-citeflow-quote] { background: var(--citeflow-quote, #ffc233); color: i
 .evidence li.atom-partial .atom-verdict { color: var(--citeflow-warn); }
 .evidence li.atom-unsupported .atom-verdict { color: var(--citeflow-bad); }
 .passage-text { margin: 0 0 .8rem; }
-mark[data-citeflow-current], .pdf-highlight[data-citeflow-current] {
+mark[data-citeflow-current], .pdf-highlight[data-citeflow-current],
+.pdf-evidence[data-citeflow-current] {
   background: var(--citeflow-current, #ffb020);
   box-shadow: 0 0 0 2px var(--citeflow-current-edge, #a15c00); }
 ::highlight(citeflow-atom) { background-color: var(--citeflow-atom, rgba(47, 95, 208, .16)); }
@@ -124,7 +127,7 @@ mark[data-citeflow-current], .pdf-highlight[data-citeflow-current] {
 .pdf-page { position: relative; margin: 0 0 1.8rem; border: 1px solid var(--citeflow-line); }
 .pdf-page img { width: 100%; display: block; }
 .pdf-page figcaption { position: absolute; top: 100%; left: 0; }
-.pdf-highlight { position: absolute; background: rgba(255, 222, 0, .45);
+.pdf-highlight, .pdf-evidence { position: absolute; background: rgba(255, 222, 0, .45);
   mix-blend-mode: multiply; pointer-events: none; }
 .chapter img { max-width: 100%; }
 .chapter-nav { display: flex; justify-content: space-between; gap: 1rem; margin-top: 1rem; }
@@ -248,7 +251,8 @@ mark[data-citeflow-current], .pdf-highlight[data-citeflow-current] {
   }
 
   // Mark `selector`'s passage inside `container` (in every text node it spans) as the
-  // evidence of atom `index`; the prefix's last words choose among occurrences. False when
+  // evidence of atom `index` (`data-citeflow-evidence`: the passage the chip opened keeps
+  // `data-citeflow-highlight` alone); the prefix's last words choose among occurrences. False when
   // it is not there.
   function markText(container, selector, index) {
     const nodes = [];
@@ -278,7 +282,7 @@ mark[data-citeflow-current], .pdf-highlight[data-citeflow-current] {
       const range = document.createRange();
       range.setStart(node, start);
       range.setEnd(node, end);
-      range.surroundContents(element("mark", {"data-citeflow-highlight": "",
+      range.surroundContents(element("mark", {"data-citeflow-evidence": "",
         "data-citeflow-atoms": String(index), part: "highlight"}));
     });
     return true;
@@ -906,15 +910,20 @@ mark[data-citeflow-current], .pdf-highlight[data-citeflow-current] {
       };
       const highlight = {"data-citeflow-highlight": "", class: "pdf-highlight", part: "highlight"};
       if (where.found) add(where.pages, highlight);
-      // Every atom's evidence in this document, on its own page: boxes of the set.
+      // Every atom's evidence in this document, on its own page: boxes of the set. One
+      // request at a time, none once another passage was asked for: the reader's work is
+      // shared with every other page of the tenant.
       const atoms = this.evidence.filter((e) => e.locator && e.locator.type === "pdf_text"
-        && e.docId === docId);
-      const found = await Promise.all(atoms.map((e) => this.get(base(e.locator.page)
-        + "/highlights?" + this.query({citation: target.citation, atom: e.index}))
-        .catch(() => null)));
-      found.forEach((f, k) => {
-        if (f && f.found) add(f.pages, {...highlight, "data-citeflow-atoms": String(atoms[k].index)});
-      });
+        && e.docId === docId && target.citation);
+      for (const item of atoms) {
+        if (mine !== this.generation) return;
+        const found = await this.get(base(item.locator.page) + "/highlights?"
+          + this.query({citation: target.citation, atom: item.index})).catch(() => null);
+        if (found && found.found) {
+          add(found.pages, {"data-citeflow-evidence": "", class: "pdf-evidence",
+            part: "highlight", "data-citeflow-atoms": String(item.index)});
+        }
+      }
       // A quoted sentence: its words in the passage, as boxes of their own (second level).
       if (where.found && this.quote) {
         const quoted = await this.get(base(locator.page) + "/highlights?" + new URLSearchParams(
@@ -933,25 +942,25 @@ mark[data-citeflow-current], .pdf-highlight[data-citeflow-current] {
       this.painted(started, "pdf", docId + "#" + pages.join(","), mine);
     }
 
-    // Text and web sources: the passages the result carries (every passage of the
-    // citation's evidence set, else its one supporting passage), marked (text nodes only).
+    // Text and web sources: the passage the chip opened, marked, and every other passage
+    // of the citation's evidence set (one per claim of its sentence) after it.
     showPassage(locator, source, started, mine) {
-      const passages = [];
-      const byKey = new Map();
+      const key = (selector) => JSON.stringify([selector.exact, selector.prefix, selector.suffix]);
+      const opened = {selector: locator.selector, atoms: [], highlight: true};
+      const passages = [opened];
+      const byKey = new Map([[key(locator.selector), opened]]);
       for (const item of this.evidence) {
         if (!item.locator || item.locator.type === "epub_text" || item.locator.type === "pdf_text") continue;
-        const {exact, prefix, suffix} = item.locator.selector;
-        const key = JSON.stringify([exact, prefix, suffix]);
-        if (!byKey.has(key)) {
-          byKey.set(key, {selector: item.locator.selector, atoms: []});
-          passages.push(byKey.get(key));
+        const k = key(item.locator.selector);
+        if (!byKey.has(k)) {
+          byKey.set(k, {selector: item.locator.selector, atoms: [], highlight: false});
+          passages.push(byKey.get(k));
         }
-        byKey.get(key).atoms.push(item.index);
+        byKey.get(k).atoms.push(item.index);
       }
-      if (!passages.length) passages.push({selector: locator.selector, atoms: []});
-      this.panelBody.replaceChildren(...passages.map((p) => this.passageBlock(p.selector, p.atoms)));
+      this.panelBody.replaceChildren(...passages.map((p) => this.passageBlock(p)));
       if (locator.type === "web" && source && source.safe_url) {
-        const link = element("a", {href: source.safe_url + textFragment(passages[0].selector),
+        const link = element("a", {href: source.safe_url + textFragment(locator.selector),
           rel: "noopener noreferrer", target: "_blank", class: "open-site"}, "open on the site");
         this.panelBody.append(element("p", {}), link);
       }
@@ -959,12 +968,14 @@ mark[data-citeflow-current], .pdf-highlight[data-citeflow-current] {
     }
 
     // One passage with its context, the passage marked (and the words a quoted sentence
-    // takes from it set apart); `atoms`: the claims it is the evidence of.
-    passageBlock(selector, atoms) {
+    // takes from it set apart): the one the chip opened as its highlight, another of the
+    // set as evidence; `atoms`: the claims it is the evidence of.
+    passageBlock({selector, atoms, highlight}) {
       const block = element("blockquote", {class: "passage-text", part: "passage",
         dir: direction(selector.exact)});
       block.append(document.createTextNode(selector.prefix ? "…" + selector.prefix : ""));
-      const mark = element("mark", {"data-citeflow-highlight": "", part: "highlight"});
+      const mark = element("mark", {[highlight ? "data-citeflow-highlight" : "data-citeflow-evidence"]: "",
+        part: "highlight"});
       if (atoms.length) mark.setAttribute("data-citeflow-atoms", atoms.join(" "));
       const found = this.quote ? locateQuote(selector.exact, this.quote) : null;
       if (found && found[1] - found[0] < selector.exact.length) {
