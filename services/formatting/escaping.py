@@ -26,12 +26,17 @@ _CONTROLS = tuple(chr(code) for code in range(1, 32) if chr(code) not in "\t\n")
 EXPLICIT_BIDI = "\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069"
 _VISIBLE: dict[str, str] = {ch: f"\u27e8U+{ord(ch):04X}\u27e9" for ch in EXPLICIT_BIDI}
 _VISIBLE_BIDI = str.maketrans(_VISIBLE)
-# Bidirectional marks and zero-width characters (they reorder no letters; joiners are part
-# of some scripts' spelling): written as character references, so no raw invisible
-# character hides in the markup (or in a copy of it).
-_MARKS = "\u200e\u200f\u200b\u200c\u200d\u2060\ufeff"
+# The bidirectional marks (left-to-right, right-to-left, Arabic letter mark) and the
+# zero-width characters: they reorder no letters (joiners are part of some scripts'
+# spelling). In markup they are written as character references, so no raw invisible
+# character hides in it (or in a copy of it); plain text, which has no references, drops
+# the bidirectional marks.
+BIDI_MARKS = "\u200e\u200f\u061c"
+_MARKS = BIDI_MARKS + "\u200b\u200c\u200d\u2060\ufeff"
 _BIDI = tuple(EXPLICIT_BIDI + _MARKS)
 _BIDI_ENTITIES = str.maketrans({**{ch: f"&#x{ord(ch):x};" for ch in _MARKS}, **_VISIBLE})
+_PLAIN_BIDI = str.maketrans({**dict.fromkeys(BIDI_MARKS), **_VISIBLE})
+_PLAIN_SEEN = tuple(EXPLICIT_BIDI + BIDI_MARKS)
 _CONTROLS_AND_NUL = ("\x00", *_CONTROLS, *_BIDI)
 
 _URL_STRIP = "".join(chr(code) for code in range(0x21))
@@ -84,7 +89,7 @@ def escape_html(text: str) -> str:
     # the 31 substring searches cost far more on a short text.
     if text.isprintable():
         return _escape_markup(text)
-    return _bidi(_escape_markup(_without_controls(text).replace("\x00", "")))
+    return bidi_in_markup(_escape_markup(_without_controls(text).replace("\x00", "")))
 
 
 def visible_bidi(text: str) -> str:
@@ -94,9 +99,18 @@ def visible_bidi(text: str) -> str:
     return text
 
 
-def _bidi(escaped: str) -> str:
-    """Escaped text with its explicit directional controls as visible tokens and its marks
-    and zero-width characters as character references."""
+def plain_bidi(text: str) -> str:
+    """Text for a plain-text reader: each explicit directional formatting character as a
+    visible token, the bidirectional marks dropped (no raw control is left to reorder or
+    hide anything)."""
+    if any(map(text.__contains__, _PLAIN_SEEN)):
+        return text.translate(_PLAIN_BIDI)
+    return text
+
+
+def bidi_in_markup(escaped: str) -> str:
+    """Escaped text or markup with its explicit directional controls as visible tokens and
+    its marks and zero-width characters as character references."""
     if any(map(escaped.__contains__, _BIDI)):
         return escaped.translate(_BIDI_ENTITIES)
     return escaped
@@ -119,7 +133,7 @@ def escape_html_many(
             if line_break is None:
                 return escaped_pieces
             return [piece.replace("\n", line_break) for piece in escaped_pieces]
-        escaped = _bidi(_escape_markup(_without_controls(joined)))
+        escaped = bidi_in_markup(_escape_markup(_without_controls(joined)))
     else:
         escaped = _escape_markup(escaped)
     if line_break is not None and "\n" in escaped:

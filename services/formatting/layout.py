@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from bisect import bisect_left
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from itertools import chain
 from operator import itemgetter, le, lt
 from typing import TypeVar
@@ -56,8 +56,10 @@ class Units:
 class AnswerLayout:
     """Everything a renderer needs: `pieces` is the text around the markers (one more
     than the markers), `clean` tells that the text holds no NUL or control character
-    (`escaping.has_controls`), and `cited` lists the sources that linked citations
-    cite, in index order."""
+    (`escaping.has_controls`), `cited` lists the sources that linked citations
+    cite, in index order, and `missing` the answer's unsupported words each rendering
+    named in `marked` marks (`services.formatting.missing`: in order, none cut by a
+    marker or a unit boundary)."""
 
     answer_id: str
     text: str
@@ -69,6 +71,8 @@ class AnswerLayout:
     cited: list[int]
     language: str = "und"  # the answer's (services.text.languages.describe)
     direction: str = "ltr"
+    missing: list[tuple[int, int]] = field(default_factory=list)
+    marked: frozenset[str] = frozenset()
 
 
 _Placed = TypeVar("_Placed", bound=tuple)

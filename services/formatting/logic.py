@@ -22,6 +22,7 @@ from schemas.formatted import (
 )
 from schemas.spans import AnswerResolved, Support
 from schemas.trusted import passed_on
+from services.formatting.config import configured_marks
 from services.formatting.escaping import has_controls
 from services.formatting.layout import (
     AnswerLayout,
@@ -29,6 +30,7 @@ from services.formatting.layout import (
     text_pieces,
     unit_ranges,
 )
+from services.formatting.missing import markable, unsupported_words
 from services.formatting.render_html import render_html
 from services.formatting.render_markdown import render_markdown
 from services.formatting.render_plain import render_plain
@@ -47,9 +49,13 @@ _all_renderings = maker(Renderings)
 _formatted_citation = maker(FormattedCitation)
 
 
-def format_answer(resolved: AnswerResolved) -> AnswerFormatted:
+def format_answer(
+    resolved: AnswerResolved, marked: frozenset[str] | None = None
+) -> AnswerFormatted:
     """The formatted answer: the extraction's structure, the resolved units and links,
-    the sources with scores and references, all problems, and the renderings asked for."""
+    the sources with scores and references, all problems, and the renderings asked for;
+    those named in `marked` (default: `CITEFLOW_MARK_MISSING`, services.formatting.config)
+    mark the answer's unsupported words."""
     answer = resolved.answer
     extraction = resolved.extraction
     resolution = resolved.resolution
@@ -57,7 +63,11 @@ def format_answer(resolved: AnswerResolved) -> AnswerFormatted:
     requested = answer.effective_options().renderings
     language, script, direction = describe(answer.text)
     renderings = (
-        render_all(build_layout(resolved, sources, language, direction), requested)
+        render_all(
+            build_layout(resolved, sources, language, direction,
+                         configured_marks() if marked is None else marked),
+            requested,
+        )
         if requested
         else {}
     )
@@ -117,13 +127,20 @@ def build_layout(
     sources: list[FormattedSource],
     language: str = "und",
     direction: str = "ltr",
+    marked: frozenset[str] = frozenset(),
 ) -> AnswerLayout:
     """Markers, units, text pieces and per-source data of one answer, shared by its
-    renderings."""
+    renderings; with the unsupported words when a rendering in `marked` marks them."""
     text = resolved.answer.text
     extraction = resolved.extraction
     by_index = {source.index: source for source in sources}
     markers = marker_ranges(len(text), extraction.citations, extraction.clusters)
+    units = unit_ranges(len(text), resolved.resolution.units, markers)
+    words = (
+        unsupported_words(extraction.citations, resolved.resolution.support)
+        if marked
+        else []
+    )
     # the sources linkable citations cite (see `is_linkable`)
     cited = sorted(
         by_index.keys() & {key[1] for group in set(markers.groups) for key in group if key[2]}
@@ -134,11 +151,15 @@ def build_layout(
         clean=not has_controls(text),
         markers=markers,
         pieces=text_pieces(text, markers),
-        units=unit_ranges(len(text), resolved.resolution.units, markers),
+        units=units,
         sources=by_index,
         cited=cited,
         language=language,
         direction=direction,
+        missing=markable(words, len(text), markers.starts, markers.ends, units.bounds)
+        if words
+        else words,
+        marked=marked,
     )
 
 

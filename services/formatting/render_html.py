@@ -16,6 +16,7 @@ from schemas.spans import AnswerUnit
 from services.formatting.allowlist import LINK_REL, end_tag, start_tag
 from services.formatting.escaping import escape_html, escape_html_many
 from services.formatting.layout import AnswerLayout, CitationKey, cut
+from services.formatting.missing import marked_cut
 from services.formatting.sources import reference_link
 
 # fields: answer id, direction, language
@@ -88,6 +89,13 @@ _OTHER_UNIT = start_tag(
     "span", {"class": "unit unit-derived", "data-unit-id": None, "data-kind": None}
 )
 _UNIT_END = end_tag("span")
+# An unsupported word of the answer (services.formatting.missing): a page styles it.
+_MISSING = start_tag("span", {"class": "cf-missing", "title": "Not in the cited source"})
+_MISSING_END = end_tag("span")
+# Private-use placeholders around an unsupported word in the raw text: escaping leaves them
+# as they are, and they become its tags in the escaped pieces.
+_OPEN = "\ue000"
+_CLOSE = "\ue001"
 
 _REFERENCES = start_tag("ol", {"class": "references"})
 _REFERENCES_END = end_tag("ol")
@@ -128,7 +136,13 @@ def render_html(layout: AnswerLayout) -> str:
         layout, _marker_chips(layout.markers.groups, titles, anchor)
     )
     body: list[str] = [""] * (2 * len(inserts) + 1)
-    body[0::2] = escape_html_many(pieces, _BR, clean=layout.clean)
+    escaped_pieces = escape_html_many(pieces, _BR, clean=layout.clean)
+    if _marks_words(layout):
+        escaped_pieces = [
+            piece.replace(_OPEN, _MISSING).replace(_CLOSE, _MISSING_END)
+            for piece in escaped_pieces
+        ]
+    body[0::2] = escaped_pieces
     body[1::2] = inserts
     root = _ROOT % (escape_html(layout.answer_id), layout.direction, layout.language)
     markup = [root, _TEXT]
@@ -152,7 +166,9 @@ def _split(layout: AnswerLayout, chips: list[str]) -> tuple[list[str], list[str]
 
     A unit boundary never falls strictly inside a marker; at one position unit
     boundaries come first (a unit ending there closes before a marker after it, a unit
-    starting there opens around the marker)."""
+    starting there opens around the marker). An unsupported word (marked when the layout
+    says so) lies inside a piece, wrapped in placeholders that become its tags once the
+    piece is escaped."""
     text = layout.text
     markers = layout.markers
     bounds = layout.units.bounds
@@ -165,8 +181,23 @@ def _split(layout: AnswerLayout, chips: list[str]) -> tuple[list[str], list[str]
     inserts = _unit_tags(layout.units.units) + chips
     cut_starts = list(map(starts.__getitem__, order))
     cut_ends = list(map(resumes.__getitem__, order))
-    pieces = cut(text, cut_starts, cut_ends)
+    if _marks_words(layout):
+        pieces = marked_cut(text, cut_starts, cut_ends, layout.missing, _OPEN, _CLOSE)
+    else:
+        pieces = cut(text, cut_starts, cut_ends)
     return pieces, list(map(inserts.__getitem__, order))
+
+
+def _marks_words(layout: AnswerLayout) -> bool:
+    """Whether the answer's unsupported words are marked: asked for, there are some, and
+    the text holds neither placeholder itself (such a text is left unmarked, so that no
+    character of the answer can become markup)."""
+    return (
+        "html" in layout.marked
+        and bool(layout.missing)
+        and _OPEN not in layout.text
+        and _CLOSE not in layout.text
+    )
 
 
 def _unit_tags(units: list[AnswerUnit]) -> list[str]:

@@ -6,7 +6,8 @@ against the reader: no link, image, raw HTML, autolink or reference definition c
 out of it, and the text right around a footnote reference cannot extend it into a link
 (`[^1](javascript:...)`), a definition (`[^1]: ...`) or an image (`![^1]`). Definitions
 are single escaped lines that can never parse as link reference definitions, and their
-only link is a `safe_url` autolink.
+only link is a `safe_url` autolink. The answer's unsupported words can be marked as
+CriticMarkup highlights, `{==word==}` (services.formatting.missing).
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from itertools import repeat
 from schemas.formatted import FormattedSource
 from services.formatting.escaping import escape_markdown_lines, escape_markdown_many
 from services.formatting.layout import AnswerLayout, CitationKey, is_linkable
+from services.formatting.missing import marked_cut
 from services.formatting.sources import reference_link
 
 # A character right after a footnote reference that would turn it into a link, a
@@ -33,6 +35,9 @@ def render_markdown(layout: AnswerLayout) -> str:
         chip_of = {group: (f"\u2066{chip}\u2069", linked) for group, (chip, linked) in chip_of.items()}
     chips = list(map(chip_of.__getitem__, groups))
     raw = layout.pieces
+    if layout.missing and "markdown" in layout.marked:
+        raw = marked_cut(layout.text, layout.markers.starts, layout.markers.ends,
+                         layout.missing)
     pieces = escape_markdown_many(raw, clean=layout.clean)
     # Escaping keeps a piece's first and last character when it is `(`, `:` or `!`, so
     # the raw pieces tell (in C loops) whether any seam needs guarding.

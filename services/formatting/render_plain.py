@@ -1,9 +1,15 @@
 """The plain-text rendering: markers and markdown footnote definitions removed, the
-whitespace they leave behind tidied, and an optional numbered reference list."""
+whitespace they leave behind tidied, and an optional numbered reference list. The
+answer's unsupported words can be marked as CriticMarkup highlights, `{==word==}`
+(services.formatting.missing). Untrusted
+text (the answer, the references) has its explicit directional controls shown as visible
+tokens and its bidirectional marks dropped (`escaping.plain_bidi`)."""
 
 from __future__ import annotations
 
+from services.formatting.escaping import plain_bidi
 from services.formatting.layout import AnswerLayout, cut
+from services.formatting.missing import marked_cut
 from services.formatting.sources import reference_link
 from services.text.footnotes import footnote_definitions
 
@@ -18,24 +24,34 @@ def render_plain(layout: AnswerLayout, *, references: bool = True) -> str:
     punctuation or a line end, no double space, and no bracket pair it alone filled.
     With `references`, the cited sources follow as `[N] reference url` lines."""
     definitions = footnote_definitions(layout.text)
-    pieces = _without_definitions(layout, definitions) if definitions else layout.pieces
+    words = layout.missing if "plain" in layout.marked else []
+    if definitions:
+        pieces = _without_definitions(layout, definitions, words)
+    elif words:
+        pieces = marked_cut(layout.text, layout.markers.starts, layout.markers.ends, words)
+    else:
+        pieces = layout.pieces
     out = _without_markers(pieces)
+    if not layout.clean:  # a clean text holds no bidirectional control
+        out = [plain_bidi(part) for part in out]
     if definitions and not (references and layout.cited):
         out = ["".join(out).rstrip() + ("\n" if layout.text.endswith("\n") else "")]
     if references and layout.cited:
         out = ["".join(out).rstrip(), "\n\nReferences\n"]
         for index in layout.cited:
             before, link, after = reference_link(layout.sources[index])
-            line = " ".join((before + (link or "") + after).split())
+            line = plain_bidi(" ".join((before + (link or "") + after).split()))
             out.append(f"[{index:d}] {line}\n")
     return "".join(out)
 
 
 def _without_definitions(
-    layout: AnswerLayout, definitions: list[tuple[int, int, str]]
+    layout: AnswerLayout, definitions: list[tuple[int, int, str]],
+    words: list[tuple[int, int]],
 ) -> list[str]:
     """The text pieces around the markers and the footnote definitions (each with its line
-    break): definitions are references, not answer text, and hold no marker."""
+    break), the unsupported `words` marked: definitions are references, not answer text,
+    and hold no marker."""
     text = layout.text
     cuts = list(zip(layout.markers.starts, layout.markers.ends, strict=True))
     for start, end, _label in definitions:
@@ -44,7 +60,8 @@ def _without_definitions(
         end += text[start - 2 : start] == "\n\n" and text[end : end + 1] == "\n"
         cuts.append((start, end))
     cuts.sort()
-    return cut(text, [start for start, _ in cuts], [end for _, end in cuts])
+    starts, ends = [start for start, _ in cuts], [end for _, end in cuts]
+    return marked_cut(text, starts, ends, words) if words else cut(text, starts, ends)
 
 
 def _without_markers(pieces: list[str]) -> list[str]:

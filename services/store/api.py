@@ -48,6 +48,7 @@ class Summary:
     citation_precision: float | None = None
     supported_citations: int | None = None
     unsupported_citations: int | None = None
+    partial_citations: int | None = None
     language: str | None = None  # detected (BCP 47 primary subtag; `und` undetermined)
 
 
@@ -234,11 +235,15 @@ class GroupStats:
     citation_recall: float | None = None
     citation_precision: float | None = None
     # The verdict mix of the citations whose support was judged (the valid citations of
-    # answers that carry verdicts): supported, unsupported, and the rest (partial or
-    # unverifiable) is judged - supported - unsupported; the rates are shares of judged.
+    # answers that carry verdicts): supported, partial, unsupported, and unverifiable (the
+    # rest, of the answers whose partial count is known); the rates are shares of judged.
+    # Answers stored before partial was counted apart (and never backfilled) leave
+    # judged - supported - partial - unsupported - unverifiable told apart by no one.
     judged_citations: int = 0
     supported_citations: int = 0
+    partial_citations: int = 0
     unsupported_citations: int = 0
+    unverifiable_citations: int = 0
     support_rate: float | None = None
     unsupported_rate: float | None = None
     rejections: dict[str, int] = field(default_factory=dict)  # by reason

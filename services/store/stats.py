@@ -22,7 +22,7 @@ from services.store.tables import answers
 
 _SUMS = ("citations", "invalid_citations", "sentences", "uncited_sentences",
          "downgraded_quotes", "sources_supplied", "sources_cited", "supported_citations",
-         "unsupported_citations", "disagreements")
+         "unsupported_citations", "partial_citations", "disagreements")
 GroupKey = tuple[str | None, int | None]
 
 
@@ -42,6 +42,10 @@ async def group_stats(conn: AsyncConnection, query: StatsQuery) -> list[GroupSta
             # judged: the valid citations of the answers that carry verdicts
             sa.func.sum(sa.case((c.supported_citations.is_not(None),
                                  c.citations - c.invalid_citations), else_=0)),
+            # unverifiable: the rest of the judged, where partial is counted apart
+            sa.func.sum(sa.case((c.partial_citations.is_not(None),
+                                 c.citations - c.invalid_citations - c.supported_citations
+                                 - c.unsupported_citations - c.partial_citations), else_=0)),
             sa.func.sum(c.judge_usd), sa.func.avg(c.judge_latency_ms),
         ).where(*where).group_by(*dims)
     )
@@ -53,13 +57,15 @@ async def group_stats(conn: AsyncConnection, query: StatsQuery) -> list[GroupSta
         group.judged = int(values[2] or 0)
         for name, value in zip(_SUMS, values[3:3 + len(_SUMS)], strict=True):
             setattr(group, name, int(value or 0))
-        coverage, recall, precision, judged, usd, judge_ms = values[3 + len(_SUMS):]
+        coverage, recall, precision, judged, unverifiable, usd, judge_ms = values[
+            3 + len(_SUMS):]
         group.judge_usd, group.judge_latency_ms = _float(usd), _float(judge_ms)
         group.mean_coverage = _float(coverage)
         group.citation_recall = _float(recall)
         group.citation_precision = _float(precision)
         group.invalid_citation_rate = _share(group.invalid_citations, group.citations)
         group.judged_citations = int(judged or 0)
+        group.unverifiable_citations = max(0, int(unverifiable or 0))
         group.support_rate = _share(group.supported_citations, group.judged_citations)
         group.unsupported_rate = _share(group.unsupported_citations, group.judged_citations)
         groups[group_key] = group

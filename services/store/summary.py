@@ -18,7 +18,7 @@ def summarize(formatted_data: Mapping[str, Any]) -> Summary:
     units = _list(_dict(formatted_data.get("answer_units")).get("units"))
     sources = _list(formatted_data.get("sources"))
     ratio = _number(coverage.get("sentence_ratio"))
-    recall, precision, supported, unsupported = _quality(formatted_data, citations)
+    recall, precision, supported, unsupported, partial = _quality(formatted_data, citations)
     return Summary(
         citations=len(citations),
         invalid_citations=sum(1 for c in citations if _dict(c).get("valid") is False),
@@ -35,6 +35,7 @@ def summarize(formatted_data: Mapping[str, Any]) -> Summary:
         citation_precision=precision,
         supported_citations=supported,
         unsupported_citations=unsupported,
+        partial_citations=partial,
         language=detected_language(formatted_data),
     )
 
@@ -47,25 +48,27 @@ def detected_language(formatted_data: Any) -> str | None:
 
 def _quality(
     data: Mapping[str, Any], citations: list[Any]
-) -> tuple[float | None, float | None, int | None, int | None]:
-    """ALCE recall/precision and the verdict counts from the `quality` block;
-    counts from each citation's `support.verdict` when the block has none; None where the
-    result carries no support verification."""
+) -> tuple[float | None, float | None, int | None, int | None, int | None]:
+    """ALCE recall/precision and the verdict counts (supported, unsupported, partial) from
+    the `quality` block; counts from each citation's `support.verdict` when the block has
+    none; None where the result carries no support verification (partial: None too where
+    a block counts the others but not it)."""
     quality = _dict(data.get("quality"))
-    verdicts = {name: int(quality[name]) for name in ("supported", "unsupported")
+    verdicts = {name: int(quality[name]) for name in ("supported", "unsupported", "partial")
                 if _is_number(quality.get(name))}
+    partial_known = "partial" in verdicts
     if not verdicts:
         for citation in citations:
             verdict = _dict(_dict(citation).get("support")).get("verdict")
             if isinstance(verdict, str):
                 verdicts[verdict] = verdicts.get(verdict, 0) + 1
-    judged = bool(verdicts)
-    return (
-        _number(quality.get("citation_recall")),
-        _number(quality.get("citation_precision")),
-        verdicts.get("supported", 0) if judged else None,
-        verdicts.get("unsupported", 0) if judged else None,
-    )
+        partial_known = True
+    recall = _number(quality.get("citation_recall"))
+    precision = _number(quality.get("citation_precision"))
+    if not verdicts:
+        return recall, precision, None, None, None
+    return (recall, precision, verdicts.get("supported", 0), verdicts.get("unsupported", 0),
+            verdicts.get("partial", 0) if partial_known else None)
 
 
 def _dict(value: Any) -> dict[str, Any]:

@@ -58,6 +58,7 @@ answers = sa.Table(
     sa.Column("citation_precision", sa.Float),
     sa.Column("supported_citations", sa.Integer),
     sa.Column("unsupported_citations", sa.Integer),
+    sa.Column("partial_citations", sa.Integer),
     sa.Column("language", sa.String(16)),  # the answer's detected language (BCP 47 subtag)
     # The latest model judge's second opinion (`answer.judged` data, JSON), its judge, the
     # citations where it disagrees with the lexical verdict, the event that set it.
@@ -139,5 +140,6 @@ JUDGED_COLUMNS: tuple[str, ...] = (
 SUMMARY_COLUMNS: tuple[str, ...] = (
     "citations", "invalid_citations", "sentences", "uncited_sentences", "coverage",
     "downgraded_quotes", "sources_supplied", "sources_cited", "problems", "citation_recall",
-    "citation_precision", "supported_citations", "unsupported_citations", "language",
+    "citation_precision", "supported_citations", "unsupported_citations", "partial_citations",
+    "language",
 )

@@ -70,6 +70,8 @@ def _selector() -> list[dict[str, Any]]:
          "description": "take the selector from this answer's stored result"},
         {"name": "citation_id", "in": "query", "required": False, "schema": number},
         {"name": "sentence_index", "in": "query", "required": False, "schema": number},
+        {"name": "atom", "in": "query", "required": False, "schema": number,
+         "description": "with citation_id: the evidence of this atom of its support"},
         {"name": "unit_id", "in": "query", "required": False, "schema": {"type": "string"}},
         {"name": "span", "in": "query", "required": False, "schema": number},
     ]

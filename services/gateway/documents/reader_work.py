@@ -9,6 +9,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from services.formatting.escaping import bidi_in_markup, visible_bidi
 from services.gateway.documents.library import DocumentLibrary
 from services.ingest.documents.chapter_marks import chapter_of_quote, prepare_chapter
 from services.ingest.documents.pdf_locate import locate
@@ -29,7 +30,9 @@ def _library(root: str) -> DocumentLibrary:
 
 def chapter_job(root: str, path: str, sha256: str, doc_id: str, href: str,
                 quote: QuoteArgs | None) -> dict[str, Any]:
-    """The chapter view: sanitised, the quote marked (or where it really is)."""
+    """The chapter view: sanitised, the quote marked (or where it really is); its explicit
+    directional controls shown as visible tokens and its marks written as references, as
+    in the HTML rendering (the quote is found in the text as it is)."""
     library = _library(root)
     view = library.chapter(path, sha256, doc_id, href)
     if quote is None:
@@ -44,7 +47,9 @@ def chapter_job(root: str, path: str, sha256: str, doc_id: str, href: str,
             highlight["found_in"] = elsewhere
             if elsewhere:
                 highlight["note"] = f"passage found in {elsewhere}, not in this chapter"
-    return {**view, "doc_id": doc_id, "html": html, "highlight": highlight}
+    title = view["title"]
+    return {**view, "doc_id": doc_id, "html": bidi_in_markup(html),
+            "title": visible_bidi(title) if title else title, "highlight": highlight}
 
 
 def highlights_job(root: str, path: str, sha256: str, number: int,

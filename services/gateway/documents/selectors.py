@@ -1,14 +1,14 @@
 """Which TextQuoteSelector a reader request asks for: given in the query (`exact`, `prefix`,
 `suffix`), or named by an answer's stored formatted result (`answer_id` with `citation_id`
-[+ `sentence_index`] for a citation's supporting passage, or `unit_id` [+ `span`] for a
-verbatim unit's span). The stored result is used as it is: the same click opens the same
+[+ `sentence_index`] for a citation's supporting passage, with `atom` for the evidence of
+one of its atoms, or `unit_id` [+ `span`] for a verbatim unit's span). The stored result is used as it is: the same click opens the same
 passage days later, nothing is recomputed from a changed index."""
 
 from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, cast
 
 import orjson
 
@@ -73,6 +73,13 @@ def from_result(result: bytes, doc_id: str, params: Mapping[str, str]) -> Quote:
                 return _quote(spans[span_index]["locator"])
     elif citation_id is not None:
         sentence = _integer(params, "sentence_index")
+        atom = _integer(params, "atom")
+        if atom is not None:
+            found = _atom_locator(data, doc_id, citation_id, sentence, atom)
+            if found is not None:
+                return _quote(found)
+            raise ProblemError(404, "no_such_passage",
+                               "the answer names no evidence in this document for that atom")
         for link in data.get("links", []):
             if (link.get("citation_id") == citation_id and link.get("doc_id") == doc_id
                     and (sentence is None or link.get("sentence_index") == sentence)
@@ -83,3 +90,24 @@ def from_result(result: bytes, doc_id: str, params: Mapping[str, str]) -> Quote:
                            "with answer_id, give citation_id or unit_id", path="answer_id")
     raise ProblemError(404, "no_such_passage",
                        "the answer names no passage of this document for that citation or unit")
+
+
+def _atom_locator(data: Mapping[str, Any], doc_id: str, citation_id: int,
+                  sentence: int | None, atom: int) -> Mapping[str, Any] | None:
+    """The locator of the evidence of atom `atom` of the citation (its own span, or the
+    passage `link` it names), when that evidence is in this document."""
+    links = data.get("links") or []
+    for citation in data.get("citations") or []:
+        if citation.get("id") != citation_id or (
+                sentence is not None and citation.get("sentence_index") != sentence):
+            continue
+        atoms = (citation.get("support") or {}).get("atoms") or []
+        if not 0 <= atom < len(atoms):
+            return None
+        evidence, link = atoms[atom].get("evidence"), atoms[atom].get("link")
+        if link is not None and 0 <= link < len(links):
+            evidence = links[link]
+        if evidence and evidence.get("doc_id") == doc_id and evidence.get("locator"):
+            return cast(Mapping[str, Any], evidence["locator"])
+        return None
+    return None

@@ -6,7 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from schemas.spans import AnswerResolved
+from schemas.spans import AnswerResolved, AnswerWord, Support
 from services.text.offsets import Utf16Index
 
 
@@ -236,3 +236,16 @@ def _unit(start, end, unit, text, by_index, utf16) -> dict[str, Any]:
     else:
         data["supporting_sources"] = [f"doc{i}" for i in by_index]
     return data
+
+
+def with_missing(resolved: AnswerResolved, words: list[tuple[int, int]]) -> AnswerResolved:
+    """`resolved` with every valid citation judged `partial`, its source lacking `words`
+    (`[start, end)` in the answer text)."""
+    text = resolved.answer.text
+    missing = [AnswerWord(text=text[start:end], start=start, end=end) for start, end in words]
+    resolved.resolution.support = [
+        Support(verdict="partial", score=0.5, judge="lexical", missing=[w.text for w in missing],
+                missing_words=missing) if citation.valid else None
+        for citation in resolved.extraction.citations
+    ]
+    return resolved

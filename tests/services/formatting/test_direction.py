@@ -56,3 +56,15 @@ def test_each_source_names_its_language_and_script() -> None:
     resolved = build_resolved(["Text ", Mark("[1]", (1,)), "."], [source(1), source(2)])
     for formatted in format_answer(resolved).sources:
         assert formatted.language is not None and formatted.script is not None
+
+
+def test_the_plain_rendering_shows_overrides_and_drops_marks() -> None:
+    controls = "\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069"
+    marks = "\u200e\u200f\u061c"
+    resolved = build_resolved([f"Evil {controls}gnp.exe{marks} here ", Mark("[1]", (1,)), "."],
+                              [source(1, title=f"Apple \u202e{marks}"), source(2)])
+    plain = format_answer(resolved).renderings.plain
+    assert not any(ch in plain for ch in controls + marks)
+    assert "Evil \u27e8U+202A\u27e9" in plain and "\u27e8U+2069\u27e9gnp.exe here." in plain
+    reference = plain.split("References\n", 1)[1]
+    assert "\u27e8U+202E\u27e9" in reference and not any(ch in reference for ch in marks)

@@ -166,6 +166,8 @@ def test_empty_answer_formats() -> None:
         ("x" * 300, "x" * EXCERPT_CHARS + "\u2026"),
         ("a " * 100, ("a " * 100).strip()),
         (" \n" * 400 + "word " * 60, ("word " * 40).strip() + "\u2026"),
+        # cut right after a sentence: no ellipsis after its full stop ("tall.\u2026")
+        ("A" * 190 + " is tall. More words follow here.", "A" * 190 + " is tall."),
     ],
 )
 def test_excerpt(text: str, expected: str) -> None:

@@ -16,7 +16,15 @@ from schemas.formatted import AnswerFormatted
 from services.formatting.allowlist import TAGS
 from services.formatting.logic import format_answer
 from tests.browser import describe, inert_findings
-from tests.services.formatting.builders import Mark, Part, Unit, build_resolved, source
+from schemas.answers import ALL_RENDERINGS
+from tests.services.formatting.builders import (
+    Mark,
+    Part,
+    Unit,
+    build_resolved,
+    source,
+    with_missing,
+)
 from tests.services.formatting.oracle import (
     bleach_clean,
     executable_findings,
@@ -69,6 +77,20 @@ def _with_web_marker(payload: str) -> Any:
     return build_resolved(parts, _sources())
 
 
+def _payload_missing(payload: str) -> Any:
+    """The answer with every occurrence of the payload an unsupported word (marked)."""
+    resolved = build_resolved(_answer(payload), _sources())
+    text = resolved.answer.text
+    words, at = [], text.find(payload) if payload else -1
+    while at >= 0:
+        words.append((at, at + len(payload)))
+        at = text.find(payload, at + len(payload))
+    return with_missing(resolved, words)
+
+
+# Every rendering marks the unsupported words (the markup they add is checked too).
+MARKED = frozenset(ALL_RENDERINGS)
+
 FIELDS: dict[str, Callable[[str], Any]] = {
     # around markers, inside a verbatim and a derived unit, at the very end
     "answer_text": lambda p: build_resolved(_answer(p), _sources()),
@@ -99,6 +121,7 @@ FIELDS: dict[str, Callable[[str], Any]] = {
         ],
     ),
     "web_marker_and_problem": _with_web_marker,
+    "missing_words": _payload_missing,
 }
 
 
@@ -125,7 +148,7 @@ def test_every_payload_is_inert_in_every_rendering(field: str) -> None:
     payloads = xss_payloads()
     failures: list[str] = []
     for payload in payloads:
-        formatted = format_answer(FIELDS[field](payload))
+        formatted = format_answer(FIELDS[field](payload), MARKED)
         problems = _problems(formatted)
         if problems:
             failures.append(f"{payload!r}: {problems}")
@@ -138,6 +161,7 @@ def test_every_payload_is_inert_in_every_rendering(field: str) -> None:
 def test_every_payload_is_inert_in_a_real_browser(field: str, browser: Any, tmp_path: Path) -> None:
     # Every payload's HTML rendering on one page of headless Chromium (tests/browser.py).
     payloads = xss_payloads()
-    renderings = [format_answer(FIELDS[field](payload)).renderings.html for payload in payloads]
+    renderings = [format_answer(FIELDS[field](payload), MARKED).renderings.html
+                  for payload in payloads]
     findings = inert_findings(browser, renderings, TAGS, tmp_path / "page.html")
     assert not findings, describe(findings, payloads)

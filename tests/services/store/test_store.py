@@ -53,7 +53,7 @@ async def test_migrate_is_idempotent_and_matches_the_tables(store: SqlStore) -> 
 
     async with store.engine.connect() as conn:
         revision, diff = await conn.run_sync(check)
-    assert revision == "0008"
+    assert revision == "0009"
     assert diff == []
 
 

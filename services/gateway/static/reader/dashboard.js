@@ -252,22 +252,36 @@
     container.append(table);
   }
 
-  // The verdict mix of judged citations as one stacked bar (supported, partial or
-  // unverifiable, unsupported).
+  // The verdict mix of judged citations as one stacked bar: supported, partial,
+  // unverifiable, unsupported (and, for answers stored before partial was counted apart,
+  // the rest told apart by no one).
+  const MIX = [["supported", "supported"], ["partial", "partial"],
+    ["unverifiable", "unverifiable"], ["unsupported", "unsupported"],
+    ["other", "partial or unverifiable (older answers)"]];
+
+  function mixCounts(group) {
+    const counts = {supported: group.supported_citations || 0,
+      partial: group.partial_citations || 0, unverifiable: group.unverifiable_citations || 0,
+      unsupported: group.unsupported_citations || 0};
+    counts.other = Math.max(0, (group.judged_citations || 0) - counts.supported
+      - counts.partial - counts.unverifiable - counts.unsupported);
+    return counts;
+  }
+
   function mix(group) {
     const judged = group.judged_citations || 0;
     const box = element("span", {class: "mix", role: "img"});
     if (!judged) { box.textContent = "not judged"; return box; }
-    const other = Math.max(0, judged - group.supported_citations - group.unsupported_citations);
-    const parts = [["supported", group.supported_citations], ["other", other],
-      ["unsupported", group.unsupported_citations]];
-    for (const [kind, count] of parts) {
-      if (!count) continue;
-      const part = element("span", {class: "mix-" + kind, title: kind + ": " + count});
-      part.style.width = (100 * count / judged) + "%";
+    const counts = mixCounts(group);
+    for (const [kind, label] of MIX) {
+      if (!counts[kind]) continue;
+      const part = element("span", {class: "mix-" + kind, "data-count": String(counts[kind]),
+        title: label + ": " + counts[kind]});
+      part.style.width = (100 * counts[kind] / judged) + "%";
       box.append(part);
     }
-    box.setAttribute("aria-label", parts.map(([k, c]) => k + " " + c).join(", "));
+    box.setAttribute("aria-label", MIX.filter(([kind]) => counts[kind])
+      .map(([kind, label]) => label + " " + counts[kind]).join(", "));
     return box;
   }
 
@@ -325,8 +339,8 @@
       table.append(row);
     }
     const key = element("p", {class: "mix-key"});
-    for (const [kind, label] of [["supported", "supported"], ["other", "partial or unverifiable"],
-      ["unsupported", "unsupported"]]) {
+    const older = rows.some((r) => r[1] && mixCounts(r[1]).other);
+    for (const [kind, label] of MIX.filter(([kind]) => kind !== "other" || older)) {
       key.append(element("span", {class: "swatch mix-" + kind}), " " + label + "  ");
     }
     box.replaceChildren(rows.some((r) => r[1]) ? table : element("p", {},

@@ -327,3 +327,46 @@ def test_cache_headers_keep_nothing_past_a_revoked_key(client):
     assert client.get("/v1/documents/cached/pages/1.png",
                       headers={"Authorization": "Bearer revoked", "If-None-Match": etag}
                       ).status_code == 401
+
+
+def test_an_atoms_evidence_is_opened_from_a_stored_answer(client, app):
+    _upload(client, _epub(), "book")
+    locator = {"type": "epub_text", "href": "OPS/c1.xhtml", "selector": {
+        "type": "TextQuoteSelector", "exact": "stormy", "prefix": "dark and ", "suffix": ""}}
+    other = {"type": "epub_text", "href": "OPS/c2.xhtml", "selector": {
+        "type": "TextQuoteSelector", "exact": "Two.", "prefix": "", "suffix": ""}}
+    atoms = [{"text": "a", "start": 0, "end": 1, "verdict": "supported", "link": 0},
+             {"text": "b", "start": 2, "end": 3, "verdict": "supported",
+              "evidence": {"doc_id": "book", "locator": other}},
+             {"text": "c", "start": 4, "end": 5, "verdict": "unsupported"}]
+    result = {"answer_id": "ans-2", "links": [
+        {"citation_id": 1, "sentence_index": 0, "doc_id": "book", "locator": locator}],
+        "citations": [{"id": 1, "sentence_index": 0, "support": {"atoms": atoms}}]}
+    app.state.gateway.store.add_answer(orjson.dumps(result))
+    query = {"answer_id": "ans-2", "citation_id": 1, "sentence_index": 0}
+    first = client.get("/v1/documents/book/chapters/OPS/c1.xhtml",
+                       params={**query, "atom": 0}, headers=A).json()
+    assert first["highlight"]["found"] and ">stormy</mark>" in first["html"]
+    second = client.get("/v1/documents/book/chapters/OPS/c2.xhtml",
+                        params={**query, "atom": 1}, headers=A).json()
+    assert second["highlight"]["found"] and ">Two.</mark>" in second["html"]
+    for atom in (2, 3, -1):  # no evidence, no such atom
+        assert client.get("/v1/documents/book/chapters/OPS/c2.xhtml",
+                          params={**query, "atom": atom}, headers=A).status_code == 404
+
+
+def test_the_chapter_shows_bidi_controls_and_writes_marks_as_references(client):
+    book = build_epub(EpubSpec([Chapter("c1.xhtml", (
+        '<html xmlns="http://www.w3.org/1999/xhtml"><head><title>Evil \u202etxt.exe</title>'
+        '</head><body><p title="a\u202eb">Open \u202egnp.exe\u202c or \u2066x\u2069 now'
+        '\u200f\u061c.</p></body></html>'))], opf_dir="OPS"))
+    _upload(client, book, "bidi")
+    view = client.get("/v1/documents/bidi/chapters/OPS/c1.xhtml",
+                      params={"exact": "gnp.exe"}, headers=A).json()
+    html = view["html"]
+    assert view["highlight"]["found"]
+    assert not any(ch in html for ch in "\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068"
+                   "\u2069\u200e\u200f\u061c")
+    assert "Open \u27e8U+202E\u27e9<mark" in html and "\u27e8U+2066\u27e9x\u27e8U+2069\u27e9" in html
+    assert "&#x200f;&#x61c;" in html
+    assert "\u202e" not in (view["title"] or "")

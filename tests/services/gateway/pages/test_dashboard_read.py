@@ -186,3 +186,45 @@ def test_screenshots_for_the_integrator(site: Any, driver: Any) -> None:
     driver.save_screenshot(str(SCREENSHOTS / "viewer-open.png"))
     driver.set_window_size(1280, 900)
     assert (SCREENSHOTS / "viewer-open.png").stat().st_size > 0
+
+
+CROSS_LANGUAGE = "Ismael geht zur See, wenn er schlechte Laune hat [1]."
+
+
+@pytest.fixture(scope="module")
+def mixed_site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
+    """One model's answers of every verdict, stored now."""
+    from services.bench.reader_site import reader_site
+
+    now = datetime.now(UTC)
+    updates, verdicts = [], []
+    for n, text in enumerate((SOUND, UNSUPPORTED, CROSS_LANGUAGE, INVALID)):
+        answer_id = f"gamma-{n}"
+        data = orjson.loads(process_answer(orjson.dumps({
+            "answer_id": answer_id, "text": text, "sources": SOURCES,
+            "metadata": {"tenant": "demo", "model": "gamma"}}), event_id=answer_id
+        ).model_dump_json())
+        verdicts += [c["support"]["verdict"] for c in data["citations"] if c.get("support")]
+        updates.append(ResultUpdate(
+            answer_id=answer_id, tenant="demo", status="formatted", event_id=answer_id,
+            event_time=now, position=Position("answers.formatted", 0, n), model="gamma",
+            submitted_at=now, result=orjson.dumps(data), summary=summarize(data)))
+    with results_store(tmp_path_factory.mktemp("store")) as store, reader_site(
+            store, [], [], tmp_path_factory.mktemp("site")) as running:
+        running.call(store.apply(updates))
+        yield running, verdicts
+
+
+def test_the_verdict_mix_shows_partial_and_unverifiable_apart(mixed_site: Any,
+                                                              driver: Any) -> None:
+    site, verdicts = mixed_site
+    assert {"partial", "unverifiable"} <= set(verdicts)  # the answers hold both
+    driver.get(f"{site.base}/dashboard#key={site.key}")
+    _ready(driver)
+    parts = driver.execute_script(
+        "return Array.from(document.querySelectorAll(\"#headline tr[data-model='gamma'] .mix "
+        "span\"), (s) => [s.className, Number(s.dataset.count)]);")
+    assert dict(parts) == {f"mix-{v}": verdicts.count(v) for v in set(verdicts)}
+    key = driver.find_element("css selector", "#headline .mix-key").text
+    assert "partial" in key and "unverifiable" in key and "partial or unverifiable" not in key
+    driver.save_screenshot(str(SCREENSHOTS / "dashboard-verdict-mix.png"))

@@ -79,6 +79,8 @@
 .panel-note { background: #fff5d6; border: 1px solid #f0d48a; padding: .4rem .6rem;
   border-radius: 4px; }
 mark[data-citeflow-highlight] { background: var(--citeflow-mark); color: inherit; }
+/* The other passages of a citation's evidence set (one per claim of its sentence). */
+mark[data-citeflow-evidence] { background: var(--citeflow-mark); color: inherit; }
 /* The words a quoted sentence takes from the passage: a second, stronger highlight. */
 mark[data-citeflow-quote] { background: var(--citeflow-quote, #ffc233); color: inherit;
   font-weight: 600; box-shadow: 0 0 0 1px var(--citeflow-quote-edge, #b98500); }
@@ -89,6 +91,27 @@ mark[data-citeflow-quote] { background: var(--citeflow-quote, #ffc233); color: i
 ::highlight(citeflow-missing) { text-decoration: underline wavy var(--citeflow-warn, #b35900);
   text-decoration-thickness: 1.5px; }
 .card .missing { margin: .3rem 0 0; font-size: .85rem; }
+/* The answer's unsupported words, as the HTML rendering marks them (always shown). */
+.cf-missing { text-decoration: underline dotted var(--citeflow-warn, #9a6700);
+  text-decoration-thickness: 1.5px; text-underline-offset: .2em; }
+/* A citation's evidence set: one entry per atomic claim; the passage of the claim under
+   the pointer or the keyboard focus is set apart from the others of the set. */
+.evidence { margin: .4rem 0 .6rem; padding-left: 1.3rem; font-size: .88rem; }
+.evidence li { margin: .15rem 0; padding: .1rem .3rem; border-radius: 4px; cursor: default; }
+.evidence li:focus-visible { outline: 2px solid var(--citeflow-accent); }
+.evidence[hidden] { display: none; }
+.evidence li[data-citeflow-current] { background: var(--citeflow-chip); }
+.evidence .atom-verdict { margin-left: .4rem; font-size: .8em; color: var(--citeflow-muted); }
+.evidence .atom-where { display: block; font-size: .8em; color: var(--citeflow-muted); }
+.evidence li.atom-supported .atom-verdict { color: var(--citeflow-good); }
+.evidence li.atom-partial .atom-verdict { color: var(--citeflow-warn); }
+.evidence li.atom-unsupported .atom-verdict { color: var(--citeflow-bad); }
+.passage-text { margin: 0 0 .8rem; }
+mark[data-citeflow-current], .pdf-highlight[data-citeflow-current],
+.pdf-evidence[data-citeflow-current] {
+  background: var(--citeflow-current, #ffb020);
+  box-shadow: 0 0 0 2px var(--citeflow-current-edge, #a15c00); }
+::highlight(citeflow-atom) { background-color: var(--citeflow-atom, rgba(47, 95, 208, .16)); }
 .panel-why { margin: .4rem 0; font-size: .9rem; }
 .citation[aria-expanded="true"], .unit-verbatim[aria-expanded="true"] {
   outline: 2px solid var(--citeflow-accent); outline-offset: 1px; }
@@ -104,7 +127,7 @@ mark[data-citeflow-quote] { background: var(--citeflow-quote, #ffc233); color: i
 .pdf-page { position: relative; margin: 0 0 1.8rem; border: 1px solid var(--citeflow-line); }
 .pdf-page img { width: 100%; display: block; }
 .pdf-page figcaption { position: absolute; top: 100%; left: 0; }
-.pdf-highlight { position: absolute; background: rgba(255, 222, 0, .45);
+.pdf-highlight, .pdf-evidence { position: absolute; background: rgba(255, 222, 0, .45);
   mix-blend-mode: multiply; pointer-events: none; }
 .chapter img { max-width: 100%; }
 .chapter-nav { display: flex; justify-content: space-between; gap: 1rem; margin-top: 1rem; }
@@ -186,6 +209,22 @@ mark[data-citeflow-quote] { background: var(--citeflow-quote, #ffc233); color: i
       element("bdi", {}, item)]);
   }
 
+  // The words a citation's source does not back as the answer writes them (`missing_words`,
+  // each once, in answer order); an older result's terms (`missing`) otherwise.
+  function missingWords(support) {
+    if (!support) return [];
+    const words = support.missing_words || [];
+    if (!words.length) return support.missing || [];
+    return Array.from(new Set(words.map((word) => word.text)));
+  }
+
+  // A cut passage's context marked as cut: an ellipsis, unless it ends a sentence (a full
+  // stop then an ellipsis, "tall.…", reads as a defect). As services.text.spacing.cut_short.
+  const SENTENCE_END = /[.!?…。！？．।॥۔؟։።፧။]["'’”»›)\]」』》）]*$/u;
+  function cutShort(text) {
+    return SENTENCE_END.test(text) ? text : text + "…";
+  }
+
   // A first strong character decides: right-to-left scripts (Hebrew, Arabic, Syriac,
   // Thaana, NKo ...) give "rtl". Used where the component builds markup of its own.
   const RTL = /[\u0590-\u08FF\uFB1D-\uFDFF\uFE70-\uFEFF]/;
@@ -209,6 +248,44 @@ mark[data-citeflow-quote] { background: var(--citeflow-quote, #ffc233); color: i
     const pattern = words.map((w) => w.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")).join("\\s+");
     const match = new RegExp(pattern, "u").exec(text);
     return match ? [match.index, match.index + match[0].length] : null;
+  }
+
+  // Mark `selector`'s passage inside `container` (in every text node it spans) as the
+  // evidence of atom `index` (`data-citeflow-evidence`: the passage the chip opened keeps
+  // `data-citeflow-highlight` alone); the prefix's last words choose among occurrences. False when
+  // it is not there.
+  function markText(container, selector, index) {
+    const nodes = [];
+    const starts = [];
+    let text = "";
+    const walker = document.createTreeWalker(container, NodeFilter.SHOW_TEXT);
+    for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+      starts.push(text.length);
+      nodes.push(node);
+      text += node.data;
+    }
+    const exact = visibleBidi(selector.exact);
+    const before = visibleBidi(words(selector.prefix || "", 3, true));
+    let found = null;
+    const wider = before ? locateQuote(text, before + " " + exact) : null;
+    if (wider) {
+      const inner = locateQuote(text.slice(wider[0], wider[1]), exact);
+      if (inner) found = [wider[0] + inner[0], wider[0] + inner[1]];
+    }
+    found = found || locateQuote(text, exact);
+    if (!found) return false;
+    const [at, stop] = found;
+    nodes.forEach((node, n) => {
+      const start = Math.max(at - starts[n], 0);
+      const end = Math.min(stop - starts[n], node.data.length);
+      if (start >= end || !node.data.slice(start, end).trim()) return;
+      const range = document.createRange();
+      range.setStart(node, start);
+      range.setEnd(node, end);
+      range.surroundContents(element("mark", {"data-citeflow-evidence": "",
+        "data-citeflow-atoms": String(index), part: "highlight"}));
+    });
+    return true;
   }
 
   // URL Text Fragment (#:~:text=[prefix-,]start[,end][,-suffix]), terms percent-encoded
@@ -260,6 +337,8 @@ mark[data-citeflow-quote] { background: var(--citeflow-quote, #ffc233); color: i
  part="close-button" aria-label="Close the source panel">Close</button></header>
 <p class="panel-note" part="panel-note" role="status" hidden></p>
 <p class="panel-why" part="panel-why" hidden></p>
+<ol class="evidence" part="evidence" aria-label="Each claim of the sentence and its evidence"
+ hidden></ol>
 <div class="panel-body" part="panel-body"></div></section>
 <div class="card" part="preview-card" id="preview-card" role="tooltip" hidden></div></div>`;
 
@@ -282,6 +361,10 @@ mark[data-citeflow-quote] { background: var(--citeflow-quote, #ffc233); color: i
       this.panelNote = root.querySelector(".panel-note");
       this.panelWhy = root.querySelector(".panel-why");
       this.panelBody = root.querySelector(".panel-body");
+      this.evidenceList = root.querySelector(".evidence");
+      this.evidence = [];
+      this.atomRanges = [];
+      this.currentAtom = null;
       this.card = root.querySelector(".card");
       this.opened = new Set();
       this.pageImages = new Map();
@@ -293,6 +376,14 @@ mark[data-citeflow-quote] { background: var(--citeflow-quote, #ffc233); color: i
       this.fetcher = null;
       this.timings = [];
       root.querySelector(".panel-close").addEventListener("click", () => this.closePanel());
+      // The open citation's claim under the pointer: its passage set apart in the panel.
+      this.answerBox.addEventListener("mousemove", (event) => {
+        if (this.panel.hidden || !this.atomRanges.length) return;
+        this.setAtom(this.atomAt(event.clientX, event.clientY));
+      });
+      this.answerBox.addEventListener("mouseleave", () => {
+        if (this.atomRanges.length) this.setAtom(null);
+      });
       this.onKey = (event) => {
         if (event.key !== "Escape") return;
         const inside = event.composedPath().includes(this);
@@ -478,11 +569,11 @@ mark[data-citeflow-quote] { background: var(--citeflow-quote, #ffc233); color: i
         }
         const verdict = this.verdictOf(citation);
         if (verdict) card.append(element("span", {class: "verdict verdict-" + verdict}, verdict));
-        const missing = citation.support && citation.support.missing || [];
+        const missing = missingWords(citation.support);
         if (missing.length) {
-          const words = missing.join(", ");
-          card.append(element("p", {class: "missing", dir: direction(words)},
-            "Not in the source: " + words));
+          const line = element("p", {class: "missing"}, "Not in the source: ");
+          line.append(...isolatedList(missing, ", "));
+          card.append(line);
         }
         this.underline(chip, citation);
         this.cardJudge(card, citation);
@@ -505,12 +596,20 @@ mark[data-citeflow-quote] { background: var(--citeflow-quote, #ffc233); color: i
     }
 
     // Underline the answer's words the citation's source does not back (`missing_words`, in
-    // answer order): each is looked for backwards from the chip, the sentence it closes
-    // being the text before it; a word not found there is left alone.
+    // answer order), while the chip is under the pointer or focused.
     underline(chip, citation) {
       const words = citation && citation.support && citation.support.missing_words || [];
       const highlights = window.CSS && window.CSS.highlights;
       if (!words.length || !highlights || !window.Highlight) return;
+      highlights.set("citeflow-missing",
+        new window.Highlight(...this.placeBefore(chip, words).filter(Boolean)));
+    }
+
+    // Ranges of the answer's rendered text for `items` ({text, start, end} in the answer, in
+    // order, in the sentence `chip` closes): each is looked for backwards from the chip, or
+    // from the next item that starts after it ends (items may nest: a number inside a
+    // clause); null for an item not found there.
+    placeBefore(chip, items) {
       const nodes = [];
       const walker = document.createTreeWalker(this.answerBox, NodeFilter.SHOW_TEXT);
       let flat = "";
@@ -521,21 +620,26 @@ mark[data-citeflow-quote] { background: var(--citeflow-quote, #ffc233); color: i
         flat += node.data;
       }
       if (end < 0) end = flat.length;
-      const ranges = [];
-      for (const word of [...words].reverse()) {
-        const at = flat.lastIndexOf(word.text, end - word.text.length);
-        if (at < 0) continue;
-        end = at;
+      const place = (offset) => {
+        const found = nodes.findLast(([, start]) => start <= offset);
+        return [found[0], offset - found[1]];
+      };
+      const ranges = new Array(items.length).fill(null);
+      const at = new Array(items.length).fill(-1);
+      for (let i = items.length - 1; i >= 0; i -= 1) {
+        const shown = visibleBidi(items[i].text);
+        let bound = end;
+        for (let j = i + 1; j < items.length; j += 1) {
+          if (at[j] >= 0 && items[j].start >= items[i].end) { bound = at[j]; break; }
+        }
+        at[i] = shown ? flat.lastIndexOf(shown, bound - shown.length) : -1;
+        if (at[i] < 0) continue;
         const range = new Range();
-        const place = (offset) => {
-          const found = nodes.findLast(([, start]) => start <= offset);
-          return [found[0], offset - found[1]];
-        };
-        range.setStart(...place(at));
-        range.setEnd(...place(at + word.text.length - 1).map((v, i) => (i ? v + 1 : v)));
-        ranges.push(range);
+        range.setStart(...place(at[i]));
+        range.setEnd(...place(at[i] + shown.length - 1).map((v, k) => (k ? v + 1 : v)));
+        ranges[i] = range;
       }
-      highlights.set("citeflow-missing", new window.Highlight(...ranges));
+      return ranges;
     }
 
     // ---- the panel --------------------------------------------------------------------
@@ -545,6 +649,11 @@ mark[data-citeflow-quote] { background: var(--citeflow-quote, #ffc233); color: i
       this.panelLabel.textContent = label;
       this.note("");
       this.explain(null);
+      this.setAtom(null);
+      this.evidence = [];
+      this.atomRanges = [];
+      this.evidenceList.replaceChildren();
+      this.evidenceList.hidden = true;
       this.panelBody.replaceChildren();
       this.panel.hidden = false;
       this.layout.classList.add("open");
@@ -565,8 +674,9 @@ mark[data-citeflow-quote] { background: var(--citeflow-quote, #ffc233); color: i
         const verdict = this.verdictOf(citation);
         if (support.judge === "verbatim") parts.push("The sentence quotes this source word for word.");
         else if (VERDICT_WHY[verdict]) parts.push(VERDICT_WHY[verdict]);
-        if (support.missing && support.missing.length) {
-          parts.push(["Not in the source: ", ...isolatedList(support.missing, ", "), "."]);
+        const missing = missingWords(support);
+        if (missing.length) {
+          parts.push(["Not in the source: ", ...isolatedList(missing, ", "), "."]);
         }
         if (support.conflicts && support.conflicts.length) {
           parts.push(["Disagrees on: ", ...isolatedList(support.conflicts, ", "), "."]);
@@ -634,6 +744,8 @@ mark[data-citeflow-quote] { background: var(--citeflow-quote, #ffc233); color: i
 
     closePanel(refocus = true) {
       this.markOpen(null);
+      this.setAtom(null);
+      this.atomRanges = [];
       this.panel.hidden = true;
       this.layout.classList.remove("open");
       this.generation += 1;
@@ -663,6 +775,9 @@ mark[data-citeflow-quote] { background: var(--citeflow-quote, #ffc233); color: i
       } else {
         params.set("citation_id", String(target.citation.id));
         params.set("sentence_index", String(target.citation.sentence_index));
+        if (target.atom !== undefined && target.atom !== null) {
+          params.set("atom", String(target.atom));
+        }
       }
       return params;
     }
@@ -694,6 +809,7 @@ mark[data-citeflow-quote] { background: var(--citeflow-quote, #ffc233); color: i
       this.renderChapter(docId, view);
       this.setQuoteApart(this.panelBody);
       showBidiControls(this.panelBody);
+      this.markChapterEvidence(docId, view.href);
       if (!view.highlight || !view.highlight.found) {
         this.note((view.highlight && view.highlight.note) || "passage not located in this chapter");
       } else if (moved) {
@@ -764,14 +880,11 @@ mark[data-citeflow-quote] { background: var(--citeflow-quote, #ffc233); color: i
       return this.pageImages.get(key);
     }
 
-    async pageFigure(docId, number, rects, width, height, quoteRects = []) {
+    async pageFigure(docId, number, boxes, width, height) {
       const figure = element("figure", {class: "pdf-page", part: "pdf-page",
         "data-page": String(number)});
       const img = await this.pageImage(docId, number);
       figure.append(img);
-      const boxes = [...rects.map((r) => [r, {"data-citeflow-highlight": "",
-        class: "pdf-highlight", part: "highlight"}]), ...quoteRects.map((r) => [r, {
-        "data-citeflow-quote": "", class: "pdf-quote", part: "quote"}])];
       for (const [[x0, y0, x1, y1], attributes] of boxes) {
         const box = element("div", attributes);
         // CSSOM properties (not a style attribute): allowed under a strict style-src.
@@ -786,34 +899,84 @@ mark[data-citeflow-quote] { background: var(--citeflow-quote, #ffc233); color: i
     }
 
     async showPdf(locator, docId, target, started, mine) {
-      const base = "/v1/documents/" + encodeURIComponent(docId) + "/pages/" + locator.page;
-      const where = await this.get(base + "/highlights?" + this.query(target));
+      const base = (page) => "/v1/documents/" + encodeURIComponent(docId) + "/pages/" + page;
+      const where = await this.get(base(locator.page) + "/highlights?" + this.query(target));
       if (mine !== this.generation) return;
-      const pages = where.found ? Object.keys(where.pages).map(Number) : [where.page];
+      const boxes = {};  // page -> [[rect, attributes]]
+      const add = (pages, attributes) => {
+        for (const [n, rects] of Object.entries(pages || {})) {
+          boxes[n] = (boxes[n] || []).concat(rects.map((r) => [r, attributes]));
+        }
+      };
+      const highlight = {"data-citeflow-highlight": "", class: "pdf-highlight", part: "highlight"};
+      if (where.found) add(where.pages, highlight);
+      // Every atom's evidence in this document, on its own page: boxes of the set. One
+      // request at a time, none once another passage was asked for: the reader's work is
+      // shared with every other page of the tenant.
+      const atoms = this.evidence.filter((e) => e.locator && e.locator.type === "pdf_text"
+        && e.docId === docId && target.citation);
+      for (const item of atoms) {
+        if (mine !== this.generation) return;
+        const found = await this.get(base(item.locator.page) + "/highlights?"
+          + this.query({citation: target.citation, atom: item.index})).catch(() => null);
+        if (found && found.found) {
+          add(found.pages, {"data-citeflow-evidence": "", class: "pdf-evidence",
+            part: "highlight", "data-citeflow-atoms": String(item.index)});
+        }
+      }
       // A quoted sentence: its words in the passage, as boxes of their own (second level).
-      let quoted = {};
       if (where.found && this.quote) {
-        const found = await this.get(base + "/highlights?" + new URLSearchParams(
+        const quoted = await this.get(base(locator.page) + "/highlights?" + new URLSearchParams(
           {exact: this.quote})).catch(() => null);
-        if (found && found.found) quoted = found.pages;
+        if (quoted && quoted.found) add(quoted.pages, {"data-citeflow-quote": "", class: "pdf-quote",
+          part: "quote"});
       }
       if (mine !== this.generation) return;
+      const pages = Object.keys(boxes).length ? Object.keys(boxes).map(Number).sort((a, b) => a - b)
+        : [where.page];
       const figures = await Promise.all(pages.map((n) => this.pageFigure(docId, n,
-        where.found ? where.pages[String(n)] : [], where.width, where.height,
-        quoted[String(n)] || [])));
+        boxes[String(n)] || [], where.width, where.height)));
       if (mine !== this.generation) return;
       this.panelBody.replaceChildren(...figures);
       this.note(where.note || "");
       this.painted(started, "pdf", docId + "#" + pages.join(","), mine);
     }
 
-    // Text and web sources: the passage the result carries, marked (text nodes only).
+    // Text and web sources: the passage the chip opened, marked, and every other passage
+    // of the citation's evidence set (one per claim of its sentence) after it.
     showPassage(locator, source, started, mine) {
-      const selector = locator.selector;
+      const key = (selector) => JSON.stringify([selector.exact, selector.prefix, selector.suffix]);
+      const opened = {selector: locator.selector, atoms: [], highlight: true};
+      const passages = [opened];
+      const byKey = new Map([[key(locator.selector), opened]]);
+      for (const item of this.evidence) {
+        if (!item.locator || item.locator.type === "epub_text" || item.locator.type === "pdf_text") continue;
+        const k = key(item.locator.selector);
+        if (!byKey.has(k)) {
+          byKey.set(k, {selector: item.locator.selector, atoms: [], highlight: false});
+          passages.push(byKey.get(k));
+        }
+        byKey.get(k).atoms.push(item.index);
+      }
+      this.panelBody.replaceChildren(...passages.map((p) => this.passageBlock(p)));
+      if (locator.type === "web" && source && source.safe_url) {
+        const link = element("a", {href: source.safe_url + textFragment(locator.selector),
+          rel: "noopener noreferrer", target: "_blank", class: "open-site"}, "open on the site");
+        this.panelBody.append(element("p", {}), link);
+      }
+      this.painted(started, locator.type, "inline", mine);
+    }
+
+    // One passage with its context, the passage marked (and the words a quoted sentence
+    // takes from it set apart): the one the chip opened as its highlight, another of the
+    // set as evidence; `atoms`: the claims it is the evidence of.
+    passageBlock({selector, atoms, highlight}) {
       const block = element("blockquote", {class: "passage-text", part: "passage",
         dir: direction(selector.exact)});
       block.append(document.createTextNode(selector.prefix ? "…" + selector.prefix : ""));
-      const mark = element("mark", {"data-citeflow-highlight": "", part: "highlight"});
+      const mark = element("mark", {[highlight ? "data-citeflow-highlight" : "data-citeflow-evidence"]: "",
+        part: "highlight"});
+      if (atoms.length) mark.setAttribute("data-citeflow-atoms", atoms.join(" "));
       const found = this.quote ? locateQuote(selector.exact, this.quote) : null;
       if (found && found[1] - found[0] < selector.exact.length) {
         const [at, stop] = found;
@@ -825,15 +988,118 @@ mark[data-citeflow-quote] { background: var(--citeflow-quote, #ffc233); color: i
         mark.textContent = selector.exact;
       }
       block.append(mark);
-      block.append(document.createTextNode(selector.suffix ? selector.suffix + "…" : ""));
+      block.append(document.createTextNode(selector.suffix ? cutShort(selector.suffix) : ""));
       showBidiControls(block);
-      this.panelBody.replaceChildren(block);
-      if (locator.type === "web" && source && source.safe_url) {
-        const link = element("a", {href: source.safe_url + textFragment(selector),
-          rel: "noopener noreferrer", target: "_blank", class: "open-site"}, "open on the site");
-        this.panelBody.append(element("p", {}), link);
+      return block;
+    }
+
+    // ---- the evidence set -------------------------------------------------------------
+    // Each atom of a citation's support with where its evidence is: its own span's
+    // locator, or the passage `link` it names.
+    evidenceOf(citation) {
+      const atoms = citation.support && citation.support.atoms || [];
+      return atoms.map((atom, index) => {
+        const link = atom.link !== null && atom.link !== undefined ? this._data.links[atom.link]
+          : null;
+        const place = link || atom.evidence || null;
+        return {index, atom, locator: place && place.locator || null,
+          docId: place && place.doc_id || null};
+      });
+    }
+
+    // The claims of the sentence as a list in the panel, each with its verdict and, where
+    // its evidence is elsewhere (another chapter), the way to it. Under the pointer or
+    // focused, a claim's passage is set apart from the rest of the set.
+    listEvidence(trigger, citation) {
+      this.evidence = this.evidenceOf(citation);
+      this.atomRanges = this.placeBefore(trigger, this.evidence.map((e) => e.atom));
+      if (this.evidence.length < 2 && !this.evidence.some((e) => !e.locator)) return;
+      const items = this.evidence.map((item) => {
+        const li = element("li", {tabindex: "0", "data-atom": String(item.index),
+          class: "atom-" + item.atom.verdict});
+        li.append(element("bdi", {}, item.atom.text),
+          element("span", {class: "atom-verdict"}, item.atom.verdict));
+        if (!item.locator) li.append(element("span", {class: "atom-where"}, "no passage"));
+        li.addEventListener("mouseenter", () => this.setAtom(item.index));
+        li.addEventListener("mouseleave", () => this.setAtom(null));
+        li.addEventListener("focus", () => this.setAtom(item.index));
+        li.addEventListener("blur", () => this.setAtom(null));
+        const go = () => this.openElsewhere(citation, item);
+        li.addEventListener("click", go);
+        li.addEventListener("keydown", (event) => { if (event.key === "Enter") go(); });
+        return li;
+      });
+      this.evidenceList.replaceChildren(...items);
+      this.evidenceList.hidden = false;
+    }
+
+    // Every atom's evidence in the chapter shown, marked client-side (the server marked
+    // the passage asked for); an atom whose evidence is in another chapter says so.
+    markChapterEvidence(docId, href) {
+      const chapter = this.panelBody.querySelector(".chapter");
+      for (const item of this.evidence) {
+        const li = this.evidenceList.querySelector(`li[data-atom="${item.index}"]`);
+        if (!item.locator || item.locator.type !== "epub_text") continue;
+        const here = item.docId === docId && item.locator.href === href;
+        if (li) li.toggleAttribute("data-elsewhere", !here);
+        if (li && !here) {
+          const where = li.querySelector(".atom-where") || element("span", {class: "atom-where"});
+          where.textContent = "in another chapter: Enter opens it";
+          li.append(where);
+        } else if (li) {
+          const where = li.querySelector(".atom-where");
+          if (where) where.remove();
+        }
+        if (here && chapter) markText(chapter, item.locator.selector, item.index);
       }
-      this.painted(started, locator.type, "inline", mine);
+    }
+
+    // An atom whose evidence is in another chapter: that chapter, its passage marked.
+    openElsewhere(citation, item) {
+      const li = this.evidenceList.querySelector(`li[data-atom="${item.index}"]`);
+      if (!li || !li.hasAttribute("data-elsewhere")) return;
+      this.generation += 1;
+      const mine = this.generation;
+      this.panel.dataset.state = "loading";
+      this.showEpub(item.locator, item.docId, {citation, atom: item.index}, performance.now(), mine)
+        .then(() => this.setAtom(item.index))
+        .catch((error) => { if (mine === this.generation) this.note("the chapter could not be opened: " + error.message); });
+    }
+
+    // The passage of atom `index` set apart from the rest of the set (null: none), and the
+    // atom's words in the answer highlighted.
+    setAtom(index) {
+      if (index === this.currentAtom) return;
+      this.currentAtom = index;
+      for (const node of this.shadowRoot.querySelectorAll("[data-citeflow-current]")) {
+        node.removeAttribute("data-citeflow-current");
+      }
+      const highlights = window.CSS && window.CSS.highlights;
+      if (highlights) highlights.delete("citeflow-atom");
+      if (index === null) {
+        delete this.dataset.atom;
+        return;
+      }
+      this.dataset.atom = String(index);
+      const li = this.evidenceList.querySelector(`li[data-atom="${index}"]`);
+      if (li) li.setAttribute("data-citeflow-current", "");
+      const passages = this.panelBody.querySelectorAll(`[data-citeflow-atoms~="${index}"]`);
+      for (const node of passages) node.setAttribute("data-citeflow-current", "");
+      if (passages.length) passages[0].scrollIntoView({block: "nearest"});
+      const range = this.atomRanges[index];
+      if (range && highlights && window.Highlight) highlights.set("citeflow-atom", new window.Highlight(range));
+    }
+
+    // The atom whose words in the answer are under the pointer (the open citation's).
+    atomAt(x, y) {
+      for (let i = this.atomRanges.length - 1; i >= 0; i -= 1) {
+        const range = this.atomRanges[i];
+        if (!range) continue;
+        for (const r of range.getClientRects()) {
+          if (x >= r.left && x <= r.right && y >= r.top && y <= r.bottom) return i;
+        }
+      }
+      return null;
     }
 
     async open(target, trigger, started) {
@@ -863,7 +1129,16 @@ mark[data-citeflow-quote] { background: var(--citeflow-quote, #ffc233); color: i
         const link = this.linkOf(citation);
         const verdict = this.verdictOf(citation);
         label = "Supporting passage" + (verdict ? " (" + verdict + ")" : "");
-        if (!link) {
+        // Without the sentence's passage, the first atom's evidence opens the source.
+        const first = this.evidenceOf(citation).find((e) => e.locator);
+        if (!link && first) {
+          locator = first.locator;
+          docId = first.docId;
+          target = {citation, atom: first.index};
+        } else if (link) {
+          locator = link.locator;
+          docId = link.doc_id;
+        } else {
           this.openPanel((source && source.title) || "Source", label);
           this.explain(citation);
           this.note("no supporting passage was found in this source");
@@ -871,11 +1146,12 @@ mark[data-citeflow-quote] { background: var(--citeflow-quote, #ffc233); color: i
           this.panel.focus();
           return;
         }
-        locator = link.locator;
-        docId = link.doc_id;
       }
       this.openPanel((source && source.title) || docId || "Source", label);
-      if (!unit) this.explain(citation);
+      if (!unit) {
+        this.explain(citation);
+        this.listEvidence(trigger, citation);
+      }
       this.panel.focus();
       try {
         if (locator.type === "epub_text" && docId) {
