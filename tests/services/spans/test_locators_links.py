@@ -7,6 +7,7 @@ import pytest
 from services.spans.links import excerpt
 from services.spans.locators import CONTEXT_CHARS
 from services.spans.logic import resolve_answer
+from services.text.spacing import cut_short
 from tests.services.spans.builders import chunk, cited, source
 
 _LONG = (
@@ -171,7 +172,13 @@ def _reference_excerpt(text: str, limit: int = 200) -> str:
     if len(collapsed) <= limit and len(head) == len(text):
         return collapsed
     cut = collapsed.rfind(" ", 0, limit + 1)
-    return collapsed[: cut if cut > limit // 2 else limit].rstrip() + "\u2026"
+    return cut_short(collapsed[: cut if cut > limit // 2 else limit].rstrip())
+
+
+def test_an_excerpt_cut_after_a_sentence_has_no_ellipsis() -> None:
+    text = "The tower is tall. " * 10 + "Uninterruptedlylongwordwithoutanyspaces"
+    short = excerpt(text)
+    assert short.endswith("tall.") and not short.endswith(".\u2026")
 
 
 @pytest.mark.parametrize(
@@ -189,6 +196,7 @@ def _reference_excerpt(text: str, limit: int = 200) -> str:
         "sep\x1chere " * 40,
         "vt\x0bhere",
         "short",
+        "End. " * 60,
     ],
 )
 def test_excerpt_fast_path_agrees_with_split_and_join(text: str) -> None:
