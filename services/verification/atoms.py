@@ -44,7 +44,9 @@ from services.text.lexical import (
     without_references,
     words,
 )
+from services.text.dates import date_backed, dates_of
 from services.text.numbers import backed, stated_numbers, values_of, written_numbers
+from services.text.numerals import numerals
 from services.verification.claims import (
     NEGATIONS,
     canonical_text,
@@ -175,14 +177,19 @@ def _check(
     conflicts: list[str] = []
     held: set[str] = set()
     if numbers:
-        held = set(stated_numbers(words(window_text))) if has_digit(window_text) else set()
+        held = _held_numbers(window_text, words(window_text))
         covered |= numbers & held
-    absent = numbers - view.numbers
+    absent = numbers - view.numbers - held  # (a CJK numeral of the window: `50万`)
     changed = False
     if items - covered:
         rescued, changed = _written(canonical, items, window_text, language)
         covered |= items & rescued
         absent -= rescued
+    if numbers:
+        rescued, redated = _dated(canonical, window_text, language)
+        covered |= items & rescued
+        absent -= rescued
+        changed = changed or redated
     if (absent and held - numbers) or changed:
         conflicts.append("number")
     if _disagrees(negated, window_text, items, language):
@@ -322,22 +329,32 @@ def _reread(span: AtomSpan, conflicts: Sequence[str], passage: str, language: st
             if _disagrees(negated, passage, items, language):
                 kept.append(kind)
         elif kind == "number":
-            held = set(stated_numbers(tokens))
+            held = _held_numbers(passage, tokens)
             rescued, changed = _written(canonical, items, passage, language)
-            if (numbers - held - rescued and held - numbers) or changed:
+            dated, redated = _dated(canonical, passage, language)
+            if (numbers - held - rescued - dated and held - numbers) or changed or redated:
                 kept.append(kind)
         else:
             kept.append(kind)
     return kept
 
 
+def _held_numbers(window: str, tokens: list[str]) -> set[str]:
+    """The numbers an evidence window (its word `tokens`) states: in digits
+    (services.text.numbers.stated_numbers) and in CJK numerals, as digits (`50万` states
+    `500000`)."""
+    held = set(stated_numbers(tokens)) if has_digit(window) else set()
+    held.update(numeral.digits() for numeral in numerals(window))
+    return held
+
+
 def _written(
     canonical: str, items: frozenset[str], window: str, language: str
 ) -> tuple[set[str], bool]:
     """The atom's items that state a number as people write it (a decade, a shortened
-    range, an approximation, a number in words; services.text.numbers) which a value of
-    the evidence window backs, and whether the window states other values for one it does
-    not back (a changed figure)."""
+    range, an approximation, a number in words or CJK numerals; services.text.numbers)
+    which a value of the evidence window backs, and whether the window states other values
+    for one it does not back (a changed figure)."""
     written, digits = written_numbers(canonical, language)
     if not written:
         return set(), False
@@ -353,6 +370,24 @@ def _written(
         else:
             unbacked |= stated
     return rescued, bool(values) and bool(unbacked - rescued)
+
+
+def _dated(canonical: str, window: str, language: str) -> tuple[set[str], bool]:
+    """The items of the atom's dates (services.text.dates) that a date of the evidence
+    window backs (`12 March 2001` by `2001-03-12`), and whether the window writes dates but
+    none that backs one of the atom's (a changed day, month or year)."""
+    dates = dates_of(canonical)
+    if not dates:
+        return set(), False
+    others = dates_of(window)
+    rescued: set[str] = set()
+    unbacked = False
+    for date in dates:
+        if date_backed(date, others):
+            rescued |= read_items(date.text, language)[0]
+        else:
+            unbacked = True
+    return rescued, unbacked and bool(others)
 
 
 def _ranks(
