@@ -44,7 +44,8 @@ _HAN = "".join([*_HAN_DIGITS, *_HAN_SMALL, *_HAN_LARGE])
 _KO = "".join([*_KO_DIGITS, *_KO_SMALL, *_KO_LARGE])
 _DIGITS = r"\d{1,3}(?:,\d{3})+|\d+(?:\.\d+)?"
 _ANY = re.compile(f"[{_HAN}{_KO}]")
-_RUN = re.compile(f"({_DIGITS})?([{_HAN}]+|[{_KO}]+)")
+_RUN = re.compile(f"[{_HAN}]+|[{_KO}]+")
+_PREFIX = re.compile(f"(?:{_DIGITS})$")  # digits right before a run (`3万`)
 # Counters a single numeral character needs after it (`三个`, `十年`, `两人`, `千円`).
 _COUNTERS = frozenset("个個人名位年月日号號天岁歳次倍种種座家件本台条條项項部届屆回周週章代"
                       "米元円匹只隻头頭枚册冊场場所间間层層架辆輛艘秒克吨噸里ヶか箇カ时時")
@@ -82,17 +83,19 @@ def numerals(text: str) -> list[Numeral]:
         return []
     found: list[Numeral] = []
     for match in _RUN.finditer(text):
-        prefix, run = match.group(1), match.group(2)
-        if prefix and run[0] not in _MULTIPLIERS:
-            prefix = None  # (`3三`: the run alone)
-        start = match.start() if prefix else match.start(2)
+        run, start, end = match.group(), match.start(), match.end()
+        prefix = None
+        if start and text[start - 1].isdigit() and run[0] in _MULTIPLIERS:
+            digits = _PREFIX.search(text, max(0, start - 24), start)
+            if digits is not None:
+                prefix, start = digits.group(), digits.start()
         before = text[start - 1] if start else ""
-        after = text[match.end() : match.end() + 1]
         if before.isdigit() or before == "." or before in _NOT_AFTER:
             continue
+        after = text[end : end + 1]
         value = _read(prefix, run, before, after)
         if value is not None:
-            found.append(Numeral(start, match.end(), value, after in _ABOVE))
+            found.append(Numeral(start, end, value, after in _ABOVE))
     return found
 
 
