@@ -101,7 +101,7 @@ def _add(found: list[WrittenDate], text: str, days: list[Day | None]) -> None:
 
 def _day(year: str, month: str | int, day: str) -> Day | None:
     """The day (year, month, day) when it exists, else None."""
-    numbers = int(year), int(month), int(day)
-    if not (1 <= numbers[1] <= 12 and 1 <= numbers[2] <= monthrange(numbers[0] or 1, numbers[1])[1]):
+    found = int(year), int(month), int(day)
+    if not (1 <= found[1] <= 12 and 1 <= found[2] <= monthrange(found[0] or 1, found[1])[1]):
         return None
-    return numbers
+    return found

@@ -11,8 +11,8 @@ Numeral characters are also parts of ordinary words (`一般`, `统一`, `十分
   by digit (`二〇〇一`, `一九四五年`);
 - one character before a counter (`三个`, `十年`, `两人`, `千円`), `一` only before `年`,
   `月`, `日` (`一个` is `a`);
-- not after `第` (an ordinal, matched as a word) nor after `数`, `几` (`数百万`: several
-  million);
+- not after `第` or Korean `제` (an ordinal, matched as a word; `제3조`: article 3) nor
+  after `数`, `几` (`数百万`: several million);
 - Korean (Hangul) numerals in words: a run opening a word, with `십` or `백` in it, ending
   with a multiplier or of three syllables or more (`오십`, `삼백`, `이십일`; not `천사`,
   `이천`, `백사`).
@@ -124,9 +124,9 @@ def _read(prefix: str | None, run: str, before: str, after: str) -> float | None
         ):
             return None
     elif len(run) == 1:
-        if run in _LARGE or run in _ZEROS:
+        if run in _LARGE or run in _ZEROS or not (after in _COUNTERS or after in _ABOVE):
             return None
-        if not (after in _COUNTERS or after in _ABOVE) or (run == "一" and after not in _ONE_COUNTERS):
+        if run == "一" and after not in _ONE_COUNTERS:
             return None
     if run[0] in _LARGE:
         return None
