@@ -10,7 +10,9 @@ A claim's number is usually exact (`1991`, `12,717`), but people also write:
   English, French, Spanish, Portuguese, German, Dutch, Danish, Italian); an ordinal in words
   (`seventh`) is left to be matched as a word;
 - digits grouped in thousands: `3,800` (read as the tokens `3` and `800`) is 3800;
-- ordinals and units written onto the digits: `9th`, `12th`, `5km` state 9, 12 and 5.
+- ordinals and units written onto the digits: `9th`, `12th`, `5km` state 9, 12 and 5;
+- Chinese, Japanese and Korean numerals: `五十万`, `两万`, `3万`, `1.5亿`, `오십만`, and
+  `二十多` (above 20) (services.text.numerals), on the passage's side too.
 
 `written_numbers` finds them in a claim and gives, for each, the text that states it and the
 values that back it; `values_of` reads the numeric values a passage states, so that a
@@ -25,19 +27,23 @@ from dataclasses import dataclass
 from text_to_num import alpha2digit
 
 from services.text.languages import UNDETERMINED
+from services.text.numerals import as_digits, numerals
 
 APPROXIMATE = 0.25  # `about x`: within a quarter of x
 _WORDS_LANGUAGES = frozenset({"en", "fr", "es", "pt", "de", "nl", "da", "it"})
 _DECADE = re.compile(r"(?<![\w'’])(?:(\d{3})0['’]?s|['’](\d)0s)\b", re.IGNORECASE)
-_RANGE = re.compile(r"(?<!\d)(\d{2})(\d{2})\s*[–—-]\s*(\d{2})(?!\d)")
+_RANGE = re.compile(r"(?<!\d)(\d{2})(\d{2})\s*[–—-]\s*(\d{2})(?!\d|[./-]\d)")  # (not `2001-03-12`)
 _NEAR = (r"about|around|approximately|nearly|almost|roughly|some|circa|ca\.|c\.|"
          r"etwa|rund|fast|ungefähr|environ|près de|presque|alrededor de|casi|cerca de|"
          r"quasi|circa|bijna|ongeveer|omkring|около|почти|примерно|约|大约|近|約|およそ|약")
 _ABOVE = r"over|more than|at least|above|exceeding|über|mehr als|plus de|más de|mais de|oltre|более|свыше|超过|以上|이상"
 _BELOW = r"under|less than|below|fewer than|up to|unter|weniger als|moins de|menos de|meno di|менее|до|不到|未満|미만"
 _NUMBER = r"(\d[\d,.]*\d|\d)"
+# (a word of a spaced script before the marker makes it part of that word: `handsome 5`;
+# CJK writes the marker right after the word before it: `人口约50万`)
 _APPROXIMATE = re.compile(
-    rf"(?<!\w)(?:({_NEAR})|({_ABOVE})|({_BELOW}))\s*{_NUMBER}", re.IGNORECASE
+    rf"(?<![^\W\u3040-\u9fff\uac00-\ud7a3])(?:({_NEAR})|({_ABOVE})|({_BELOW}))\s*{_NUMBER}",
+    re.IGNORECASE,
 )
 _VALUE = re.compile(r"\d+(?:[,.]\d{3})*(?:[.,]\d+)?")
 _HAS_LETTER_NUMBER = re.compile(r"[^\W\d_]{3,}")
@@ -57,9 +63,9 @@ class WrittenNumber:
 
 
 def written_numbers(text: str, language: str) -> tuple[list[WrittenNumber], str]:
-    """The decades, shortened ranges, approximations and numbers in words of a claim, and
-    the claim with its numbers in words as digits (itself when it has none); the text of a
-    number in words is its digits."""
+    """The decades, shortened ranges, approximations and numbers in words or CJK numerals of
+    a claim, and the claim with its numbers in words and numerals as digits (itself when it
+    has none); the text of a number in words or numerals is its digits."""
     found: list[WrittenNumber] = []
     for match in _DECADE.finditer(text):
         if match.group(1):
@@ -76,13 +82,20 @@ def written_numbers(text: str, language: str) -> tuple[list[WrittenNumber], str]
         value = _number(match.group())
         found.append(WrittenNumber(match.group(), value, value))
     digits = text
+    cjk = numerals(text)
+    if cjk:
+        digits = as_digits(text, cjk)
+        for numeral in cjk:
+            value = numeral.value
+            high = value * (1 + 2 * APPROXIMATE) if numeral.above else value
+            found.append(WrittenNumber(numeral.digits(), value, high))
     if language == UNDETERMINED:
         language = "en"  # (too few words to tell: read as English, as terms are)
     if language in _WORDS_LANGUAGES and _HAS_LETTER_NUMBER.search(text):
-        converted = alpha2digit(text, language)
-        if converted != text:
+        converted = alpha2digit(digits, language)
+        if converted != digits:
+            known = set(_VALUE.findall(digits))
             digits = converted
-            known = set(_VALUE.findall(text))
             for match in _VALUE.finditer(converted):
                 stated = match.group()
                 if stated not in known and not _SUFFIX.match(converted, match.end()):
@@ -101,8 +114,11 @@ def written_numbers(text: str, language: str) -> tuple[list[WrittenNumber], str]
 
 
 def values_of(text: str, language: str | None = None) -> list[float]:
-    """The numeric values `text` states in digits (`12,717` is 12717, `3.5` is 3.5), and,
-    given its `language`, in words (`one year` is 1)."""
+    """The numeric values `text` states in digits (`12,717` is 12717, `3.5` is 3.5), in CJK
+    numerals (`50万` is 500000), and, given its `language`, in words (`one year` is 1)."""
+    cjk = numerals(text)
+    if cjk:
+        text = as_digits(text, cjk)
     if language == UNDETERMINED:
         language = "en"  # (as in `written_numbers`)
     if language is not None and language in _WORDS_LANGUAGES and _HAS_LETTER_NUMBER.search(text):

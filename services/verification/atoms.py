@@ -10,7 +10,8 @@ in the source is `supported` by the verbatim judge.
 
 An atom is `supported` when its evidence holds at least `ATOM_SUPPORTED` of its items with no
 conflict (`number`: a number of the atom the source lacks while its evidence has others, in
-digits or in words; `negation`: the atom negates and its evidence does not, or the evidence
+digits, in words or in CJK numerals, or a date of the atom no date of its evidence backs,
+whatever their order; `negation`: the atom negates and its evidence does not, or the evidence
 negates one of the atom's own items: the first content word after the negation, in its clause) and no fact the
 source lacks (`_facts`), `unsupported` when it holds less than `ATOM_PARTIAL`, `partial`
 otherwise. An atom's share counts its items held by its own evidence or by the evidence of
@@ -44,7 +45,9 @@ from services.text.lexical import (
     without_references,
     words,
 )
+from services.text.dates import WrittenDate, date_backed, dates_of
 from services.text.numbers import backed, stated_numbers, values_of, written_numbers
+from services.text.numerals import has_numerals, numerals
 from services.verification.claims import (
     NEGATIONS,
     canonical_text,
@@ -175,14 +178,19 @@ def _check(
     conflicts: list[str] = []
     held: set[str] = set()
     if numbers:
-        held = set(stated_numbers(words(window_text))) if has_digit(window_text) else set()
+        held = _held_numbers(window_text, words(window_text))
         covered |= numbers & held
-    absent = numbers - view.numbers
+    absent = numbers - view.numbers - held  # (a CJK numeral of the window: `50万`)
     changed = False
     if items - covered:
         rescued, changed = _written(canonical, items, window_text, language)
         covered |= items & rescued
         absent -= rescued
+    if numbers:
+        rescued, redated = _dated(dates_of(canonical), window_text, language)
+        covered |= items & rescued
+        absent -= rescued
+        changed = changed or redated
     if (absent and held - numbers) or changed:
         conflicts.append("number")
     if _disagrees(negated, window_text, items, language):
@@ -276,8 +284,6 @@ def judge_counted(text: str, span: AtomSpan, counts: Counts) -> AtomsJudged:
     the verdict, score and missing words `judge_atoms` gives an atom whose evidence is that
     passage."""
     size, absent, lacking = counts.size, counts.absent, counts.lacking
-    share = (size - len(absent) - lacking) / size
-    anywhere = (size - len(absent)) / size
     listed = counts.lacking_items
     language = _Language(text)
     if lacking > len(listed):  # not listed: read from the passage
@@ -289,10 +295,18 @@ def judge_counted(text: str, span: AtomSpan, counts: Counts) -> AtomsJudged:
         passage = canonical_text(counts.passage)
         held = token_items(without_references(words(passage)), passage, language.get())[0]
         listed = sorted(claim - held)
-    unbacked = frozenset([*absent, *listed])
     conflicts = counts.conflicts
     if conflicts:  # (rare: read again by the atom's rules, from the passage alone)
         conflicts = _reread(span, conflicts, counts.passage, language.get())
+    if has_digit(span.claims) or has_numerals(span.claims):  # (numbers as people write them)
+        absent, listed, lacking, changed = _counted_numbers(
+            span, absent, listed, lacking, counts.passage, language.get()
+        )
+        if changed and "number" not in conflicts:
+            conflicts = [*conflicts, "number"]
+    share = (size - len(absent) - lacking) / size
+    anywhere = (size - len(absent)) / size
+    unbacked = frozenset([*absent, *listed])
     lacks_fact = False
     if absent:  # (only a fact the whole source lacks keeps the atom from `supported`)
         numbers = read_items(canonical_text(span.claims), language.get())[1]
@@ -304,6 +318,33 @@ def judge_counted(text: str, span: AtomSpan, counts: Counts) -> AtomsJudged:
         missing = _missing_words(text, check, language)
     score = _score(share, anywhere, len(conflicts) + lacks_fact)
     return AtomsJudged(check.verdict, score, [check], tuple(conflicts), missing)
+
+
+def _counted_numbers(
+    span: AtomSpan,
+    absent: Sequence[str],
+    listed: Sequence[str],
+    lacking: int,
+    passage: str,
+    language: str,
+) -> tuple[Sequence[str], Sequence[str], int, bool]:
+    """The items a one-atom claim lacks (`absent` from the source; `listed` of the
+    `lacking` its passage lacks) less those stating a number or a date that the passage
+    backs however it is written, and whether the passage changes one: `_check`'s reading of
+    numbers and dates, with the passage as evidence."""
+    canonical = canonical_text(span.claims)
+    rescued: set[str] = set()
+    changed = False
+    if absent or listed:
+        items = frozenset(read_items(canonical, language)[0])
+        rescued, changed = _written(canonical, items, passage, language)
+    dated, redated = _dated(dates_of(canonical), passage, language)
+    rescued |= dated
+    if rescued:
+        kept = [item for item in listed if item not in rescued]
+        lacking -= len(listed) - len(kept)
+        absent, listed = [item for item in absent if item not in rescued], kept
+    return absent, listed, lacking, changed or redated
 
 
 def _reread(span: AtomSpan, conflicts: Sequence[str], passage: str, language: str) -> list[str]:
@@ -322,22 +363,32 @@ def _reread(span: AtomSpan, conflicts: Sequence[str], passage: str, language: st
             if _disagrees(negated, passage, items, language):
                 kept.append(kind)
         elif kind == "number":
-            held = set(stated_numbers(tokens))
+            held = _held_numbers(passage, tokens)
             rescued, changed = _written(canonical, items, passage, language)
-            if (numbers - held - rescued and held - numbers) or changed:
+            dated, redated = _dated(dates_of(canonical), passage, language)
+            if (numbers - held - rescued - dated and held - numbers) or changed or redated:
                 kept.append(kind)
         else:
             kept.append(kind)
     return kept
 
 
+def _held_numbers(window: str, tokens: list[str]) -> set[str]:
+    """The numbers an evidence window (its word `tokens`) states: in digits
+    (services.text.numbers.stated_numbers) and in CJK numerals, as digits (`50万` states
+    `500000`)."""
+    held = set(stated_numbers(tokens)) if has_digit(window) else set()
+    held.update(numeral.digits() for numeral in numerals(window))
+    return held
+
+
 def _written(
     canonical: str, items: frozenset[str], window: str, language: str
 ) -> tuple[set[str], bool]:
     """The atom's items that state a number as people write it (a decade, a shortened
-    range, an approximation, a number in words; services.text.numbers) which a value of
-    the evidence window backs, and whether the window states other values for one it does
-    not back (a changed figure)."""
+    range, an approximation, a number in words or CJK numerals; services.text.numbers)
+    which a value of the evidence window backs, and whether the window states other values
+    for one it does not back (a changed figure)."""
     written, digits = written_numbers(canonical, language)
     if not written:
         return set(), False
@@ -353,6 +404,23 @@ def _written(
         else:
             unbacked |= stated
     return rescued, bool(values) and bool(unbacked - rescued)
+
+
+def _dated(dates: list[WrittenDate], window: str, language: str) -> tuple[set[str], bool]:
+    """The items of the atom's `dates` (services.text.dates) that a date of the evidence
+    window backs (`12 March 2001` by `2001-03-12`), and whether the window writes dates but
+    none that backs one of the atom's (a changed day, month or year)."""
+    if not dates:
+        return set(), False
+    others = dates_of(window)
+    rescued: set[str] = set()
+    unbacked = False
+    for date in dates:
+        if date_backed(date, others):
+            rescued |= read_items(date.text, language)[0]
+        else:
+            unbacked = True
+    return rescued, unbacked and bool(others)
 
 
 def _ranks(

@@ -301,3 +301,66 @@ def test_missing_words_are_taken_as_phrases() -> None:
     words = [text[start:end] for start, end in judged.missing]
     assert words[:2] == ["in", "1987"]
     assert ["in", "Paris", "of", "France"] == words[-4:]
+
+
+def test_cjk_numerals_match_their_values_on_either_side() -> None:
+    """`五十万` against `500000` or `50万` and back, in Chinese, Japanese and Korean; a
+    changed figure is still a conflict, however either side writes it."""
+    digits = _view(["该市人口约500000人。", "城市面积为300平方公里。", "東京の人口は約1400万人である。",
+                    "서울의 인구는 500000명이다."])
+    numerals = _view(["该市人口约50万人。", "城市面积为三百平方公里。"])
+    for view, claim in ((digits, "该市人口约五十万人"), (digits, "该市人口约50万人"),
+                        (digits, "城市面积为三百平方公里"), (digits, "東京の人口は約一千四百万人である"),
+                        (digits, "서울의 인구는 오십만 명이다"), (numerals, "该市人口约500000人"),
+                        (numerals, "该市人口约五十万人"), (numerals, "城市面积为300平方公里")):
+        judged = judge_atoms(claim, view)
+        assert judged is not None
+        assert (judged.verdict, judged.conflicts) == ("supported", ()), claim
+    for view, claim in ((digits, "城市面积为四百平方公里"), (digits, "東京の人口は約2000万人である"),
+                        (digits, "서울의 인구는 육십만 명이다"), (numerals, "该市人口约七十万人"),
+                        (numerals, "城市面积为200平方公里")):
+        judged = judge_atoms(claim, view)
+        assert judged is not None and judged.conflicts == ("number",), claim
+
+
+DATED_PAGE = ["The company was founded on 2001-03-12 in Berlin.", "It employs 57 people.",
+              "会社は2001年3月12日に設立された。"]
+
+
+def test_a_date_matches_the_same_day_in_any_order_and_a_changed_day_conflicts() -> None:
+    view = _view(DATED_PAGE)
+    for written in ("12 March 2001", "March 12, 2001", "12/03/2001", "3/12/2001", "12.03.2001",
+                    "2001/3/12", "Mar. 12, 2001", "12th March 2001"):
+        judged = judge_atoms(f"The company was founded on {written} in Berlin", view)
+        assert judged is not None
+        assert (judged.verdict, judged.conflicts) == ("supported", ()), written
+    for written in ("2001-12-03", "13 March 2001", "12 March 2002", "12 April 2001", "12/04/2001"):
+        judged = judge_atoms(f"The company was founded on {written} in Berlin", view)
+        assert judged is not None and judged.conflicts == ("number",), written
+    japanese = judge_atoms("会社は2001-03-12に設立された", view)
+    assert japanese is not None and (japanese.verdict, japanese.conflicts) == ("supported", ())
+    changed = judge_atoms("会社は2001年3月13日に設立された", view)
+    assert changed is not None and changed.conflicts == ("number",)
+
+
+def test_a_sentence_judged_from_its_passages_counts_reads_dates_and_numerals_too() -> None:
+    """A one-atom sentence is judged from the citations stage's counts of its passage: its
+    date or CJK numeral written otherwise is held there too, a changed one a conflict."""
+
+    def support(text: str, passage: str) -> tuple[str, list[str], list[str]]:
+        source = {"index": 1, "kind": "web", "url": "https://example.org/d",
+                  "chunks": [{"text": passage}]}
+        result = process_answer(orjson.dumps({"answer_id": "a", "text": text,
+                                              "sources": [source]}), event_id="t")
+        found = result.citations[0].support  # type: ignore[union-attr]
+        assert found is not None
+        return found.verdict, list(found.conflicts), list(found.missing)
+
+    iso = "The store opened on 2001-03-12 with 40 staff. It sells books and maps."
+    named = "The store opened on 12 March 2001 with 40 staff. It sells books and maps."
+    assert support("The store opened on 12 March 2001 [1].", iso) == ("supported", [], [])
+    assert support("The store opened on 2001-03-12 [1].", named) == ("supported", [], [])
+    assert support("The store opened on 2001-12-03 [1].", iso)[1] == ["number"]
+    chinese = "该市人口约500000人。城市面积为300平方公里。"
+    assert support("该市人口约五十万人[1]。", chinese) == ("supported", [], [])
+    assert support("该市人口约七十万人[1]。", chinese)[1] == ["number"]
