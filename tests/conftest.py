@@ -14,6 +14,11 @@ import pytest
 REPO_ROOT = Path(__file__).resolve().parents[1]
 CORPUS_DIR = Path(os.environ.get("CITEFLOW_TEST_CORPUS") or REPO_ROOT / "tests" / "corpus").resolve()
 FAIL_ON_SKIP_ENV = "CITEFLOW_FAIL_ON_SKIP"
+# The reader processes of every gateway the tests start (in process or as `citeflow serve`)
+# run at the idle scheduling class: on a machine other work keeps busy they wait long for
+# CPU, and the default deadline (10 s) turned the pages' reads into 503s. A liveness bound
+# here: the tests of the deadline itself give their renderers budgets of their own.
+os.environ.setdefault("CITEFLOW_READER_DEADLINE_SECONDS", "120")
 
 
 def corpus_path(*parts: str) -> Path:
