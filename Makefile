@@ -84,14 +84,20 @@ proxy:
 	    >/dev/null 2>&1 || echo "could not install nginx: the proxy test will fail"; \
 	else echo "no nginx here and no way to install it: the proxy test will fail"; fi
 
+# The suite on TEST_WORKERS pytest-xdist workers, each test file whole on one worker (its
+# module fixtures start once; each worker has its own session broker, PostgreSQL and
+# browser). Most tests wait on the servers they start, so more workers than cores pay.
+TEST_WORKERS ?= 4
+PYTEST := $(BIN)/python -m pytest -q -n $(TEST_WORKERS) --dist loadfile
+
 test: install browser postgres tls proxy
-	$(BIN)/python -m pytest -q
+	$(PYTEST)
 
 test-unit: install browser postgres
-	$(BIN)/python -m pytest -q -m "not integration"
+	$(PYTEST) -m "not integration"
 
 test-integration: install postgres tls proxy
-	$(BIN)/python -m pytest -q -m integration
+	$(PYTEST) -m integration
 
 bench: install browser tls
 	$(BIN)/citeflow bench process

@@ -1,10 +1,16 @@
 """Shared fixtures: the test corpus (tests/corpus, or CITEFLOW_TEST_CORPUS), a headless
-browser and a PostgreSQL server (each skipped where there is none), and the report of skips:
-listed loudly at the end of the run, and a failed run under CITEFLOW_FAIL_ON_SKIP=1 (CI)."""
+browser and a PostgreSQL server (each skipped where there is none), the Kafka-protocol broker
+of the session, and the report of skips: listed loudly at the end of the run, and a failed
+run under CITEFLOW_FAIL_ON_SKIP=1 (CI).
+
+Each of these servers is defined here once: a session fixture re-imported into another
+conftest or a test module is a fixture of its own there, and started its own server."""
 
 from __future__ import annotations
 
 import os
+import shutil
+import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -14,6 +20,15 @@ import pytest
 REPO_ROOT = Path(__file__).resolve().parents[1]
 CORPUS_DIR = Path(os.environ.get("CITEFLOW_TEST_CORPUS") or REPO_ROOT / "tests" / "corpus").resolve()
 FAIL_ON_SKIP_ENV = "CITEFLOW_FAIL_ON_SKIP"
+# The reader processes of every gateway the tests start (in process or as `citeflow serve`)
+# run at the idle scheduling class: on a machine other work keeps busy they wait long for
+# CPU, and the default deadline (10 s) turned the pages' reads into 503s. A liveness bound
+# here: the tests of the deadline itself give their renderers budgets of their own.
+os.environ.setdefault("CITEFLOW_READER_DEADLINE_SECONDS", "120")
+# Where `citeflow up` records its embedded broker for other commands: one directory per test
+# process, so that runs in parallel (pytest-xdist workers, other checkouts on the machine)
+# never find each other's broker there.
+STATE_DIR = os.environ["CITEFLOW_STATE_DIR"] = tempfile.mkdtemp(prefix="citeflow-test-state-")
 
 
 def corpus_path(*parts: str) -> Path:
@@ -44,6 +59,43 @@ def browser() -> Iterator[Any]:
         driver.quit()
 
 
+def _docker_available() -> bool:
+    try:
+        import docker
+
+        docker.from_env().ping()
+        return True
+    except Exception:  # noqa: BLE001 - any failure means no usable Docker
+        return False
+
+
+@pytest.fixture(scope="session")
+def bootstrap() -> Iterator[str]:
+    """The bootstrap address of the broker every test that needs one uses: the embedded
+    Tansu by default; testcontainers' Apache Kafka when CITEFLOW_TEST_BROKER=testcontainers
+    (skipped without Docker); any broker named by CITEFLOW_TEST_BOOTSTRAP. Tests isolate
+    themselves by topic prefix."""
+    named = os.environ.get("CITEFLOW_TEST_BOOTSTRAP")
+    if named:
+        yield named
+        return
+    if os.environ.get("CITEFLOW_TEST_BROKER") == "testcontainers":
+        if not _docker_available():
+            pytest.skip("CITEFLOW_TEST_BROKER=testcontainers but Docker is not available")
+        from testcontainers.kafka import KafkaContainer
+
+        with KafkaContainer().with_kraft() as kafka:
+            yield kafka.get_bootstrap_server()
+        return
+    from services.broker import free_port, start_broker
+
+    broker = start_broker(free_port())
+    try:
+        yield broker.bootstrap
+    finally:
+        broker.stop()
+
+
 @pytest.fixture(scope="session")
 def pg_server() -> Iterator[Any]:
     """A PostgreSQL server for the session (tests.pg); skips the test where none can run."""
@@ -68,6 +120,10 @@ def store_url(request: pytest.FixtureRequest, tmp_path: Path) -> str:
     if request.param == "sqlite":
         return f"sqlite+aiosqlite:///{tmp_path / 'store.db'}"
     return str(request.getfixturevalue("pg_url"))
+
+
+def pytest_unconfigure(config: pytest.Config) -> None:
+    shutil.rmtree(STATE_DIR, ignore_errors=True)
 
 
 def _skips(reporter: Any) -> list[Any]:

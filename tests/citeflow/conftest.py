@@ -1,3 +1,3 @@
-"""The integration fixtures (broker, harness, stages) for the client's tests."""
+"""The integration fixtures (harness, stages) for the client's tests."""
 
-from tests.integration.conftest import bootstrap, harness, pipeline_specs  # noqa: F401
+from tests.integration.conftest import harness, pipeline_specs  # noqa: F401

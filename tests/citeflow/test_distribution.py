@@ -73,9 +73,6 @@ def test_installed_alone_its_quickstart_runs(harness: Harness, pipeline: str,  #
                                              tmp_path: Path) -> None:
     from tests.citeflow.test_client_gateway import _key
 
-    gateway = Gateway(harness, pipeline)
-    gateway.start()
-    key = asyncio.run(_key(pipeline))
     venv = tmp_path / "venv"
     subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True)
     python = str(venv / "bin" / "python")
@@ -97,6 +94,10 @@ def test_installed_alone_its_quickstart_runs(harness: Harness, pipeline: str,  #
                            text=True, check=True)
     assert found.stdout.strip() == "[]"
 
+    # The gateway once the client is installed: it does not wait on the install.
+    gateway = Gateway(harness, pipeline)
+    gateway.start()
+    key = asyncio.run(_key(pipeline))
     ran = subprocess.run([python, "-c", _quickstart()], cwd=tmp_path,
                          env={**env, "CITEFLOW_URL": gateway.url, "CITEFLOW_API_KEY": key},
                          capture_output=True, text=True, timeout=WAIT_S, check=False)

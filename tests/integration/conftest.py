@@ -1,8 +1,6 @@
-"""Integration fixtures: a real broker, isolated topic prefixes, and stage processes.
-
-The broker is the embedded Tansu by default; testcontainers' Apache Kafka when
-CITEFLOW_TEST_BROKER=testcontainers (skipped without Docker); any broker named by
-CITEFLOW_TEST_BOOTSTRAP. Every test gets its own topic prefix (and so its own groups).
+"""Integration fixtures: isolated topic prefixes and stage processes on the session's broker
+(`bootstrap`, tests/conftest.py). Every test gets its own topic prefix (and so its own
+groups).
 """
 
 from __future__ import annotations
@@ -24,7 +22,7 @@ import orjson
 import pytest
 
 from services.bench.workload import bench_answer
-from services.broker import create_topics, free_port, pipeline_topics, start_broker
+from services.broker import create_topics, pipeline_topics
 from services.runtime.config import RuntimeConfig
 from services.runtime.dead_letters import Record
 from services.runtime.operations import answer_records
@@ -33,9 +31,10 @@ from services.stages import STAGE_NAMES
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 TOY = "tests.integration.toy_stages"
-# Fast group membership and retries, so rebalances and dead letters take moments.
+# Fast group membership and retries, so rebalances and dead letters take moments. The fetch
+# long-poll stays the product's (50 ms): at 10 ms every idle stage process asked the broker
+# 100 times a second, CPU the tests' processes then lacked on a small machine.
 FAST_ENV = {
-    "CITEFLOW_FETCH_MAX_WAIT_MS": "10",
     "CITEFLOW_SESSION_TIMEOUT_MS": "6000",
     "CITEFLOW_HEARTBEAT_INTERVAL_MS": "500",
     "CITEFLOW_RETRY_BASE_MS": "20",
@@ -47,38 +46,6 @@ FAST_ENV = {
 }
 # A liveness bound for waiting on results (a hung pipeline fails, a slow one does not).
 WAIT_S = 120.0
-
-
-def _docker_available() -> bool:
-    try:
-        import docker
-
-        docker.from_env().ping()
-        return True
-    except Exception:  # noqa: BLE001 - any failure means no usable Docker
-        return False
-
-
-@pytest.fixture(scope="session")
-def bootstrap() -> Iterator[str]:
-    """The bootstrap address of the broker every integration test uses."""
-    named = os.environ.get("CITEFLOW_TEST_BOOTSTRAP")
-    if named:
-        yield named
-        return
-    if os.environ.get("CITEFLOW_TEST_BROKER") == "testcontainers":
-        if not _docker_available():
-            pytest.skip("CITEFLOW_TEST_BROKER=testcontainers but Docker is not available")
-        from testcontainers.kafka import KafkaContainer
-
-        with KafkaContainer().with_kraft() as kafka:
-            yield kafka.get_bootstrap_server()
-        return
-    broker = start_broker(free_port())
-    try:
-        yield broker.bootstrap
-    finally:
-        broker.stop()
 
 
 @dataclass

@@ -192,11 +192,12 @@ def test_database_down_mid_stream_then_back_resumes_without_loss(
     try:
         second, second_ids = _flow_records(30, "db2", offset_s=1000)
         harness.publish(second)
-        time.sleep(3)  # the sink meets the outage and retries (nothing to commit meanwhile)
+        # The sink meets the outage and retries (nothing to commit meanwhile).
+        harness.wait_for(lambda: "database write failed, retrying" in
+                         [e.get("event") for e in harness.log_events("store")],
+                         "the sink to retry a write during the outage")
         assert harness.processes[-1].poll() is None, "the sink died during the outage"
     finally:
         pg_server.start()
     rows = _wait_rows(harness, url, dict.fromkeys({**first_ids, **second_ids}, "formatted"))
     assert set(rows) == set(first_ids) | set(second_ids)
-    logged = [e.get("event") for e in harness.log_events("store")]
-    assert "database write failed, retrying" in logged

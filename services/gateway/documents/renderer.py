@@ -42,13 +42,15 @@ class RenderBudget:
     """What one render, and all renders of a gateway process, may cost."""
 
     max_page_pixels: int = 12_000_000  # the pixmap of one render (RGB: 36 MB)
-    deadline_s: float = 10.0
+    # seconds a job may wait for its turn, and then as many to run
+    deadline_s: float = field(default_factory=lambda: float(os.environ.get(DEADLINE_ENV) or 10))
     workers: int = field(default_factory=lambda: int(os.environ.get(WORKERS_ENV) or 1))
     max_pending: int = 8  # per tenant
     cache_bytes: int = 256 * MiB
 
 
 WORKERS_ENV = "CITEFLOW_READER_PROCESSES"
+DEADLINE_ENV = "CITEFLOW_READER_DEADLINE_SECONDS"
 
 
 class RenderBusy(Exception):

@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import os
 import time
+from pathlib import Path
 
 import pymupdf
 import pytest
@@ -80,21 +81,31 @@ def test_a_render_past_its_deadline_is_a_503_and_the_renderer_recovers(tmp_path)
 def test_a_job_past_its_deadline_ends_only_its_own_reader_process(tmp_path):
     """With two reader processes, killing one tenant's job past its deadline ended the job
     another tenant had running beside it."""
-    renderer = PageRenderer(tmp_path, RenderBudget(workers=2, deadline_s=2.0))
+    renderer = PageRenderer(tmp_path, RenderBudget(workers=2, deadline_s=120.0))
+    fifo = tmp_path / "release"
+    os.mkfifo(fifo)
 
-    async def both() -> tuple[BaseException | None, BaseException | None]:
-        slow = asyncio.create_task(renderer.work("ta", time.sleep, 30))
-        await asyncio.sleep(1.0)  # tb's job is running when ta's is killed at 2 s
-        beside = asyncio.create_task(renderer.work("tb", time.sleep, 1.5))
-        done = await asyncio.gather(slow, beside, return_exceptions=True)
-        return tuple(x if isinstance(x, BaseException) else None for x in done)
+    async def both() -> tuple[object, BaseException | None]:
+        # tb's job reads the FIFO: it runs until the test writes to it, whatever the load.
+        beside = asyncio.create_task(renderer.work("tb", Path.read_text, fifo))
+        # Opening the FIFO for writing returns once tb's job opened it: it is running.
+        writer = await asyncio.to_thread(os.open, fifo, os.O_WRONLY)
+        try:
+            # A deadline ta's job cannot meet (it sleeps 30 s); tb's keeps its own (120 s).
+            renderer.budget = RenderBudget(workers=2, deadline_s=1.0)
+            slow = await asyncio.gather(renderer.work("ta", time.sleep, 30),
+                                        return_exceptions=True)
+            os.write(writer, b"still running")
+        finally:
+            os.close(writer)
+        return await beside, slow[0]
 
     try:
         for ready in renderer.warm():
             ready.result(timeout=60)
-        slow, beside = asyncio.run(both())
+        beside, slow = asyncio.run(both())
         assert isinstance(slow, RenderBusy)
-        assert beside is None
+        assert beside == "still running"
     finally:
         renderer.close()
 

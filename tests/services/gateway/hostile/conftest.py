@@ -23,7 +23,7 @@ import pytest
 
 from services.broker import create_topics, free_port, pipeline_topics
 from services.store.sql import SqlStore
-from tests.integration.conftest import FAST_ENV, REPO_ROOT, bootstrap  # noqa: F401
+from tests.integration.conftest import FAST_ENV, REPO_ROOT
 
 HEAD_TIMEOUT_S = 1.0
 UNAUTHENTICATED_RATE = 0.05
@@ -89,7 +89,7 @@ def _wait_healthy(url: str, process: subprocess.Popen[bytes]) -> None:
 
 
 @contextlib.contextmanager
-def serving(bootstrap: str, tmp: Path, **env_extra: str) -> Iterator[Hostile]:  # noqa: F811
+def serving(bootstrap: str, tmp: Path, **env_extra: str) -> Iterator[Hostile]:
     """A gateway (with ingest and the store sink) until the block ends; `env_extra` is added
     to its environment."""
     store_url = f"sqlite+aiosqlite:///{tmp / 'store.db'}"
@@ -137,7 +137,6 @@ def serving(bootstrap: str, tmp: Path, **env_extra: str) -> Iterator[Hostile]:  
 
 
 @pytest.fixture(scope="module")
-def hostile(bootstrap: str, tmp_path_factory: pytest.TempPathFactory  # noqa: F811
-            ) -> Iterator[Hostile]:
+def hostile(bootstrap: str, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Hostile]:
     with serving(bootstrap, tmp_path_factory.mktemp("hostile")) as served:
         yield served

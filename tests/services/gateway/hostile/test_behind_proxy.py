@@ -23,7 +23,7 @@ import pytest
 import yaml
 
 from services.broker import free_port
-from tests.integration.conftest import REPO_ROOT, bootstrap  # noqa: F401
+from tests.integration.conftest import REPO_ROOT
 from tests.services.gateway.hostile.conftest import Hostile, serving
 from tests.services.gateway.hostile.test_http_limits import _read_all
 
@@ -72,7 +72,7 @@ def _nginx_conf(tmp: Path, port: int, gateway_port: int) -> Path:
 
 
 @pytest.fixture(scope="module")
-def proxied(bootstrap: str, tmp_path_factory: pytest.TempPathFactory  # noqa: F811
+def proxied(bootstrap: str, tmp_path_factory: pytest.TempPathFactory
             ) -> Iterator[Proxied]:
     tmp = tmp_path_factory.mktemp("proxied")
     with serving(bootstrap, tmp, **_compose_gateway_env()) as gateway:

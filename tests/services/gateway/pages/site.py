@@ -53,7 +53,13 @@ def results_store(directory: Path) -> Iterator[Any]:
     yield store
 
 
-def wait_until(driver: Any, condition: Any, timeout: float = 30) -> Any:
+# A liveness bound (a hung page fails, a slow one does not): it outlasts a reader job's wait
+# and run under the tests (120 s each, tests/conftest.py), so a read that fails shows as its
+# error on the page, not as a timeout here.
+WAIT_S = 300.0
+
+
+def wait_until(driver: Any, condition: Any, timeout: float = WAIT_S) -> Any:
     """Poll `condition` until truthy. It queries the DOM afresh on every poll, so an element
     the page replaced between its find and its read (stale) is just another poll."""
     from selenium.common.exceptions import StaleElementReferenceException
