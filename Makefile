@@ -87,7 +87,7 @@ proxy:
 # The suite on TEST_WORKERS pytest-xdist workers, each test file whole on one worker (its
 # module fixtures start once; each worker has its own session broker, PostgreSQL and
 # browser). Most tests wait on the servers they start, so more workers than cores pay.
-TEST_WORKERS ?= 4
+TEST_WORKERS ?= 3
 PYTEST := $(BIN)/python -m pytest -q -n $(TEST_WORKERS) --dist loadfile
 
 test: install browser postgres tls proxy
