@@ -674,6 +674,11 @@ mark[data-citeflow-current], .pdf-highlight[data-citeflow-current],
         const verdict = this.verdictOf(citation);
         if (support.judge === "verbatim") parts.push("The sentence quotes this source word for word.");
         else if (VERDICT_WHY[verdict]) parts.push(VERDICT_WHY[verdict]);
+        const quotes = (support.atoms || []).filter((atom) => atom.judge === "verbatim");
+        if (support.judge !== "verbatim" && quotes.length) {
+          parts.push(["Its quote ", ...isolatedList(quotes.map((atom) => atom.text), ", "),
+            " is in the source word for word."]);
+        }
         const missing = missingWords(support);
         if (missing.length) {
           parts.push(["Not in the source: ", ...isolatedList(missing, ", "), "."]);
