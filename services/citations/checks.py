@@ -18,8 +18,9 @@ from collections.abc import Sequence
 
 from schemas.answers import Chunk
 from services.text.extraction import Extracted
-from services.text.lexical import fold_punctuation, words
+from services.text.lexical import words
 from services.text.normalize import IGNORABLE, has_break_hyphen, same_words_in_nfkc
+from services.text.separators import fold_punctuation
 from services.verification.claims import has_digit, negates, numbers_of
 
 

@@ -16,10 +16,11 @@ from dataclasses import dataclass, field
 from schemas.answers import AnswerSubmitted, CitationIn, Source
 from services.text.footnotes import check_definitions, footnote_definitions
 from services.text.hits import CitationHit, ClusterHit, ProblemHit, SentenceHit
-from services.text.lexical import fold_punctuation, span_tokens, terms_of, without_references
+from services.text.lexical import span_tokens, terms_of, without_references
 from services.text.markdown import code_regions, fenced_blocks, inside
 from services.text.markers import find_markers
 from services.text.sentences import split_sentences
+from services.text.separators import fold_punctuation
 from services.text.supplied import add_supplied
 
 
@@ -79,7 +80,7 @@ class Extracted:
 
     def folds_to_ascii(self) -> bool:
         """Whether the whole text is ASCII but for common separators
-        (services.text.lexical.fold_punctuation): then so is each of its sentences (one
+        (services.text.separators.fold_punctuation): then so is each of its sentences (one
         look at the text instead of one per sentence)."""
         if self._plain is None:
             self._plain = fold_punctuation(self.text).isascii()

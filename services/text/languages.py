@@ -25,6 +25,7 @@ from typing import Any
 import Stemmer
 
 from services.text import scripts
+from services.text.separators import ascii_word_text, fold_punctuation
 
 UNDETERMINED = "und"
 # Function words only English has among the Latin-script languages: one of them in a text
@@ -196,7 +197,9 @@ def _detect(text: str, tokens: Collection[str] | None) -> str:
     script = scripts.text_script(text)
     if script == scripts.LATIN:
         if tokens is None:
-            tokens = _WORD.findall(text.lower())
+            folded = fold_punctuation(text)  # separators are no word characters: same words
+            tokens = (ascii_word_text(folded).split() if folded.isascii()
+                      else _WORD.findall(text.lower()))
         if not ENGLISH_MARKS.isdisjoint(tokens):
             return "en"
         if len(tokens) - sum(map(str.isdigit, tokens)) < _MIN_TOKENS:

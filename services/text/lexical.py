@@ -29,6 +29,7 @@ from operator import add
 from typing import cast
 
 from services.text import languages, scripts
+from services.text.separators import ascii_word_text, fold_punctuation
 
 STOPWORDS: frozenset[str] = frozenset(
     """a about above after again against all also am an and any are as at be because been
@@ -76,15 +77,6 @@ BM25_B = 0.75
 # A word of any script: letters and digits with their combining marks (and the joiners some
 # scripts write inside words); services.text.scripts splits it into matching units.
 _WORD = re.compile(rf"(?:[^\W_]|[{scripts.MARKS}\u200c\u200d])+")
-# A bytes.translate table: every ASCII character that is not a letter or digit becomes a space,
-# and capitals become lowercase (as `str.lower`). Going through bytes costs two copies but is
-# far cheaper than `str.translate`, which looks each distinct character up in its table.
-_ASCII_WORDS = bytes([ord(ch.lower()) if ch.isalnum() else 32 for ch in map(chr, range(128))])
-_ASCII_WORDS += bytes(range(128, 256))  # unused: only ASCII text is translated
-# Quotes, guillemets, dashes, ellipsis, bullets, no-break and thin space.
-_COMMON_SEPARATORS = (
-    "\u201c\u201d\u2018\u2019\u201e\u00ab\u00bb\u2014\u2013\u2026\u2022\u00b7\u00a0\u2009"
-)
 
 # Bounded memos: surface word -> term ("" when it is not a content term), text -> statistics.
 # Each is cleared whole when full: simple, and memory stays bounded.
@@ -94,23 +86,6 @@ _TERM_OF: dict[str, str] = {}  # English (and undetermined) words
 _TERMS_IN: dict[str, dict[str, str]] = {"en": _TERM_OF, languages.UNDETERMINED: _TERM_OF}
 _TEXTS: dict[str, TextTerms] = {}
 _UNITS: dict[str, list[str]] = {}  # non-ASCII word -> its matching units
-
-
-def fold_punctuation(text: str) -> str:
-    """The text with common non-ASCII separators (typographic quotes and dashes, ellipsis,
-    bullets, no-break and thin spaces) replaced by spaces: same length, same words, and
-    often ASCII afterwards, which `words` tokenizes much faster."""
-    if text.isascii():
-        return text
-    for separator in _COMMON_SEPARATORS:
-        if separator in text:
-            text = text.replace(separator, " ")
-    return text
-
-
-def ascii_word_text(text: str) -> str:
-    """ASCII `text` with every separator a space and capitals lowercase (same length)."""
-    return text.encode().translate(_ASCII_WORDS).decode()
 
 
 def words(text: str) -> list[str]:

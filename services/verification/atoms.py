@@ -38,7 +38,6 @@ from dataclasses import dataclass
 from services.text.atoms import QUOTE, AtomSpan, atoms, fold_blanks
 from services.text.languages import NEGATIONS as OTHER_NEGATIONS
 from services.text.lexical import (
-    ascii_word_text,
     term_list,
     terms_of,
     tokens_language,
@@ -48,6 +47,7 @@ from services.text.lexical import (
 from services.text.dates import WrittenDate, date_backed, dates_of
 from services.text.numbers import backed, stated_numbers, values_of, written_numbers
 from services.text.numerals import has_numerals, numerals
+from services.text.separators import ascii_word_text
 from services.verification.claims import (
     NEGATIONS,
     canonical_text,

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 
 from services.citations.passages import chunk_sentences
 from services.text.atoms import fold_blanks, is_heading
-from services.text.lexical import NO_NAMES, fold_punctuation, span_terms, words
+from services.text.lexical import NO_NAMES, span_terms, words
 from services.text.normalize import (
     IGNORABLE,
     Normalized,
@@ -26,6 +26,7 @@ from services.text.normalize import (
     same_words_in_nfkc,
 )
 from services.text.numbers import stated_numbers
+from services.text.separators import fold_punctuation
 from services.verification.claims import has_digit
 from services.verification.crosslang import source_language
 
