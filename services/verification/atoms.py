@@ -8,6 +8,14 @@ a heading (a title or metadata line, services.text.atoms.is_heading) is evidence
 atom that is a title: a quote, or a name (every word capitalised). A quote found word for word
 in the source is `supported` by the verbatim judge.
 
+The words of an atom that its evidence lacks and another sentence holds (two of them at
+least, or a name or number: `_covers`; a title or metadata line only for what no sentence
+holds; a line that dates the page for the atom's year) are backed there: each such
+sentence is the evidence of an atom of its own, the words it backs, `supported`, shown in
+the citation's evidence set. They are not missing words; the atom's verdict is still read
+from its evidence and the set's (what it claims is stated where its words stand together,
+not word by word across the page).
+
 An atom is `supported` when its evidence holds at least `ATOM_SUPPORTED` of its items with no
 conflict (`number`: a number of the atom the source lacks while its evidence has others, in
 digits, in words or in CJK numerals, or a date of the atom no date of its evidence backs,
@@ -26,16 +34,16 @@ The claim's score is the mean of two shares, as the sentence check's is
 (services.verification.support): the item-weighted mean of its atoms' (halved per kind of
 conflict, and once more when an atom lacks a fact), and its items found anywhere in the
 source. The missing words are the answer's own: the words of each atom whose items the
-evidence set lacks, as spans of the claim text, taken as phrases (`_Phrases`).
+evidence set and its covers lack, as spans of the claim text, taken as phrases (`_Phrases`).
 """
 
 from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
-from services.text.atoms import QUOTE, AtomSpan, atoms, fold_blanks
+from services.text.atoms import PART, QUOTE, AtomSpan, atoms, fold_blanks
 from services.text.languages import NEGATIONS as OTHER_NEGATIONS
 from services.text.lexical import (
     ascii_word_text,
@@ -62,6 +70,7 @@ from services.verification.support import CONFLICT_FACTOR, Evidence, best_window
 ATOM_SUPPORTED = 0.5
 ATOM_PARTIAL = 0.4
 CLAIM_UNSUPPORTED = 0.25
+COVER_MIN = 2  # what a sentence must hold of an atom's lacking items to back them (`_covers`)
 FILL = 1  # function words between two missing words that the phrase takes in
 OPENS = 1  # function words that open a missing phrase
 _SURFACE = re.compile(r"[^\W_]+")
@@ -85,6 +94,7 @@ class AtomCheck:
     share: float = 1.0  # of its items held (see `_settle`)
     unbacked: frozenset[str] = frozenset()  # items its own evidence lacks
     facts: frozenset[str] = frozenset()  # its names and numbers the source lacks (`_facts`)
+    covers: list[AtomCheck] = field(default_factory=list)  # its words found elsewhere (`_covers`)
 
 
 @dataclass(slots=True)
@@ -148,7 +158,8 @@ def judge_atoms(text: str, view: SourceView) -> AtomsJudged | None:
     for check in checks:
         if check.verdict != "supported" or check.unbacked:
             missing += _missing_words(text, check, _Language(text, language))
-    return AtomsJudged(verdict, score, checks, conflicts, missing)
+    shown = [found for check in checks for found in (check, *check.covers)]
+    return AtomsJudged(verdict, score, shown, conflicts, missing)
 
 
 def _title(span: AtomSpan) -> bool:
@@ -195,9 +206,85 @@ def _check(
         conflicts.append("number")
     if _disagrees(negated, window_text, items, language):
         conflicts.append("negation")
-    facts = _facts(span, numbers, language) - view.vocabulary - view.numbers
-    return AtomCheck(span, "", "lexical", evidence, items, items - covered, tuple(conflicts),
-                     facts=facts)
+    named = _facts(span, numbers, language)
+    check = AtomCheck(span, "", "lexical", evidence, items, items - covered, tuple(conflicts),
+                      facts=named - view.vocabulary - view.numbers)
+    if check.lacking or (view.headings and numbers):
+        check.covers = _covers(check, named, view, language)
+    return check
+
+
+def _covers(
+    check: AtomCheck, named: frozenset[str], view: SourceView, language: str
+) -> list[AtomCheck]:
+    """The other sentences of the source that back words of the atom its own evidence
+    lacks, each as an atom of those words (`supported`, that sentence its evidence): the
+    sentence holding most of the lacking items first, then the next for those left, while
+    one holds `COVER_MIN` of them (a name or number of the atom counting twice: a fact is a
+    claim of its own; a word alone is not one). A title or metadata line backs only items
+    no other sentence holds: the part of the atom it backs is about the title (a name in a
+    heading). Each line that dates the page (a heading writing a date, `Published Aug. 10,
+    2014`) backs the atom's year when it is the year of its date, wherever else it is."""
+    remaining = set(check.lacking & view.vocabulary)
+    window_items, headings = view.window_items, view.headings
+    titled: set[str] | None = None  # items that only headings hold (read when needed)
+    found: list[AtomCheck] = []
+    years = {item for item in check.items & named if len(item) == 4 and item.isdigit()}
+    for number in headings if years else ():
+        window = view.windows[number]
+        if years.isdisjoint(window_items[number]):
+            continue
+        text = view.texts[window.piece][window.start : window.end]
+        dated = years.intersection(str(day[0]) for date in dates_of(text) for day in date.days)
+        if dated:  # (a line that dates the page: the year of the atom is that of its date)
+            remaining -= dated
+            found.append(_cover(check.span, dated, view, number, language))
+    while remaining:
+        ranks = [len(remaining & items) + len(remaining & items & named) for items in window_items]
+        for number in headings:
+            if ranks[number]:
+                if titled is None:
+                    titled = remaining - set().union(
+                        *(items for items, window in zip(window_items, view.windows, strict=True)
+                          if not window.heading)
+                    )
+                held = remaining & titled & window_items[number]
+                ranks[number] = len(held) + len(held & named)
+        best = max(ranks)
+        if best < COVER_MIN:
+            break
+        number = ranks.index(best)
+        window = view.windows[number]
+        held = remaining & window_items[number]
+        if window.heading:
+            held &= titled or set()
+        remaining -= held
+        found.append(_cover(check.span, held, view, number, language))
+    return found
+
+
+def _cover(
+    span: AtomSpan, held: set[str], view: SourceView, number: int, language: str
+) -> AtomCheck:
+    """The words of the atom with the `held` items, backed by window `number` of `view`."""
+    window = view.windows[number]
+    evidence = Evidence(view, window.piece, window.start, window.end, window)
+    return AtomCheck(_words_of(span, held, language), "supported", "lexical", evidence,
+                     frozenset(held), frozenset(), ())
+
+
+def _words_of(span: AtomSpan, items: set[str], language: str) -> AtomSpan:
+    """The part of the atom from its first to its last word with one of `items` (the whole
+    atom when none is found word by word)."""
+    low = high = -1
+    for match in _SURFACE.finditer(span.claims):
+        if _lacking_part(match.group(), frozenset(items), language)[0]:
+            if low < 0:
+                low = match.start()
+            high = match.end()
+    if low < 0:
+        return span
+    return AtomSpan(span.start + low, span.start + high, PART, span.claims[low:high])
 
 
 def _disagrees(negated: bool, text: str, items: frozenset[str], language: str) -> bool:
@@ -476,7 +563,9 @@ def _missing_words(text: str, check: AtomCheck, language: _Language) -> list[tup
     lacking word looked for where it stands whole (`_ascii_missing`); other text word by
     word (units of a word written without spaces)."""
     span = check.span
-    lacking = check.lacking
+    lacking = check.lacking.difference(*(cover.items for cover in check.covers))
+    if not lacking:
+        return []
     if not text.isascii():
         return _word_by_word(text, check, lacking, language.get())
     folded = ascii_word_text(text)
