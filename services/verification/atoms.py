@@ -95,6 +95,7 @@ class AtomCheck:
     unbacked: frozenset[str] = frozenset()  # items its own evidence lacks
     facts: frozenset[str] = frozenset()  # its names and numbers the source lacks (`_facts`)
     covers: list[AtomCheck] = field(default_factory=list)  # its words found elsewhere (`_covers`)
+    states: frozenset[str] = frozenset()  # (a cover) facts of its atom it states exactly
 
 
 @dataclass(slots=True)
@@ -141,6 +142,8 @@ def judge_atoms(text: str, view: SourceView) -> AtomsJudged | None:
     held_by_set: set[str] = set()
     for check in checks:
         held_by_set |= check.items - check.lacking
+        for cover in check.covers:
+            held_by_set |= cover.states
     for check in checks:
         if check.judge != "verbatim":
             _settle(check, frozenset(held_by_set))
@@ -197,8 +200,9 @@ def _check(
         rescued, changed = _written(canonical, items, window_text, language)
         covered |= items & rescued
         absent -= rescued
+    dates = dates_of(canonical) if numbers else []
     if numbers:
-        rescued, redated = _dated(dates_of(canonical), window_text, language)
+        rescued, redated = _dated(dates, window_text, language)
         covered |= items & rescued
         absent -= rescued
         changed = changed or redated
@@ -210,12 +214,16 @@ def _check(
     check = AtomCheck(span, "", "lexical", evidence, items, items - covered, tuple(conflicts),
                       facts=named - view.vocabulary - view.numbers)
     if check.lacking or (view.headings and numbers):
-        check.covers = _covers(check, named, view, language)
+        check.covers = _covers(check, named, dates, view, language)
     return check
 
 
 def _covers(
-    check: AtomCheck, named: frozenset[str], view: SourceView, language: str
+    check: AtomCheck,
+    named: frozenset[str],
+    dates: list[WrittenDate],
+    view: SourceView,
+    language: str,
 ) -> list[AtomCheck]:
     """The other sentences of the source that back words of the atom its own evidence
     lacks, each as an atom of those words (`supported`, that sentence its evidence): the
@@ -224,7 +232,9 @@ def _covers(
     claim of its own; a word alone is not one). A title or metadata line backs only items
     no other sentence holds: the part of the atom it backs is about the title (a name in a
     heading). Each line that dates the page (a heading writing a date, `Published Aug. 10,
-    2014`) backs the atom's year when it is the year of its date, wherever else it is."""
+    2014`) backs the atom's year when it is the year of its date, wherever else it is, and
+    the atom's date when it is that day: a fact it `states`, which the claim's evidence set
+    then holds."""
     remaining = set(check.lacking & view.vocabulary)
     window_items, headings = view.window_items, view.headings
     titled: set[str] | None = None  # items that only headings hold (read when needed)
@@ -234,11 +244,17 @@ def _covers(
         window = view.windows[number]
         if years.isdisjoint(window_items[number]):
             continue
-        text = view.texts[window.piece][window.start : window.end]
-        dated = years.intersection(str(day[0]) for date in dates_of(text) for day in date.days)
-        if dated:  # (a line that dates the page: the year of the atom is that of its date)
-            remaining -= dated
-            found.append(_cover(check.span, dated, view, number, language))
+        written = dates_of(view.texts[window.piece][window.start : window.end])
+        dated = years.intersection(str(day[0]) for date in written for day in date.days)
+        if not dated:
+            continue
+        # (a line that dates the page: the atom's year is its date's year; the atom's own
+        # day, when it is that line's, is a fact of the atom the page states)
+        days = {item for date in dates if date_backed(date, written)
+                for item in read_items(date.text, language)[0]} & check.items
+        remaining -= dated | days
+        found.append(_cover(check.span, dated | days, view, number, language))
+        found[-1].states = frozenset(days)
     while remaining:
         ranks = [len(remaining & items) + len(remaining & items & named) for items in window_items]
         for number in headings:

@@ -108,6 +108,12 @@ def test_a_line_that_dates_the_page_backs_the_year_of_an_atom() -> None:
     assert [(check.span.claims, check.evidence.text) for check in judged.atoms
             if check.evidence is not None] == [
         ("Arnold joined Video Store Magazine in 2003", lines[2]), ("2003", lines[1])]
+    # The atom's own day on that line is a fact the page states: not missing, held.
+    text = "The magazine covers the home entertainment industry from March 5, 2003"
+    day = judge_atoms(text, _view([lines[1], *PAGE]))
+    assert day is not None and day.missing == []
+    assert [(c.span.claims, c.states) for c in day.atoms if c.states] == [
+        ("March 5, 2003", frozenset({"march", "5", "2003"}))]
     # A heading that only names the year is no date line.
     undated = judge_atoms("Arnold joined Video Store Magazine in 2003",
                           _view(["Magazines of 2003", lines[2]]))
