@@ -43,7 +43,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from services.text.atoms import PART, QUOTE, AtomSpan, atoms, fold_blanks
+from services.text.atoms import CLAUSE_WORDS, PART, QUOTE, AtomSpan, atoms, fold_blanks
 from services.text.languages import NEGATIONS as OTHER_NEGATIONS
 from services.text.lexical import (
     ascii_word_text,
@@ -53,7 +53,7 @@ from services.text.lexical import (
     without_references,
     words,
 )
-from services.text.dates import WrittenDate, date_backed, dates_of
+from services.text.dates import WrittenDate, date_backed, dates_of, month_dates
 from services.text.numbers import backed, stated_numbers, values_of, written_numbers
 from services.text.numerals import has_numerals, numerals
 from services.verification.claims import (
@@ -577,18 +577,38 @@ def _missing_words(text: str, check: AtomCheck, language: _Language) -> list[tup
     """The spans of the atom's words whose items its evidence set lacks, as phrases
     (`_Phrases`): ASCII words by their terms (services.text.lexical.term_list), each
     lacking word looked for where it stands whole (`_ascii_missing`); other text word by
-    word (units of a word written without spaces)."""
+    word (units of a word written without spaces). A date is one fact (`_whole_dates`)."""
     span = check.span
     lacking = check.lacking.difference(*(cover.items for cover in check.covers))
     if not lacking:
         return []
     if not text.isascii():
-        return _word_by_word(text, check, lacking, language.get())
-    folded = ascii_word_text(text)
-    lowered = folded[span.start : span.end].split()
-    term_of = dict(zip(lowered, term_list(lowered, language.get()), strict=True))
-    wanted = [word for word, term in term_of.items() if term in lacking or word in lacking]
-    return _ascii_missing(text, folded, span, wanted, term_of) if wanted else []
+        found = _word_by_word(text, check, lacking, language.get())
+    else:
+        folded = ascii_word_text(text)
+        lowered = folded[span.start : span.end].split()
+        term_of = dict(zip(lowered, term_list(lowered, language.get()), strict=True))
+        wanted = [word for word, term in term_of.items() if term in lacking or word in lacking]
+        found = _ascii_missing(text, folded, span, wanted, term_of) if wanted else []
+    return _whole_dates(text, span, found) if found and has_digit(span.claims) else found
+
+
+def _whole_dates(
+    text: str, span: AtomSpan, found: list[tuple[int, int]]
+) -> list[tuple[int, int]]:
+    """The missing words `found` in the atom, with every word of a date written with a
+    month name (services.text.dates.month_dates) one of whose words is missing: the date
+    is one fact, and a reader marks it whole (`16 May 2001` against a page's `May 25
+    2001`, not `16` alone)."""
+    added: list[tuple[int, int]] = []
+    for low, high in month_dates(span.claims):
+        low, high = span.start + low, span.start + high
+        if any(start < high and low < end for start, end in found):
+            added += [
+                match.span() for match in _SURFACE.finditer(text, low, high)
+                if match.span() not in found
+            ]
+    return sorted(found + added) if added else found
 
 
 def _ascii_missing(
@@ -635,6 +655,7 @@ def _ascii_missing(
                 (holes and not _own(span, begin))
                 or term_of.get(word, "x")
                 or word.isdigit()
+                or word in CLAUSE_WORDS
                 or (begin and text[begin - 1] in "'\u2019")
             ):
                 break
@@ -657,8 +678,9 @@ class _Phrases:
     """An atom's missing words as whole phrases, as a reader marks what a source does not
     back: the function words (no term of their own) between two missing words (`FILL` at
     most: `of` in `water-gazers of Manhattan`) and the `OPENS` that open a missing phrase
-    (`in` of `in 2015`, `the` of `the following month`) are missing too. Words are added
-    in text order."""
+    (`in` of `in 2015`, `the` of `the following month`) are missing too, but not a word of
+    the clause (services.text.atoms.CLAUSE_WORDS: `was` of `was named`, `He` of `He
+    appeared`). Words are added in text order."""
 
     __slots__ = ("_after_missing", "_run", "_text", "found")
 
@@ -677,7 +699,11 @@ class _Phrases:
                 self._run = []
             self.found.append((start, end))
             self._after_missing = True
-        elif function and (not start or self._text[start - 1] not in "'\u2019"):
+        elif (
+            function
+            and (not start or self._text[start - 1] not in "'\u2019")
+            and self._text[start:end].lower() not in CLAUSE_WORDS
+        ):
             self._run.append((start, end))  # (`s` of `Jackson's` is no word of its own)
         else:
             self._run = []

@@ -348,6 +348,20 @@ def test_missing_words_are_taken_as_phrases() -> None:
     words = [text[start:end] for start, end in judged.missing]
     assert words[:2] == ["in", "1987"]
     assert ["in", "Paris", "of", "France"] == words[-4:]
+    # A word of the clause opens no phrase (`was` of `was named`, `He` of `He won`).
+    text = "He won an Oscar and was named a knight"
+    judged = judge_atoms(text, view)
+    assert judged is not None
+    assert [text[start:end] for start, end in judged.missing] == [
+        "won", "an", "Oscar", "named", "a", "knight"]
+
+
+def test_a_date_one_of_whose_words_is_missing_is_missing_whole() -> None:
+    view = _view(["Arnold joined Video Store Magazine on 25 May 1991."])
+    text = "Arnold joined Video Store Magazine on 16 May 1991"
+    judged = judge_atoms(text, view)
+    assert judged is not None
+    assert [text[start:end] for start, end in judged.missing] == ["on", "16", "May", "1991"]
 
 
 def test_cjk_numerals_match_their_values_on_either_side() -> None:
