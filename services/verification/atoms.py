@@ -615,9 +615,9 @@ def _ascii_missing(
     text: str, folded: str, span: AtomSpan, wanted: list[str], term_of: dict[str, str]
 ) -> list[tuple[int, int]]:
     """The places of the `wanted` words in the atom, as phrases: what `_Phrases` makes of
-    the atom's words, read only where a wanted word stands. `folded` is ASCII `text` with
-    separators as spaces, lowercase (same offsets); `term_of` maps the atom's words to
-    their terms."""
+    the atom's words, fed only the words where a wanted word stands and the function words
+    just before it. `folded` is ASCII `text` with separators as spaces, lowercase (same
+    offsets); `term_of` maps the atom's words to their terms."""
     # (each wanted word is found by a C search, whole; the phrase rule then reads only the
     # words just before each: no Python step per word of the atom)
     holes = span.kind != QUOTE and span.claims != text[span.start : span.end]
@@ -635,10 +635,10 @@ def _ascii_missing(
             place = folded.find(word, end, span.end)
     places.sort()
     missing = set(places)
-    found: list[tuple[int, int]] = []
+    phrases = _Phrases(text)
     for place, end in places:
         # The function words right before the word (a run back to the last other word),
-        # FILL + 1 at most: all of them between two missing words, else the OPENS last.
+        # FILL + 1 at most, read into the phrase rule as they stand in the text.
         run: list[tuple[int, int]] = []
         after_missing = False
         cursor = place
@@ -661,10 +661,12 @@ def _ascii_missing(
                 break
             run.append((begin, stop))
             cursor = begin
-        run.reverse()
-        found += run if after_missing and len(run) <= FILL else run[-OPENS:]
-        found.append((place, end))
-    return found
+        if not after_missing:  # (the run opens after another word, or the atom's start)
+            phrases.stop()
+        for begin, stop in reversed(run):
+            phrases.add(begin, stop, False, True)
+        phrases.add(place, end, True, False)
+    return phrases.found
 
 
 def _word_end(folded: str, low: int, cursor: int) -> int:
@@ -706,8 +708,13 @@ class _Phrases:
         ):
             self._run.append((start, end))  # (`s` of `Jackson's` is no word of its own)
         else:
-            self._run = []
-            self._after_missing = False
+            self.stop()
+
+    def stop(self) -> None:
+        """A word that no phrase runs through (neither missing nor a function word that
+        may open or fill one)."""
+        self._run = []
+        self._after_missing = False
 
 
 def _own(span: AtomSpan, position: int) -> bool:
@@ -726,7 +733,7 @@ def _word_by_word(
     for match in _SURFACE.finditer(text, span.start, span.end):
         start = match.start()
         if not _own(span, start):
-            phrases.add(start, match.end(), False, False)
+            phrases.stop()
             continue
         parts, function = _lacking_part(match.group(), lacking, language)
         if not parts:
