@@ -244,9 +244,9 @@ class DecidedSingles:
                 rival_verdict = verdict_of(LEXICAL, rival_score, bool(found["conflicts"]))
                 if not clearly_better(score, rival_score, rival_verdict):
                     better = None
-        missing = surface_words(text, absent) if absent else []
+        # (no missing words yet: its atoms give them, `with_atoms`; `atoms_missed` else)
         self._add(
-            position, verdict, rounded_score(score), number, None, missing, conflicts,
+            position, verdict, rounded_score(score), number, None, [], conflicts,
             LEXICAL.name, better,
         )
         self.better += better is not None
@@ -257,6 +257,15 @@ class DecidedSingles:
         self.supported += verdict == "supported"
         self.judged_supported += verdict == "supported"
         return True
+
+    def atoms_missed(self) -> None:
+        """The missing words of the citations decided here that no atom judged (`with_atoms`
+        remakes the others, missing words included): the words of the items the source
+        lacks."""
+        for position, _, text, _, counts in self.judged:
+            entry = self.support[position]
+            if entry is not None and not entry.atoms and counts.absent:
+                entry.__dict__["missing"] = surface_words(text, counts.absent)
 
     def _add(
         self,
@@ -501,6 +510,7 @@ def citation_support(
             for position, sentence, claim, source, counts in decided.judged
         ]
         with_atoms(support, pending, ctx.text, by_source.view, by_source.pieces, ctx.locators)
+        decided.atoms_missed()
         # ALCE counts the sentences decided here that their atoms support
         decided.supported += sum(
             entry.verdict == "supported"

@@ -49,6 +49,14 @@ _CONJUNCTIONS = """and but or while whereas although though because which who wh
     и но а или однако который которая которое которые когда где
     ve ama veya fakat çünkü iken""".split()
 _CONJUNCTION_WORDS = frozenset(_CONJUNCTIONS)
+# Words that belong to a clause rather than to one of its phrases: auxiliaries, the copula
+# and personal pronouns, by language. A phrase a source does not back (`in 2015`, `the
+# following month`) never opens with one (`He appeared`, `was named`).
+CLAUSE_WORDS = frozenset("""am is are was were be been being have has had do does did will
+    would shall should can could might must i you he she it we they me him us them
+    ist sind war waren wird werden wurde wurden hat haben hatte hatten ich du er sie es wir ihr
+    est sont était étaient sera ont avait avaient je tu il elle nous vous ils elles
+    es son era eran fue fueron ha han había yo él ella nosotros ellos ellas""".split())
 _CONJUNCTION = re.compile(r"(?<=\s)(?:" + "|".join(_CONJUNCTIONS) + r")(?=\s)", re.IGNORECASE)
 # Clause punctuation (a comma or colon inside a number, `12,717` or `3:45`, is not one).
 _PUNCTUATION = re.compile(

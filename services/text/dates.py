@@ -47,6 +47,15 @@ _MONTH_FIRST = re.compile(
     rf"(?<![^\W\d_])({_MONTH})\.?\s+(\d{{1,2}}){_ORDINAL},?\s+(\d{{4}})(?!\d)"
 )
 _CJK = re.compile(r"(?<!\d)(\d{4})\s*[年년]\s*(\d{1,2})\s*[月월]\s*(\d{1,2})\s*[日일]")
+# A month name with its day before or after it, or its year, or both (`16 May 2001`,
+# `March 2006`, `December 10`, `Dec. 10, 2014`, `12th of March`; the names spelled out:
+# read only in the few texts asked about).
+_NAMES = "|".join(sorted(_MONTHS, key=len, reverse=True))
+_PHRASE = re.compile(
+    rf"(?:(?<![\d.,/])(\d{{1,2}}){_ORDINAL}\s+(?:of\s+|de\s+)?)?(?<![^\W\d_])({_NAMES})(?![^\W\d_])"
+    rf"(?:\.?\s+(\d{{1,2}}){_ORDINAL}(?![\d.]\d))?(?:\.?,?\s+(?:de\s+|del\s+)?(\d{{4}}))?(?!\d)",
+    re.IGNORECASE,
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -85,6 +94,17 @@ def dates_of(text: str) -> list[WrittenDate]:
         year, month, day = match.group(1, 2, 3)
         _add(found, match.group(), [_day(year, month, day)])
     return found
+
+
+def month_dates(text: str) -> list[tuple[int, int]]:
+    """The `[start, end)` of each date `text` writes with a month name and a day, a year or
+    both, complete or not (`16 May 2001`, `March 2006`, `December 10`): a date a reader
+    takes as one fact."""
+    return [
+        match.span()
+        for match in _PHRASE.finditer(text)
+        if match.group(1, 3, 4) != (None, None, None)
+    ]
 
 
 def date_backed(date: WrittenDate, others: list[WrittenDate]) -> bool:

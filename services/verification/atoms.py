@@ -8,6 +8,14 @@ a heading (a title or metadata line, services.text.atoms.is_heading) is evidence
 atom that is a title: a quote, or a name (every word capitalised). A quote found word for word
 in the source is `supported` by the verbatim judge.
 
+The words of an atom that its evidence lacks and another sentence holds (two of them at
+least, or a name or number: `_covers`; a title or metadata line only for what no sentence
+holds; a line that dates the page for the atom's year) are backed there: each such
+sentence is the evidence of an atom of its own, the words it backs, `supported`, shown in
+the citation's evidence set. They are not missing words; the atom's verdict is still read
+from its evidence and the set's (what it claims is stated where its words stand together,
+not word by word across the page).
+
 An atom is `supported` when its evidence holds at least `ATOM_SUPPORTED` of its items with no
 conflict (`number`: a number of the atom the source lacks while its evidence has others, in
 digits, in words or in CJK numerals, or a date of the atom no date of its evidence backs,
@@ -26,16 +34,16 @@ The claim's score is the mean of two shares, as the sentence check's is
 (services.verification.support): the item-weighted mean of its atoms' (halved per kind of
 conflict, and once more when an atom lacks a fact), and its items found anywhere in the
 source. The missing words are the answer's own: the words of each atom whose items the
-evidence set lacks, as spans of the claim text, taken as phrases (`_Phrases`).
+evidence set and its covers lack, as spans of the claim text, taken as phrases (`_Phrases`).
 """
 
 from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
-from services.text.atoms import QUOTE, AtomSpan, atoms, fold_blanks
+from services.text.atoms import CLAUSE_WORDS, PART, QUOTE, AtomSpan, atoms, fold_blanks
 from services.text.languages import NEGATIONS as OTHER_NEGATIONS
 from services.text.lexical import (
     term_list,
@@ -44,7 +52,7 @@ from services.text.lexical import (
     without_references,
     words,
 )
-from services.text.dates import WrittenDate, date_backed, dates_of
+from services.text.dates import WrittenDate, date_backed, dates_of, month_dates
 from services.text.numbers import backed, stated_numbers, values_of, written_numbers
 from services.text.numerals import has_numerals, numerals
 from services.text.separators import ascii_word_text
@@ -62,6 +70,7 @@ from services.verification.support import CONFLICT_FACTOR, Evidence, best_window
 ATOM_SUPPORTED = 0.5
 ATOM_PARTIAL = 0.4
 CLAIM_UNSUPPORTED = 0.25
+COVER_MIN = 2  # what a sentence must hold of an atom's lacking items to back them (`_covers`)
 FILL = 1  # function words between two missing words that the phrase takes in
 OPENS = 1  # function words that open a missing phrase
 _SURFACE = re.compile(r"[^\W_]+")
@@ -85,6 +94,8 @@ class AtomCheck:
     share: float = 1.0  # of its items held (see `_settle`)
     unbacked: frozenset[str] = frozenset()  # items its own evidence lacks
     facts: frozenset[str] = frozenset()  # its names and numbers the source lacks (`_facts`)
+    covers: list[AtomCheck] = field(default_factory=list)  # its words found elsewhere (`_covers`)
+    states: frozenset[str] = frozenset()  # (a cover) facts of its atom it states exactly
 
 
 @dataclass(slots=True)
@@ -131,6 +142,8 @@ def judge_atoms(text: str, view: SourceView) -> AtomsJudged | None:
     held_by_set: set[str] = set()
     for check in checks:
         held_by_set |= check.items - check.lacking
+        for cover in check.covers:
+            held_by_set |= cover.states
     for check in checks:
         if check.judge != "verbatim":
             _settle(check, frozenset(held_by_set))
@@ -148,7 +161,8 @@ def judge_atoms(text: str, view: SourceView) -> AtomsJudged | None:
     for check in checks:
         if check.verdict != "supported" or check.unbacked:
             missing += _missing_words(text, check, _Language(text, language))
-    return AtomsJudged(verdict, score, checks, conflicts, missing)
+    shown = [found for check in checks for found in (check, *check.covers)]
+    return AtomsJudged(verdict, score, shown, conflicts, missing)
 
 
 def _title(span: AtomSpan) -> bool:
@@ -186,8 +200,9 @@ def _check(
         rescued, changed = _written(canonical, items, window_text, language)
         covered |= items & rescued
         absent -= rescued
+    dates = dates_of(canonical) if numbers else []
     if numbers:
-        rescued, redated = _dated(dates_of(canonical), window_text, language)
+        rescued, redated = _dated(dates, window_text, language)
         covered |= items & rescued
         absent -= rescued
         changed = changed or redated
@@ -195,9 +210,97 @@ def _check(
         conflicts.append("number")
     if _disagrees(negated, window_text, items, language):
         conflicts.append("negation")
-    facts = _facts(span, numbers, language) - view.vocabulary - view.numbers
-    return AtomCheck(span, "", "lexical", evidence, items, items - covered, tuple(conflicts),
-                     facts=facts)
+    named = _facts(span, numbers, language)
+    check = AtomCheck(span, "", "lexical", evidence, items, items - covered, tuple(conflicts),
+                      facts=named - view.vocabulary - view.numbers)
+    if check.lacking or (view.headings and numbers):
+        check.covers = _covers(check, named, dates, view, language)
+    return check
+
+
+def _covers(
+    check: AtomCheck,
+    named: frozenset[str],
+    dates: list[WrittenDate],
+    view: SourceView,
+    language: str,
+) -> list[AtomCheck]:
+    """The other sentences of the source that back words of the atom its own evidence
+    lacks, each as an atom of those words (`supported`, that sentence its evidence): the
+    sentence holding most of the lacking items first, then the next for those left, while
+    one holds `COVER_MIN` of them (a name or number of the atom counting twice: a fact is a
+    claim of its own; a word alone is not one). A title or metadata line backs only items
+    no other sentence holds: the part of the atom it backs is about the title (a name in a
+    heading). Each line that dates the page (a heading writing a date, `Published Aug. 10,
+    2014`) backs the atom's year when it is the year of its date, wherever else it is, and
+    the atom's date when it is that day: a fact it `states`, which the claim's evidence set
+    then holds."""
+    remaining = set(check.lacking & view.vocabulary)
+    window_items, headings = view.window_items, view.headings
+    titled: set[str] | None = None  # items that only headings hold (read when needed)
+    found: list[AtomCheck] = []
+    years = {item for item in check.items & named if len(item) == 4 and item.isdigit()}
+    for number in headings if years else ():
+        window = view.windows[number]
+        if years.isdisjoint(window_items[number]):
+            continue
+        written = dates_of(view.texts[window.piece][window.start : window.end])
+        dated = years.intersection(str(day[0]) for date in written for day in date.days)
+        if not dated:
+            continue
+        # (a line that dates the page: the atom's year is its date's year; the atom's own
+        # day, when it is that line's, is a fact of the atom the page states)
+        days = {item for date in dates if date_backed(date, written)
+                for item in read_items(date.text, language)[0]} & check.items
+        remaining -= dated | days
+        found.append(_cover(check.span, dated | days, view, number, language))
+        found[-1].states = frozenset(days)
+    while remaining:
+        ranks = [len(remaining & items) + len(remaining & items & named) for items in window_items]
+        for number in headings:
+            if ranks[number]:
+                if titled is None:
+                    titled = remaining - set().union(
+                        *(items for items, window in zip(window_items, view.windows, strict=True)
+                          if not window.heading)
+                    )
+                held = remaining & titled & window_items[number]
+                ranks[number] = len(held) + len(held & named)
+        best = max(ranks)
+        if best < COVER_MIN:
+            break
+        number = ranks.index(best)
+        window = view.windows[number]
+        held = remaining & window_items[number]
+        if window.heading:
+            held &= titled or set()
+        remaining -= held
+        found.append(_cover(check.span, held, view, number, language))
+    return found
+
+
+def _cover(
+    span: AtomSpan, held: set[str], view: SourceView, number: int, language: str
+) -> AtomCheck:
+    """The words of the atom with the `held` items, backed by window `number` of `view`."""
+    window = view.windows[number]
+    evidence = Evidence(view, window.piece, window.start, window.end, window)
+    return AtomCheck(_words_of(span, held, language), "supported", "lexical", evidence,
+                     frozenset(held), frozenset(), ())
+
+
+def _words_of(span: AtomSpan, items: set[str], language: str) -> AtomSpan:
+    """The part of the atom from its first to its last word with one of `items` (the whole
+    atom when none is found word by word)."""
+    low = high = -1
+    for match in _SURFACE.finditer(span.claims):
+        if _lacking_part(match.group(), frozenset(items), language)[0]:
+            if low < 0:
+                low = match.start()
+            high = match.end()
+    if low < 0:
+        return span
+    return AtomSpan(span.start + low, span.start + high, PART, span.claims[low:high])
 
 
 def _disagrees(negated: bool, text: str, items: frozenset[str], language: str) -> bool:
@@ -474,25 +577,47 @@ def _missing_words(text: str, check: AtomCheck, language: _Language) -> list[tup
     """The spans of the atom's words whose items its evidence set lacks, as phrases
     (`_Phrases`): ASCII words by their terms (services.text.lexical.term_list), each
     lacking word looked for where it stands whole (`_ascii_missing`); other text word by
-    word (units of a word written without spaces)."""
+    word (units of a word written without spaces). A date is one fact (`_whole_dates`)."""
     span = check.span
-    lacking = check.lacking
+    lacking = check.lacking.difference(*(cover.items for cover in check.covers))
+    if not lacking:
+        return []
     if not text.isascii():
-        return _word_by_word(text, check, lacking, language.get())
-    folded = ascii_word_text(text)
-    lowered = folded[span.start : span.end].split()
-    term_of = dict(zip(lowered, term_list(lowered, language.get()), strict=True))
-    wanted = [word for word, term in term_of.items() if term in lacking or word in lacking]
-    return _ascii_missing(text, folded, span, wanted, term_of) if wanted else []
+        found = _word_by_word(text, check, lacking, language.get())
+    else:
+        folded = ascii_word_text(text)
+        lowered = folded[span.start : span.end].split()
+        term_of = dict(zip(lowered, term_list(lowered, language.get()), strict=True))
+        wanted = [word for word, term in term_of.items() if term in lacking or word in lacking]
+        found = _ascii_missing(text, folded, span, wanted, term_of) if wanted else []
+    return _whole_dates(text, span, found) if found and has_digit(span.claims) else found
+
+
+def _whole_dates(
+    text: str, span: AtomSpan, found: list[tuple[int, int]]
+) -> list[tuple[int, int]]:
+    """The missing words `found` in the atom, with every word of a date written with a
+    month name (services.text.dates.month_dates) one of whose words is missing: the date
+    is one fact, and a reader marks it whole (`16 May 2001` against a page's `May 25
+    2001`, not `16` alone)."""
+    added: list[tuple[int, int]] = []
+    for low, high in month_dates(span.claims):
+        low, high = span.start + low, span.start + high
+        if any(start < high and low < end for start, end in found):
+            added += [
+                match.span() for match in _SURFACE.finditer(text, low, high)
+                if match.span() not in found
+            ]
+    return sorted(found + added) if added else found
 
 
 def _ascii_missing(
     text: str, folded: str, span: AtomSpan, wanted: list[str], term_of: dict[str, str]
 ) -> list[tuple[int, int]]:
     """The places of the `wanted` words in the atom, as phrases: what `_Phrases` makes of
-    the atom's words, read only where a wanted word stands. `folded` is ASCII `text` with
-    separators as spaces, lowercase (same offsets); `term_of` maps the atom's words to
-    their terms."""
+    the atom's words, fed only the words where a wanted word stands and the function words
+    just before it. `folded` is ASCII `text` with separators as spaces, lowercase (same
+    offsets); `term_of` maps the atom's words to their terms."""
     # (each wanted word is found by a C search, whole; the phrase rule then reads only the
     # words just before each: no Python step per word of the atom)
     holes = span.kind != QUOTE and span.claims != text[span.start : span.end]
@@ -510,10 +635,10 @@ def _ascii_missing(
             place = folded.find(word, end, span.end)
     places.sort()
     missing = set(places)
-    found: list[tuple[int, int]] = []
+    phrases = _Phrases(text)
     for place, end in places:
         # The function words right before the word (a run back to the last other word),
-        # FILL + 1 at most: all of them between two missing words, else the OPENS last.
+        # FILL + 1 at most, read into the phrase rule as they stand in the text.
         run: list[tuple[int, int]] = []
         after_missing = False
         cursor = place
@@ -530,15 +655,18 @@ def _ascii_missing(
                 (holes and not _own(span, begin))
                 or term_of.get(word, "x")
                 or word.isdigit()
+                or word in CLAUSE_WORDS
                 or (begin and text[begin - 1] in "'\u2019")
             ):
                 break
             run.append((begin, stop))
             cursor = begin
-        run.reverse()
-        found += run if after_missing and len(run) <= FILL else run[-OPENS:]
-        found.append((place, end))
-    return found
+        if not after_missing:  # (the run opens after another word, or the atom's start)
+            phrases.stop()
+        for begin, stop in reversed(run):
+            phrases.add(begin, stop, False, True)
+        phrases.add(place, end, True, False)
+    return phrases.found
 
 
 def _word_end(folded: str, low: int, cursor: int) -> int:
@@ -552,8 +680,9 @@ class _Phrases:
     """An atom's missing words as whole phrases, as a reader marks what a source does not
     back: the function words (no term of their own) between two missing words (`FILL` at
     most: `of` in `water-gazers of Manhattan`) and the `OPENS` that open a missing phrase
-    (`in` of `in 2015`, `the` of `the following month`) are missing too. Words are added
-    in text order."""
+    (`in` of `in 2015`, `the` of `the following month`) are missing too, but not a word of
+    the clause (services.text.atoms.CLAUSE_WORDS: `was` of `was named`, `He` of `He
+    appeared`). Words are added in text order."""
 
     __slots__ = ("_after_missing", "_run", "_text", "found")
 
@@ -572,11 +701,20 @@ class _Phrases:
                 self._run = []
             self.found.append((start, end))
             self._after_missing = True
-        elif function and (not start or self._text[start - 1] not in "'\u2019"):
+        elif (
+            function
+            and (not start or self._text[start - 1] not in "'\u2019")
+            and self._text[start:end].lower() not in CLAUSE_WORDS
+        ):
             self._run.append((start, end))  # (`s` of `Jackson's` is no word of its own)
         else:
-            self._run = []
-            self._after_missing = False
+            self.stop()
+
+    def stop(self) -> None:
+        """A word that no phrase runs through (neither missing nor a function word that
+        may open or fill one)."""
+        self._run = []
+        self._after_missing = False
 
 
 def _own(span: AtomSpan, position: int) -> bool:
@@ -595,7 +733,7 @@ def _word_by_word(
     for match in _SURFACE.finditer(text, span.start, span.end):
         start = match.start()
         if not _own(span, start):
-            phrases.add(start, match.end(), False, False)
+            phrases.stop()
             continue
         parts, function = _lacking_part(match.group(), lacking, language)
         if not parts:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from services.text.dates import date_backed, dates_of
+from services.text.dates import date_backed, dates_of, month_dates
 
 MARCH_12 = (2001, 3, 12)
 
@@ -43,3 +43,13 @@ def test_dates_back_each_other_only_on_the_same_day() -> None:
 )
 def test_what_is_no_date_is_not_read(text: str) -> None:
     assert dates_of(text) == []
+
+
+def test_month_dates_are_read_whole_with_a_day_a_year_or_both() -> None:
+    text = ("He died on 16 May 2001, joined in March 2006, left on December 10 and on "
+            "the 12th of March, 2001; Dec. 10, 2014; am 12. März 2001.")
+    assert [text[start:end] for start, end in month_dates(text)] == [
+        "16 May 2001", "March 2006", "December 10", "12th of March, 2001", "Dec. 10, 2014",
+        "12. März 2001"]
+    # A month name alone, or a word that is one only in part, is no date.
+    assert month_dates("they may go in March with 5 marching bands") == []

@@ -79,14 +79,61 @@ def test_each_atom_has_its_own_evidence_and_the_set_spans_sentences() -> None:
     assert evidence == [PAGE[0], PAGE[2]]
 
 
+def test_words_of_an_atom_that_another_sentence_holds_are_backed_there() -> None:
+    lines = ["Arnold joined Video Store Magazine in 1991.", "The festival was not held.",
+             "It rained all week.", "Later, Arnold was the publisher of Home Media Magazine.",
+             "A reviewer wrote about it."]
+    view = _view(lines)
+    text = "Arnold joined Video Store Magazine in 1991 as publisher of Home Media Magazine"
+    judged = judge_atoms(text, view)
+    assert judged is not None
+    own, cover = judged.atoms
+    assert own.evidence is not None and own.evidence.text == lines[0]
+    assert cover.verdict == "supported" and cover.span.claims == "publisher of Home Media"
+    assert cover.evidence is not None and cover.evidence.text == lines[3]
+    assert judged.missing == []
+    # One word that another sentence holds is no part of the atom backed there.
+    text = "Arnold joined Video Store Magazine in 1991 as a reviewer"
+    alone = judge_atoms(text, view)
+    assert alone is not None and len(alone.atoms) == 1
+    assert [text[start:end] for start, end in alone.missing] == ["a", "reviewer"]
+
+
+def test_a_line_that_dates_the_page_backs_the_year_of_an_atom() -> None:
+    lines = ["# Arnold joins the magazine", "Published March 5, 2003",
+             "Arnold joined Video Store Magazine in 2003."]
+    view = _view(lines)
+    judged = judge_atoms("Arnold joined Video Store Magazine in 2003", view)
+    assert judged is not None and judged.verdict == "supported"
+    assert [(check.span.claims, check.evidence.text) for check in judged.atoms
+            if check.evidence is not None] == [
+        ("Arnold joined Video Store Magazine in 2003", lines[2]), ("2003", lines[1])]
+    # The atom's own day on that line is a fact the page states: not missing, held.
+    text = "The magazine covers the home entertainment industry from March 5, 2003"
+    day = judge_atoms(text, _view([lines[1], *PAGE]))
+    assert day is not None and day.missing == []
+    assert [(c.span.claims, c.states) for c in day.atoms if c.states] == [
+        ("March 5, 2003", frozenset({"march", "5", "2003"}))]
+    # A heading that only names the year is no date line.
+    undated = judge_atoms("Arnold joined Video Store Magazine in 2003",
+                          _view(["Magazines of 2003", lines[2]]))
+    assert undated is not None and len(undated.atoms) == 1
+
+
 def test_a_title_line_is_evidence_only_for_a_title() -> None:
     lines = ["(meta data) TITLE: About Us – Media Play News", "Skip to content", *PAGE]
     view = _view(lines)
     assert is_heading("\n".join(lines), 0, len(lines[0]))
     judged = judge_atoms("Media Play News is about the home entertainment industry", view)
     assert judged is not None
-    assert all(check.evidence is not None and check.evidence.text != lines[0]
-               for check in judged.atoms)
+    # The sentence's evidence is a sentence; the title line backs only the name that no
+    # sentence holds (that part of the atom is about the title).
+    assert judged.atoms[0].evidence is not None
+    assert PAGE[2] in judged.atoms[0].evidence.text
+    titled = [check for check in judged.atoms
+              if check.evidence is not None and check.evidence.text == lines[0]]
+    assert [check.span.claims for check in titled] == ["Play News"]
+    assert judged.missing == []
     title = judge_atoms('He works at "Media Play News"', view)
     assert title is not None
     assert [c.judge for c in title.atoms if c.span.kind == QUOTE] == ["verbatim"]
@@ -301,6 +348,20 @@ def test_missing_words_are_taken_as_phrases() -> None:
     words = [text[start:end] for start, end in judged.missing]
     assert words[:2] == ["in", "1987"]
     assert ["in", "Paris", "of", "France"] == words[-4:]
+    # A word of the clause opens no phrase (`was` of `was named`, `He` of `He won`).
+    text = "He won an Oscar and was named a knight"
+    judged = judge_atoms(text, view)
+    assert judged is not None
+    assert [text[start:end] for start, end in judged.missing] == [
+        "won", "an", "Oscar", "named", "a", "knight"]
+
+
+def test_a_date_one_of_whose_words_is_missing_is_missing_whole() -> None:
+    view = _view(["Arnold joined Video Store Magazine on 25 May 1991."])
+    text = "Arnold joined Video Store Magazine on 16 May 1991"
+    judged = judge_atoms(text, view)
+    assert judged is not None
+    assert [text[start:end] for start, end in judged.missing] == ["on", "16", "May", "1991"]
 
 
 def test_cjk_numerals_match_their_values_on_either_side() -> None:

@@ -52,17 +52,28 @@ def _answer() -> bytes:
     return orjson.dumps(data)
 
 
+# The third claim's passage made two sentences, the second claim's inside it.
+OVERLAPPING = "It was finished in 1889. It is 330 metres tall."
+
+
+def _overlapping() -> bytes:
+    data = orjson.loads(formatted({**ANSWER, "answer_id": "set-2"}))
+    selector = data["citations"][0]["support"]["atoms"][2]["evidence"]["locator"]["selector"]
+    selector.update(exact=OVERLAPPING, prefix="", suffix="")
+    return orjson.dumps(data)
+
+
 @pytest.fixture(scope="module")
 def site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
     from services.bench.reader_site import reader_site
 
     with results_store(tmp_path_factory.mktemp("store")) as store, reader_site(
-            store, [], [_answer()], tmp_path_factory.mktemp("site")) as running:
+            store, [], [_answer(), _overlapping()], tmp_path_factory.mktemp("site")) as running:
         yield running
 
 
-def _ready(driver: Any, site: Any) -> None:
-    driver.get(site.viewer_url("set-1"))
+def _ready(driver: Any, site: Any, answer: str = "set-1") -> None:
+    driver.get(site.viewer_url(answer))
     wait_until(driver, lambda d: d.find_element("id", "viewer").get_attribute("data-state")
                in ("ready", "error"))
 
@@ -126,6 +137,23 @@ def test_every_passage_of_the_set_is_highlighted_and_the_pointed_one_set_apart(
         f"return Array.from({ROOT}.querySelectorAll('.passage-text')).map((b) => b.textContent);")
     assert any(b.endswith("each year.") for b in blocks) and not any(".…" in b for b in blocks)
     assert traps_fired(driver) == [] and violations(driver) == []
+
+
+def test_overlapping_passages_of_the_set_are_shown_once(site: Any, driver: Any) -> None:
+    _ready(driver, site, "set-2")
+    _open_first_chip(driver)
+    blocks = driver.execute_script(f"""
+        return Array.from({ROOT}.querySelectorAll('.panel-body .passage-text')).map((b) =>
+          Array.from(b.querySelectorAll('mark')).map((m) => [m.dataset.citeflowAtoms || '',
+            m.textContent]));""")
+    assert blocks == [[["0", "The Eiffel Tower stands in Paris."]],
+                      [["1 2", "It was finished in 1889."], ["2", " It is 330 metres tall."]]]
+    # each claim's own stretch is set apart: the second claim's the first sentence only
+    driver.execute_script(f"{ROOT}.querySelector('.evidence li[data-atom=\"1\"]').focus();")
+    assert [text for text in _current(driver) if text.startswith("mark:")] == [
+        "mark:It was finished in 1889."]
+    driver.execute_script(f"{ROOT}.querySelector('.evidence li[data-atom=\"2\"]').focus();")
+    assert "".join(text[5:] for text in _current(driver) if text.startswith("mark:")) == OVERLAPPING
 
 
 def test_the_card_lists_the_answers_own_words_in_every_script(site: Any, driver: Any) -> None:

@@ -250,6 +250,66 @@ mark[data-citeflow-current], .pdf-highlight[data-citeflow-current],
     return match ? [match.index, match.index + match[0].length] : null;
   }
 
+  // The passages of an evidence set as blocks to show: passages of one place that overlap
+  // (one inside another, or sentence windows sharing sentences: the end of one is the
+  // start of the next) make one block, whose `parts` say which stretch of its text is
+  // whose passage (`atoms`, and `highlight` for the one the chip opened).
+  const MIN_OVERLAP = 12;  // characters two passages must share at their ends to be joined
+
+  function joinOverlapping(passages) {
+    const blocks = [];
+    for (const {selector, atoms, highlight, where} of passages) {
+      const exact = selector.exact;
+      const part = {start: 0, end: exact.length, atoms, highlight};
+      let joined = false;
+      for (const block of blocks) {
+        if (block.where !== where) continue;
+        const text = block.selector.exact;
+        const inside = text.indexOf(exact);
+        if (inside >= 0) {
+          block.parts.push({...part, start: inside, end: inside + exact.length});
+        } else if (exact.includes(text)) {
+          shift(block, exact.indexOf(text), selector);
+          block.parts.push(part);
+        } else {
+          const tail = sharedEnd(text, exact);
+          const head = tail ? 0 : sharedEnd(exact, text);
+          if (tail) {
+            block.selector = {...block.selector, exact: text + exact.slice(tail),
+              suffix: selector.suffix};
+            block.parts.push({...part, start: text.length - tail,
+              end: text.length - tail + exact.length});
+          } else if (head) {
+            shift(block, exact.length - head, {...selector, exact: exact + text.slice(head),
+              suffix: block.selector.suffix});
+            block.parts.push(part);
+          } else {
+            continue;
+          }
+        }
+        joined = true;
+        break;
+      }
+      if (!joined) blocks.push({selector, where, parts: [part]});
+    }
+    return blocks;
+  }
+
+  // `block`'s text is now `selector`'s, its own starting `by` characters in.
+  function shift(block, by, selector) {
+    for (const part of block.parts) { part.start += by; part.end += by; }
+    block.selector = selector;
+  }
+
+  // How many characters the end of `first` shares with the start of `second` (the most;
+  // 0 when fewer than MIN_OVERLAP).
+  function sharedEnd(first, second) {
+    for (let size = Math.min(first.length, second.length) - 1; size >= MIN_OVERLAP; size -= 1) {
+      if (first.endsWith(second.slice(0, size))) return size;
+    }
+    return 0;
+  }
+
   // Mark `selector`'s passage inside `container` (in every text node it spans) as the
   // evidence of atom `index` (`data-citeflow-evidence`: the passage the chip opened keeps
   // `data-citeflow-highlight` alone); the prefix's last words choose among occurrences. False when
@@ -951,19 +1011,21 @@ mark[data-citeflow-current], .pdf-highlight[data-citeflow-current],
     // of the citation's evidence set (one per claim of its sentence) after it.
     showPassage(locator, source, started, mine) {
       const key = (selector) => JSON.stringify([selector.exact, selector.prefix, selector.suffix]);
-      const opened = {selector: locator.selector, atoms: [], highlight: true};
+      const place = (found) => found.section_id || found.url || "";
+      const opened = {selector: locator.selector, atoms: [], highlight: true, where: place(locator)};
       const passages = [opened];
       const byKey = new Map([[key(locator.selector), opened]]);
       for (const item of this.evidence) {
         if (!item.locator || item.locator.type === "epub_text" || item.locator.type === "pdf_text") continue;
         const k = key(item.locator.selector);
         if (!byKey.has(k)) {
-          byKey.set(k, {selector: item.locator.selector, atoms: [], highlight: false});
+          byKey.set(k, {selector: item.locator.selector, atoms: [], highlight: false,
+            where: place(item.locator)});
           passages.push(byKey.get(k));
         }
         byKey.get(k).atoms.push(item.index);
       }
-      this.panelBody.replaceChildren(...passages.map((p) => this.passageBlock(p)));
+      this.panelBody.replaceChildren(...joinOverlapping(passages).map((b) => this.passageBlock(b)));
       if (locator.type === "web" && source && source.safe_url) {
         const link = element("a", {href: source.safe_url + textFragment(locator.selector),
           rel: "noopener noreferrer", target: "_blank", class: "open-site"}, "open on the site");
@@ -972,27 +1034,35 @@ mark[data-citeflow-current], .pdf-highlight[data-citeflow-current],
       this.painted(started, locator.type, "inline", mine);
     }
 
-    // One passage with its context, the passage marked (and the words a quoted sentence
-    // takes from it set apart): the one the chip opened as its highlight, another of the
-    // set as evidence; `atoms`: the claims it is the evidence of.
-    passageBlock({selector, atoms, highlight}) {
+    // One block of passages with its context (`joinOverlapping`), each stretch of its text
+    // marked for the passages that hold it (and the words a quoted sentence takes from it
+    // set apart): the one the chip opened as its highlight, another of the set as
+    // evidence, with the claims it is the evidence of (`data-citeflow-atoms`).
+    passageBlock({selector, parts}) {
+      const text = selector.exact;
       const block = element("blockquote", {class: "passage-text", part: "passage",
-        dir: direction(selector.exact)});
+        dir: direction(text)});
       block.append(document.createTextNode(selector.prefix ? "…" + selector.prefix : ""));
-      const mark = element("mark", {[highlight ? "data-citeflow-highlight" : "data-citeflow-evidence"]: "",
-        part: "highlight"});
-      if (atoms.length) mark.setAttribute("data-citeflow-atoms", atoms.join(" "));
-      const found = this.quote ? locateQuote(selector.exact, this.quote) : null;
-      if (found && found[1] - found[0] < selector.exact.length) {
-        const [at, stop] = found;
-        mark.append(document.createTextNode(selector.exact.slice(0, at)),
-          element("mark", {"data-citeflow-quote": "", part: "quote"},
-            selector.exact.slice(at, stop)),
-          document.createTextNode(selector.exact.slice(stop)));
-      } else {
-        mark.textContent = selector.exact;
+      const found = this.quote ? locateQuote(text, this.quote) : null;
+      const quoted = found && found[1] - found[0] < text.length ? found : null;
+      const cuts = [...new Set(parts.flatMap((p) => [p.start, p.end]))].sort((a, b) => a - b);
+      for (let i = 0; i + 1 < cuts.length; i += 1) {
+        const [start, end] = [cuts[i], cuts[i + 1]];
+        const holding = parts.filter((p) => p.start <= start && end <= p.end);
+        const atoms = [...new Set(holding.flatMap((p) => p.atoms))];
+        const mark = element("mark", {[holding.some((p) => p.highlight) ? "data-citeflow-highlight"
+          : "data-citeflow-evidence"]: "", part: "highlight"});
+        if (atoms.length) mark.setAttribute("data-citeflow-atoms", atoms.join(" "));
+        if (quoted && quoted[0] < end && start < quoted[1]) {
+          const [at, stop] = [Math.max(quoted[0], start), Math.min(quoted[1], end)];
+          mark.append(document.createTextNode(text.slice(start, at)),
+            element("mark", {"data-citeflow-quote": "", part: "quote"}, text.slice(at, stop)),
+            document.createTextNode(text.slice(stop, end)));
+        } else {
+          mark.textContent = text.slice(start, end);
+        }
+        block.append(mark);
       }
-      block.append(mark);
       block.append(document.createTextNode(selector.suffix ? cutShort(selector.suffix) : ""));
       showBidiControls(block);
       return block;
