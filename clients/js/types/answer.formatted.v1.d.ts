@@ -250,7 +250,9 @@ passages; a verbatim sentence: its span);
 `missing` the claim's words and numbers the source lacks (as terms, the older form),
 `missing_words` the same words as the answer writes them, with their offsets in the
 answer text; `atoms` the sentence's atomic claims, each with its own verdict and
-evidence (together, the citation's evidence set); `conflicts` what disagrees
+evidence (together, the citation's evidence set; words of an atom that another
+sentence of the source backs follow it as an atom of their own, `supported`, with that
+sentence as evidence); `conflicts` what disagrees
 (`number`, `negation`, `name`); `better_source` another supplied source that supports the
 claim clearly better; `judge` what gave the verdict (`lexical`, `verbatim`, `nli:<model>`);
 `reason` why a verdict is `unverifiable` (`cross_language`: claim and source are in
