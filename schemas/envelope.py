@@ -141,11 +141,11 @@ def encode(event: Event, data_json: bytes | None = None) -> bytes:
         return _fitting(orjson.dumps(body), event)
     body["data"] = data
     try:
-        value = orjson.dumps(body, default=_model_fields)
+        encoded = orjson.dumps(body, default=_model_fields)
     except orjson.JSONEncodeError:
         body["data"] = orjson.Fragment(data.__pydantic_serializer__.to_json(data))
-        value = orjson.dumps(body)
-    return _fitting(value, event)
+        encoded = orjson.dumps(body)
+    return _fitting(encoded, event)
 
 
 class EventTooLarge(ValueError):
