@@ -55,6 +55,7 @@ def _chunk_text(rng: random.Random, chars: int, punctuated: bool) -> str:
 
 def _answer(kind: str, text: str, sources: int, chunks: int, chunk_chars: int) -> dict[str, Any]:
     rng = random.Random(sources * 31 + chunks)
+    punctuated = kind != "unpunctuated"
     return {
         "answer_id": f"limit-{kind}",
         "query": f"An answer at the limit: {kind}",
@@ -62,7 +63,7 @@ def _answer(kind: str, text: str, sources: int, chunks: int, chunk_chars: int) -
         "sources": [
             {"index": i, "kind": "web", "url": f"https://example.org/limit/{i}",
              "title": f"Source {i}",
-             "chunks": [{"chunk_id": f"s{i}c{k}", "text": _chunk_text(rng, chunk_chars, kind != "unpunctuated")}
+             "chunks": [{"chunk_id": f"s{i}c{k}", "text": _chunk_text(rng, chunk_chars, punctuated)}
                         for k in range(chunks)]}
             for i in range(1, sources + 1)
         ],

@@ -45,7 +45,8 @@ def test_the_bound_is_never_under_the_counts(text: str) -> None:
     assert bounds[1] >= len(extracted.citations), text
 
 
-@pytest.mark.parametrize("text", ["Claim¹ and claim². More<sup>1</sup>.", "Quote 【4:0†source】."])
+@pytest.mark.parametrize("text", ["Claim¹ and claim². More<sup>1</sup>.",
+                                  "Quote 【4:0†source】."])
 def test_rarer_markers_are_counted(text: str) -> None:
     answer = _answer(text)
     assert _bounds(answer) is None
