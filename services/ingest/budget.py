@@ -3,8 +3,9 @@
 Every event the pipeline builds for an answer (accepted, scored, cited, resolved, formatted,
 judged) is at most EVENT_MULTIPLE times the answer's weight: its JSON as produced (every
 field written), once more the UTF-8 bytes of its text (the text is carried as its sentences,
-segments, units and three renderings), SENTENCE_BYTES per sentence and CITATION_BYTES per
-citation (the per-item JSON of the extraction, links and verdicts, which a text dense with
+segments, units and three renderings), each citing sentence's bytes once for each source
+it cites (the citation map lists it under each), SENTENCE_BYTES per sentence and
+CITATION_BYTES per citation (the per-item JSON of the extraction, links and verdicts, which a text dense with
 short sentences or markers has many more of than it has bytes). The door (ingest, the
 gateway, `citeflow process`) refuses an answer heavier than the limit, MAX_RECORD_BYTES /
 EVENT_MULTIPLE, so every accepted answer fits through every hop.
@@ -48,19 +49,22 @@ class Weight:
 
     json_bytes: int
     text_bytes: int
+    # the citing sentences' bytes, once for each source a sentence cites
+    cited_text_bytes: int
     sentences: int
     citations: int
     counted: bool
 
     @property
     def total(self) -> int:
-        return (self.json_bytes + self.text_bytes + SENTENCE_BYTES * self.sentences
-                + CITATION_BYTES * self.citations)
+        return (self.json_bytes + self.text_bytes + self.cited_text_bytes
+                + SENTENCE_BYTES * self.sentences + CITATION_BYTES * self.citations)
 
     def describe(self) -> str:
         """The weight as a sentence part, for a rejection's message."""
         return (f"weighs {self.total} bytes ({self.json_bytes} of JSON with every field "
-                f"written, {self.text_bytes} of text, {self.sentences} sentences at "
+                f"written, {self.text_bytes} of text, {self.cited_text_bytes} of citing "
+                f"sentences once per source they cite, {self.sentences} sentences at "
                 f"{SENTENCE_BYTES} and {self.citations} citations at {CITATION_BYTES})")
 
 
@@ -92,15 +96,26 @@ def answer_weight(
     """The weight of `answer` (its JSON `json_bytes` long when the caller wrote it, else read
     from `read_bytes` bytes): bounded when the bound is within `limit`, else measured and
     counted. A weight over `limit` is always the measured one."""
-    text_bytes = len(answer.text.encode("utf-8", "surrogatepass"))
+    text_bytes = _utf8_length(answer.text)
     bounds = _bounds(answer)
     if bounds is not None:
         json_bound = json_bytes if json_bytes is not None else JSON_GROWTH * read_bytes
-        bounded = Weight(json_bound, text_bytes, *bounds, counted=False)
+        sentences, citations = bounds
+        bounded = Weight(json_bound, text_bytes, text_bytes * citations, sentences, citations,
+                         counted=False)
         if bounded.total <= limit:
             return bounded
     if json_bytes is None:
         json_bytes = len(payload_json(answer))
     extracted = extract_answer(answer)
-    return Weight(json_bytes, text_bytes, len(extracted.sentences), len(extracted.citations),
-                  counted=True)
+    sentence_list = extracted.sentences
+    # The citation map lists each sentence under each source id it cites, with its text.
+    cited = {(c.id, reached) for c in extracted.citations
+             for reached in c.sentence_indexes or (c.sentence_index,)}
+    cited_text = sum(_utf8_length(sentence_list[reached].text) for _, reached in cited)
+    return Weight(json_bytes, text_bytes, cited_text, len(sentence_list),
+                  len(extracted.citations), counted=True)
+
+
+def _utf8_length(text: str) -> int:
+    return len(text.encode("utf-8", "surrogatepass"))

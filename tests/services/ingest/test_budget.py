@@ -6,7 +6,7 @@ from __future__ import annotations
 import orjson
 import pytest
 
-from schemas.answers import AnswerSubmitted
+from schemas.answers import MAX_TEXT_CHARS, AnswerSubmitted
 from schemas.envelope import payload_json
 from services.ingest.budget import (
     EVENT_MULTIPLE,
@@ -68,7 +68,7 @@ def test_an_ordinary_answer_is_weighed_without_being_segmented() -> None:
     weight = answer_weight(answer, MAX_WEIGHT, json_bytes=400)
     assert not weight.counted
     assert (weight.sentences, weight.citations) == (27, 2)  # half the characters; the digits
-    assert weight.total == 400 + len(answer.text) + 256 * 27 + 2048 * 2
+    assert weight.total == 400 + len(answer.text) * 3 + 256 * 27 + 2048 * 2
     assert answer_weight(answer, 0, json_bytes=400).counted
 
 
@@ -82,11 +82,24 @@ def test_a_text_dense_with_citations_is_too_heavy_however_few_its_bytes() -> Non
     assert weight.counted and weight.citations == 2_100 and weight.total > MAX_WEIGHT
 
 
-def test_the_events_of_the_answer_with_the_most_citations_are_within_the_multiple() -> None:
-    """The heaviest shape for its bytes (each citation in a sentence of its own) through the
-    five stages: every event within EVENT_MULTIPLE times the answer's weight. The other
-    shapes at the limit go through the broker in tests/integration/test_limit_answers.py."""
-    data = limit_answer("citations")
+def _one_sentence() -> dict[str, object]:
+    """One sentence of 200,000 characters citing ten sources a hundred times: the citation
+    map lists its text under each of them."""
+    words = [("alpha", "trial", "cohort", "passage")[i % 4] for i in range(33_000)]
+    text = " ".join(f"{word} [{i // 330 % 10 + 1}]" if i % 330 == 0 else word
+                    for i, word in enumerate(words)) + "."
+    return {"answer_id": "one-sentence", "text": text[:MAX_TEXT_CHARS - 1] + ".",
+            "sources": [{"index": i, "chunks": [{"text": "A trial of a cohort. Alpha passage."}]}
+                        for i in range(1, 11)]}
+
+
+@pytest.mark.parametrize("shape", ["citations", "one sentence"])
+def test_the_events_of_the_heaviest_shapes_are_within_the_multiple(shape: str) -> None:
+    """The heaviest shapes for their bytes (each citation in a sentence of its own; one long
+    sentence citing many sources) through the five stages: every event within
+    EVENT_MULTIPLE times the answer's weight. The other shapes at the limit go through the
+    broker in tests/integration/test_limit_answers.py."""
+    data = limit_answer("citations") if shape == "citations" else _one_sentence()
     answer = AnswerSubmitted.model_validate(data)
     weight = answer_weight(answer, 0)
     assert weight.total <= MAX_WEIGHT
