@@ -2,13 +2,14 @@
 
 Every event the pipeline builds for an answer (accepted, scored, cited, resolved, formatted,
 judged) is at most EVENT_MULTIPLE times the answer's weight: its JSON as produced (every
-field written), once more the UTF-8 bytes of its text (the text is carried as its sentences,
-segments, units and three renderings), each citing sentence's bytes once for each source
-it cites (the citation map lists it under each), SENTENCE_BYTES per sentence and
-CITATION_BYTES per citation (the per-item JSON of the extraction, links and verdicts, which a text dense with
-short sentences or markers has many more of than it has bytes). The door (ingest, the
-gateway, `citeflow process`) refuses an answer heavier than the limit, MAX_RECORD_BYTES /
-EVENT_MULTIPLE, so every accepted answer fits through every hop.
+field written); its text once more as JSON and once as the HTML rendering escapes it (the
+text is carried as its sentences, segments, units and three renderings, and a character can
+take several bytes in each: `&` is `&amp;`, a control `\u0001`); each citing sentence once
+for each source it cites (the citation map lists it under each); SENTENCE_BYTES per sentence
+and CITATION_BYTES per citation (the per-item JSON of the extraction, links and verdicts,
+which a text dense with short sentences or markers has many more of than it has bytes). The
+door (ingest, the gateway, `citeflow process`) refuses an answer heavier than the limit,
+MAX_RECORD_BYTES / EVENT_MULTIPLE, so every accepted answer fits through every hop.
 
 Sentences and citations are counted as the citations stage counts them (`extract_answer`),
 and the JSON written, only when a bound that costs a few scans of the text (and the bytes
@@ -21,8 +22,11 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+import orjson
+
 from schemas.answers import AnswerSubmitted
 from schemas.envelope import payload_json
+from services.formatting.escaping import escape_html
 from services.runtime.topic_specs import MAX_RECORD_BYTES
 from services.text.extraction import extract_answer
 from services.text.marker_styles import has_rare_start
@@ -63,7 +67,7 @@ class Weight:
     def describe(self) -> str:
         """The weight as a sentence part, for a rejection's message."""
         return (f"weighs {self.total} bytes ({self.json_bytes} of JSON with every field "
-                f"written, {self.text_bytes} of text, {self.cited_text_bytes} of citing "
+                f"written, {self.text_bytes} of text escaped, {self.cited_text_bytes} of citing "
                 f"sentences once per source they cite, {self.sentences} sentences at "
                 f"{SENTENCE_BYTES} and {self.citations} citations at {CITATION_BYTES})")
 
@@ -96,12 +100,14 @@ def answer_weight(
     """The weight of `answer` (its JSON `json_bytes` long when the caller wrote it, else read
     from `read_bytes` bytes): bounded when the bound is within `limit`, else measured and
     counted. A weight over `limit` is always the measured one."""
-    text_bytes = _utf8_length(answer.text)
+    text = answer.text
+    text_json = _json_length(text)
+    text_bytes = text_json + _json_length(escape_html(text))
     bounds = _bounds(answer)
     if bounds is not None:
         json_bound = json_bytes if json_bytes is not None else JSON_GROWTH * read_bytes
         sentences, citations = bounds
-        bounded = Weight(json_bound, text_bytes, text_bytes * citations, sentences, citations,
+        bounded = Weight(json_bound, text_bytes, text_json * citations, sentences, citations,
                          counted=False)
         if bounded.total <= limit:
             return bounded
@@ -112,10 +118,14 @@ def answer_weight(
     # The citation map lists each sentence under each source id it cites, with its text.
     cited = {(c.id, reached) for c in extracted.citations
              for reached in c.sentence_indexes or (c.sentence_index,)}
-    cited_text = sum(_utf8_length(sentence_list[reached].text) for _, reached in cited)
+    cited_text = sum(_json_length(sentence_list[reached].text) for _, reached in cited)
     return Weight(json_bytes, text_bytes, cited_text, len(sentence_list),
                   len(extracted.citations), counted=True)
 
 
-def _utf8_length(text: str) -> int:
-    return len(text.encode("utf-8", "surrogatepass"))
+def _json_length(text: str) -> int:
+    """The bytes of `text` as a JSON string (escapes and quotes included)."""
+    try:
+        return len(orjson.dumps(text))
+    except orjson.JSONEncodeError:  # a lone surrogate: written as \uXXXX by the fallback
+        return 6 * len(text) + 2

@@ -68,7 +68,9 @@ def test_an_ordinary_answer_is_weighed_without_being_segmented() -> None:
     weight = answer_weight(answer, MAX_WEIGHT, json_bytes=400)
     assert not weight.counted
     assert (weight.sentences, weight.citations) == (27, 2)  # half the characters; the digits
-    assert weight.total == 400 + len(answer.text) * 3 + 256 * 27 + 2048 * 2
+    text = len(answer.text) + 2  # as JSON, with its quotes (nothing to escape)
+    # its JSON; the text as JSON and as HTML; the text for each citation; sentences; citations
+    assert weight.total == 400 + text * 2 + text * 2 + 256 * 27 + 2048 * 2
     assert answer_weight(answer, 0, json_bytes=400).counted
 
 
@@ -93,13 +95,24 @@ def _one_sentence() -> dict[str, object]:
                         for i in range(1, 11)]}
 
 
-@pytest.mark.parametrize("shape", ["citations", "one sentence"])
+def _escaped() -> dict[str, object]:
+    """200,000 characters that every rendering writes longer: `&`, `<`, quotes, a control
+    and a directional override (each a visible token in HTML and plain text)."""
+    return {"answer_id": "escaped", "text": ("&<>\"' \x01\u202e " * 20_000)[:MAX_TEXT_CHARS],
+            "sources": [{"index": 1, "chunks": [{"text": "A trial."}]}]}
+
+
+_SHAPES = {"citations": lambda: limit_answer("citations"), "one sentence": _one_sentence,
+           "escaped": _escaped}
+
+
+@pytest.mark.parametrize("shape", list(_SHAPES))
 def test_the_events_of_the_heaviest_shapes_are_within_the_multiple(shape: str) -> None:
     """The heaviest shapes for their bytes (each citation in a sentence of its own; one long
-    sentence citing many sources) through the five stages: every event within
+    sentence citing many sources; characters written escaped) through the five stages: every event within
     EVENT_MULTIPLE times the answer's weight. The other shapes at the limit go through the
     broker in tests/integration/test_limit_answers.py."""
-    data = limit_answer("citations") if shape == "citations" else _one_sentence()
+    data = _SHAPES[shape]()
     answer = AnswerSubmitted.model_validate(data)
     weight = answer_weight(answer, 0)
     assert weight.total <= MAX_WEIGHT
