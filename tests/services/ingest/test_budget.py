@@ -109,9 +109,9 @@ _SHAPES = {"citations": lambda: limit_answer("citations"), "one sentence": _one_
 @pytest.mark.parametrize("shape", list(_SHAPES))
 def test_the_events_of_the_heaviest_shapes_are_within_the_multiple(shape: str) -> None:
     """The heaviest shapes for their bytes (each citation in a sentence of its own; one long
-    sentence citing many sources; characters written escaped) through the five stages: every event within
-    EVENT_MULTIPLE times the answer's weight. The other shapes at the limit go through the
-    broker in tests/integration/test_limit_answers.py."""
+    sentence citing many sources; characters written escaped) through the five stages:
+    every event within EVENT_MULTIPLE times the answer's weight. The other shapes at the
+    limit go through the broker in tests/integration/test_limit_answers.py."""
     data = _SHAPES[shape]()
     answer = AnswerSubmitted.model_validate(data)
     weight = answer_weight(answer, 0)
