@@ -20,6 +20,7 @@ from schemas.registry import (
     type_string,
 )
 from schemas.upcasters import UpcastError, upcast
+from services.runtime.topic_specs import MAX_RECORD_BYTES
 
 SPECVERSION = "1.0"
 CONTENT_TYPE = "application/json"
@@ -137,13 +138,28 @@ def encode(event: Event, data_json: bytes | None = None) -> bytes:
     data = event.data
     if data_json is not None:
         body["data"] = orjson.Fragment(data_json)
-        return orjson.dumps(body)
+        return _fitting(orjson.dumps(body), event)
     body["data"] = data
     try:
-        return orjson.dumps(body, default=_model_fields)
+        encoded = orjson.dumps(body, default=_model_fields)
     except orjson.JSONEncodeError:
         body["data"] = orjson.Fragment(data.__pydantic_serializer__.to_json(data))
-        return orjson.dumps(body)
+        encoded = orjson.dumps(body)
+    return _fitting(encoded, event)
+
+
+class EventTooLarge(ValueError):
+    """An event whose value is over the broker's record limit: it is never produced (the
+    stage's input becomes a dead letter with this message). The door's limit on answers
+    (services.ingest.budget) keeps every accepted answer's events under it."""
+
+
+def _fitting(value: bytes, event: Event) -> bytes:
+    if len(value) > MAX_RECORD_BYTES:
+        raise EventTooLarge(
+            f"the {event.type} event of {event.subject!r} would be {len(value)} bytes, over "
+            f"the broker's limit of {MAX_RECORD_BYTES}")
+    return value
 
 
 # orjson's hook for the one kind of value it does not write itself: a payload model, written

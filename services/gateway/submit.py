@@ -25,11 +25,10 @@ from __future__ import annotations
 import asyncio
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from typing import Literal, NotRequired, Protocol
+from typing import Any, Literal, NotRequired, Protocol
 
 import orjson
 import structlog
-from pydantic_core import to_json
 from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import Route
@@ -53,6 +52,7 @@ from services.gateway.representation import (
     location,
 )
 from services.ingest.answers import admit_data, admit_provider
+from services.ingest.budget import answer_weight
 from services.ingest.input_forms import InputFormError, split_records
 from services.store.api import AnswerRecord, Claim, StoreUnavailable, Submission
 from services.store.decode import model_of
@@ -101,14 +101,18 @@ class Accepted:
                 "status": "submitted", "location": location(self.answer_id)}
 
 
-def rejection_problem(rejected: AnswerRejected) -> ProblemError:
-    """The ingest stage's rejection as a problem: its code, message, path and every error."""
-    status = 413 if rejected.code == "too_large" else (
-        400 if rejected.code in _MALFORMED else 422)
+def rejection_problem(rejected: AnswerRejected, limit: int) -> ProblemError:
+    """The ingest stage's rejection as a problem: its code, message, path and every error
+    (and the `limit` in bytes, when the answer is too large)."""
+    too_large = rejected.code == "too_large"
+    status = 413 if too_large else (400 if rejected.code in _MALFORMED else 422)
+    extra: dict[str, Any] = {"answer_id": rejected.answer_id} if rejected.answer_id else {}
+    if too_large:
+        extra["limit_bytes"] = limit
     return ProblemError(status, rejected.code, rejected.message, path=rejected.path,
                         errors=[{"code": e.code, "message": e.message, "path": e.path}
                                 for e in rejected.errors],
-                        extra={"answer_id": rejected.answer_id} if rejected.answer_id else None)
+                        extra=extra or None)
 
 
 class Ingest(Protocol):
@@ -134,19 +138,9 @@ def provider_ingest(provider: str) -> Ingest:
                            path="provider", extra={"providers": list(PROVIDERS)})
 
     def ingest(raw: bytes, *, max_bytes: int) -> AnswerAccepted | AnswerRejected:
-        outcome = admit_provider(raw, provider, event_id=_EVENT_ID, max_bytes=max_bytes)
-        if isinstance(outcome, AnswerAccepted):
-            # The normalised answer is what goes on the topic (and what ingest's limit
-            # applies to there): it may be larger than the line it came from.
-            size = len(to_json(outcome.answer))
-            if size > max_bytes:
-                path = f"$<normalised {provider} answer>"
-                return AnswerRejected(
-                    answer_id=outcome.answer.answer_id, code="too_large",
-                    message=f"{path}: the normalised answer is {size} bytes, over the limit "
-                            f"of {max_bytes} bytes", path=path,
-                    original_base64="", size_bytes=len(raw))
-        return outcome
+        # The normalised answer is what goes on the topic, and may be larger than the line
+        # it came from: admit_provider weighs it (services.ingest.budget).
+        return admit_provider(raw, provider, event_id=_EVENT_ID, max_bytes=max_bytes)
 
     return ingest
 
@@ -157,7 +151,7 @@ def admit(raw: bytes, principal: Principal, max_bytes: int,
     `metadata.tenant`; an answer naming another tenant is refused (403)."""
     outcome = ingest(raw, max_bytes=max_bytes)
     if isinstance(outcome, AnswerRejected):
-        raise rejection_problem(outcome)
+        raise rejection_problem(outcome, max_bytes)
     assert isinstance(outcome, AnswerAccepted)
     answer = outcome.answer
     metadata = dict(answer.metadata or {})
@@ -215,12 +209,13 @@ class Submitter:
         key = (answer_id, principal.tenant)
         canonical = canonical_json(answer)
         limit = gateway.settings.max_answer_bytes
-        if len(canonical) > limit:
-            # What ingest measures: the answer as produced (every field written), which a
-            # body of many small sources and chunks can make larger than the body itself.
-            raise ProblemError(413, "too_large", f"the answer is {len(canonical)} bytes with "
-                               f"every field written, over the limit of {limit} bytes",
-                               extra={"limit_bytes": limit})
+        weight = answer_weight(answer, limit, json_bytes=len(canonical))
+        if weight.total > limit:
+            # What ingest measures: the answer as produced (every field written, the tenant
+            # stamped in), which a body of many small sources and chunks can make larger
+            # than the body itself, with its text, sentences and citations.
+            raise ProblemError(413, "too_large", f"the answer {weight.describe()}, over the "
+                               f"limit of {limit}", extra={"limit_bytes": limit})
         body_sha = body_sha256(canonical)
         event_id = derived_event_id(body_sha, "gateway")
         while (busy := self._busy.get(key)) is not None:

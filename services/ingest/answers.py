@@ -39,17 +39,19 @@ from schemas.envelope import (
     decode_current,
     json_path,
     parse_envelope,
+    payload_json,
     resolve_type,
 )
 from schemas.registry import event_type_of
 from schemas.topics import ANSWERS_ACCEPTED, ANSWERS_REJECTED
 from schemas.upcasters import UpcastError, upcast
+from services.ingest.budget import MAX_WEIGHT, answer_weight
 from services.ingest.hints import hint
 from services.providers import ProviderError, normalize_data
 from services.runtime.stage import Message, Output
 
 MAX_BYTES_ENV = "CITEFLOW_MAX_ANSWER_BYTES"
-DEFAULT_MAX_BYTES = 4 * 1024 * 1024
+DEFAULT_MAX_BYTES = MAX_WEIGHT
 # The limit measures the answer's JSON (a bare data object, the gateway's body, the `data` of
 # an event); the CloudEvents envelope around it on `answers.submitted` may add this much.
 ENVELOPE_ALLOWANCE = 16 * 1024
@@ -62,9 +64,12 @@ _PROVIDER = event_type_of(ProviderAnswer)
 
 
 def max_answer_bytes() -> int:
-    """The byte limit on one submitted value: `$CITEFLOW_MAX_ANSWER_BYTES` or 4 MiB."""
+    """The limit on one submitted answer's bytes and weight (services.ingest.budget):
+    `$CITEFLOW_MAX_ANSWER_BYTES`, at most (and by default) what the stages can carry."""
     configured = os.environ.get(MAX_BYTES_ENV, "").strip()
-    return int(configured) if configured.isdigit() and int(configured) > 0 else DEFAULT_MAX_BYTES
+    if configured.isdigit() and int(configured) > 0:
+        return min(int(configured), MAX_WEIGHT)
+    return DEFAULT_MAX_BYTES
 
 
 MAX_BYTES = max_answer_bytes()
@@ -269,13 +274,27 @@ def _check_size(raw: bytes, max_bytes: int, envelope: int = 0) -> None:
         )
 
 
+def _weighed(
+    answer: AnswerSubmitted, prefix: str, max_bytes: int, read_bytes: int | None
+) -> AnswerSubmitted:
+    """`answer` once its weight (services.ingest.budget: its JSON as produced, its text,
+    sentences and citations) is within `max_bytes`, so every event built for it fits;
+    `read_bytes`: the bytes it was read from as it is (None: normalised or upcast)."""
+    weight = answer_weight(answer, max_bytes, read_bytes=read_bytes or 0,
+                           json_bytes=None if read_bytes else len(payload_json(answer)))
+    if weight.total > max_bytes:
+        raise Rejection("too_large", f"{prefix}: the answer {weight.describe()}, over the "
+                        f"limit of {max_bytes}", prefix, answer_id=answer.answer_id)
+    return answer
+
+
 def _admit_data(raw: bytes, max_bytes: int) -> AnswerSubmitted:
     _check_size(raw, max_bytes)
     try:  # fast path: valid input is parsed and validated in one step
-        return _checked(AnswerSubmitted.model_validate_json(raw), "$")
-    except ValidationError:
-        pass  # diagnose precisely on the slow path
-    return _validate(_load(raw), "$")
+        answer = _checked(AnswerSubmitted.model_validate_json(raw), "$")
+    except ValidationError:  # diagnose precisely on the slow path
+        answer = _validate(_load(raw), "$")
+    return _weighed(answer, "$", max_bytes, len(raw))
 
 
 def _rejected(
@@ -316,10 +335,12 @@ def admit_provider(
     """Admit one provider line (`{"response", "request", "answer_id", "metadata", …}`, a line
     of `citeflow process --from PROVIDER`): normalised, then admitted like an answer."""
     try:
-        _check_size(raw, MAX_BYTES if max_bytes is None else max_bytes)
+        limit = MAX_BYTES if max_bytes is None else max_bytes
+        _check_size(raw, limit)
         data = _load(raw)
         line = {**data, "provider": provider} if isinstance(data, dict) else data
-        answer = _provider_answer(line, "$")
+        answer = _weighed(_provider_answer(line, "$"), f"$<normalised {provider} answer>",
+                          limit, None)
     except Rejection as exc:
         return _rejected(exc, raw, event_id=event_id, position=position)
     return AnswerAccepted(answer=answer, submitted_event_id=event_id, size_bytes=len(raw))
@@ -421,9 +442,15 @@ def handle_submitted(message: Message, *, max_bytes: int | None = None) -> list[
     """Admit one record of `answers.submitted` (a CloudEvents envelope; old versions upcast):
     one Output to `answers.accepted`, or to `answers.rejected` for any bad input."""
     value = message.value
+    limit = MAX_BYTES if max_bytes is None else max_bytes
     try:
-        _check_size(value, MAX_BYTES if max_bytes is None else max_bytes, ENVELOPE_ALLOWANCE)
+        _check_size(value, limit, ENVELOPE_ALLOWANCE)
         body, answer, upcast_from = _fast_decode(value) or _decode_envelope(value)
+        try:
+            _weighed(answer, "$.data", limit, None if upcast_from is not None else len(value))
+        except Rejection as exc:
+            exc.envelope = body
+            raise
     except Rejection as exc:
         event_id = _attribute(exc.envelope, "id")
         rejected = _rejected(

@@ -5,17 +5,20 @@ from __future__ import annotations
 import orjson
 import pytest
 
-from schemas.answers import AnswerSubmitted
+from schemas.answers import AnswerSubmitted, Chunk, Source
 from schemas.envelope import (
     EventDecodeError,
+    EventTooLarge,
     decode,
     derived_event_id,
     encode,
     headers_for,
     make_event,
+    payload_json,
 )
 from schemas.scoring import AnswerScored
 from services.bench.workload import bench_answer
+from services.runtime.topic_specs import MAX_RECORD_BYTES
 
 
 def _answer() -> AnswerSubmitted:
@@ -113,3 +116,19 @@ def test_encoding_is_the_model_json_inside_the_envelope() -> None:
         body = orjson.loads(encode(event))
         assert body["data"] == orjson.loads(data.model_dump_json())
         assert body["subject"] == "a-2 é" and body["traceparent"].startswith("00-")
+
+
+def test_an_event_over_the_record_limit_is_never_encoded() -> None:
+    """The broker would refuse it: encoding it fails with the event's type, subject and size,
+    so the stage's input becomes a dead letter saying so."""
+    answer = AnswerSubmitted(answer_id="big", text="x", sources=[
+        Source(index=1, chunks=[Chunk(text="y" * (MAX_RECORD_BYTES // 2))]),
+        Source(index=2, chunks=[Chunk(text="z" * (MAX_RECORD_BYTES // 2))])])
+    event = make_event(answer, subject="big", source="test")
+    with pytest.raises(EventTooLarge, match="citeflow.answer.submitted.v1 event of 'big'"):
+        encode(event)
+    with pytest.raises(EventTooLarge):
+        encode(event, payload_json(answer))
+    small = make_event(AnswerSubmitted(answer_id="s", text="x", sources=[]), subject="s",
+                       source="test")
+    assert len(encode(small)) < 1024

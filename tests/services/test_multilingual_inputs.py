@@ -27,8 +27,24 @@ def test_a_4_mb_thai_answer_is_a_clear_rejection() -> None:
     assert result.code == "too_large" and "limit" in result.message
 
 
+def _thai(phrases_per_citation: int) -> str:
+    """199,000 characters of Thai phrases, one in `phrases_per_citation` cited."""
+    phrases = 199_000 // (len(THAI) + 5)
+    return "".join(THAI + (" [1] " if i % phrases_per_citation == 0 else " ")
+                   for i in range(phrases))
+
+
+def test_the_longest_thai_answer_citing_every_phrase_is_too_heavy_for_the_door() -> None:
+    """3,109 citations in one unpunctuated sentence: its events would pass the broker's
+    limit (its 778-citation form below makes an 8.9 MB answer.formatted), so it is rejected
+    at the door, not dead-lettered after."""
+    result = _run(_thai(1), [THAI * 20])
+    assert isinstance(result, AnswerRejected)
+    assert result.code == "too_large" and "3109 citations" in result.message
+
+
 def test_the_longest_thai_answer_goes_through_within_memory() -> None:
-    text = (THAI + " [1] ") * (199_000 // (len(THAI) + 5))
+    text = _thai(4)
     tracemalloc.start()
     try:
         result = _run(text, [THAI * 20])

@@ -183,3 +183,23 @@ def test_sentence_terms_leave_markers_out_and_are_remembered() -> None:
     for sentence in extracted.sentences[:2]:
         plain = re.sub(r"\[\d+\]", " ", sentence.text)
         assert both[sentence.index] == text_terms(plain)
+
+
+@pytest.mark.parametrize(("text", "whole"), [
+    ("word " * 1000, []),
+    ("x" * 1500, []),
+    (("lead " * 200).strip() + ". Short one. " + "tail " * 300 + "\nNext line",
+     ["Short one.", "Next line"]),
+])
+def test_a_chunk_sentence_longer_than_a_passage_is_cut_at_its_spaces(
+    text: str, whole: list[str]
+) -> None:
+    """A chunk without sentence ends is windows of at most MAX_PASSAGE_CHARS (cut after a
+    space where it has one), covering every character but blanks: no passage, link or
+    evidence carries more. Shorter sentences stay whole."""
+    spans = chunk_sentences(text)
+    pieces = [text[start:end] for start, end in spans]
+    assert all(0 < len(piece) <= passages.MAX_PASSAGE_CHARS for piece in pieces)
+    assert all(piece == piece.strip() for piece in pieces)
+    assert "".join("".join(pieces).split()) == "".join(text.split())
+    assert all(sentence in pieces for sentence in whole)

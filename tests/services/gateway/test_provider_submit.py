@@ -18,6 +18,7 @@ from services.gateway.auth import Principal
 from services.gateway.problems import ProblemError
 from services.gateway.submit import admit, provider_ingest
 from services.ingest.answers import admit_provider
+from services.ingest.budget import answer_weight
 from services.providers import normalize
 from tests.services.gateway.conftest import Gw, body
 from tests.services.providers import fixtures as fx
@@ -308,4 +309,8 @@ def test_a_normalised_answer_over_the_limit_is_413_not_left_to_ingest() -> None:
         admit(raw, principal, limit, provider_ingest("langchain"))
     assert (caught.value.status, caught.value.code) == (413, "too_large")
     assert caught.value.path == "$<normalised langchain answer>"
-    assert admit(raw, principal, normalised, provider_ingest("langchain")) == accepted.answer
+    assert caught.value.extra == {"answer_id": accepted.answer.answer_id, "limit_bytes": limit}
+    weight = answer_weight(accepted.answer, 0).total  # its weight, measured
+    assert admit(raw, principal, weight, provider_ingest("langchain")) == accepted.answer
+    with pytest.raises(ProblemError):
+        admit(raw, principal, weight - 1, provider_ingest("langchain"))

@@ -75,9 +75,9 @@ async def test_over_size_declared_body_is_413_before_reading(gw: Gw) -> None:
 
 
 async def test_the_limit_measures_the_answer_as_produced(gw: Gw) -> None:
-    """The limit is what ingest measures: the answer with every field written. A body under
-    it whose sources and chunks leave their defaults out can exceed it as produced: 413
-    with the limit, nothing produced."""
+    """The limit is what ingest measures: the answer's weight, from its JSON with every field
+    written. A body under it whose sources and chunks leave their defaults out can exceed it
+    as produced: 413 with the limit, nothing produced."""
     chunks = [{"text": "c"} for _ in range(SETTINGS.max_answer_bytes // 60)]
     raw = body(answer("a-1", sources=[{"index": 1, "kind": "web", "chunks": chunks}]))
     assert len(raw) < SETTINGS.max_answer_bytes

@@ -10,7 +10,7 @@ from typing import Any
 import orjson
 import pytest
 
-from schemas.answers import AnswerAccepted, AnswerRejected
+from schemas.answers import AnswerAccepted, AnswerRejected, AnswerSubmitted
 from schemas.topics import ANSWERS_ACCEPTED, ANSWERS_REJECTED
 from services.bench.workload import bench_answer
 from services.ingest.answers import (
@@ -20,6 +20,7 @@ from services.ingest.answers import (
     handle_submitted,
     max_answer_bytes,
 )
+from services.ingest.budget import answer_weight
 from services.runtime.stage import Message
 
 
@@ -145,9 +146,21 @@ def test_over_size_is_rejected_before_parsing() -> None:
     assert "64" in rejected.message
 
 
+def _weight(raw: bytes) -> int:
+    """The answer's weight, measured and counted (services.ingest.budget)."""
+    return answer_weight(AnswerSubmitted.model_validate_json(raw), 0).total
+
+
 def test_size_limit_allows_input_at_the_limit() -> None:
+    """The limit is on the answer's weight: its JSON as produced, its text, sentences and
+    citations; an answer weighing the limit is admitted, one byte less is too little."""
     raw = _with()
-    assert isinstance(admit_data(raw, event_id="e", max_bytes=len(raw)), AnswerAccepted)
+    limit = _weight(raw)
+    assert limit > len(raw)
+    assert isinstance(admit_data(raw, event_id="e", max_bytes=limit), AnswerAccepted)
+    rejected = _reject(raw, max_bytes=limit - 1)
+    assert (rejected.code, rejected.path, rejected.answer_id) == ("too_large", "$", "ans-1")
+    assert f"weighs {limit} bytes" in rejected.message and "1 citations" in rejected.message
 
 
 def test_reported_errors_are_capped() -> None:
@@ -268,12 +281,14 @@ def test_the_limit_measures_the_answer_not_its_envelope() -> None:
     """An answer at the limit is admitted bare (the gateway's check) and in its event
     envelope (ingest's): the envelope may add ENVELOPE_ALLOWANCE bytes, not more."""
     data = orjson.dumps(_valid())
-    limit = len(data)
+    limit = _weight(data)
     assert isinstance(admit_data(data, event_id="e", max_bytes=limit), AnswerAccepted)
     value = _envelope(_valid())
-    assert len(value) > limit
     [out] = handle_submitted(Message("answers.submitted", value), max_bytes=limit)
     assert out.topic == ANSWERS_ACCEPTED
+    [out] = handle_submitted(Message("answers.submitted", value), max_bytes=limit - 1)
+    assert out.topic == ANSWERS_REJECTED and out.data.code == "too_large"
+    assert out.data.path == "$.data" and out.subject == "ans-1"
     padded = _envelope(_valid(), padding="x" * (limit + ENVELOPE_ALLOWANCE - len(value)))
     assert len(padded) > limit + ENVELOPE_ALLOWANCE
     [out] = handle_submitted(Message("answers.submitted", padded), max_bytes=limit)
@@ -311,7 +326,8 @@ def test_envelope_with_non_finite_number_is_rejected() -> None:
 
 @pytest.mark.parametrize(
     ("configured", "expected"),
-    [("1024", 1024), ("", 4 * 1024 * 1024), ("0", 4 * 1024 * 1024), ("lots", 4 * 1024 * 1024)],
+    [("1024", 1024), ("", 4 * 1024 * 1024), ("0", 4 * 1024 * 1024), ("lots", 4 * 1024 * 1024),
+     ("99999999", 4 * 1024 * 1024)],
 )
 def test_byte_limit_is_configurable(
     monkeypatch: pytest.MonkeyPatch, configured: str, expected: int
