@@ -21,7 +21,7 @@ from aiokafka import AIOKafkaConsumer, AIOKafkaProducer, ConsumerRecord, TopicPa
 from aiokafka.abc import ConsumerRebalanceListener
 from aiokafka.errors import CommitFailedError, KafkaError, KafkaTimeoutError
 
-from schemas.envelope import derived_event_id, encode, headers_for, make_event
+from schemas.envelope import EventTooLarge, derived_event_id, encode, headers_for, make_event
 from schemas.registry import event_type_of
 from schemas.trusted import CHECKSUM_HEADER, checksum
 from services.runtime.config import RuntimeConfig
@@ -459,10 +459,13 @@ class StageRunner:
         """After attempt `attempt` failed with `error`: retry with backoff, or dead-letter."""
         while True:
             self.metrics.failed(type(error).__name__)
-            if isinstance(error, PermanentError) or self.policy.exhausted(attempt):
-                # Permanent: dead-lettered at once. TransientError and any unexpected
-                # exception: retried with backoff, without committing; after the last
-                # attempt it becomes a dead letter.
+            if isinstance(error, (PermanentError, EventTooLarge)) or self.policy.exhausted(
+                attempt
+            ):
+                # Permanent (an output the broker would refuse is as large on every try):
+                # dead-lettered at once. TransientError and any unexpected exception:
+                # retried with backoff, without committing; after the last attempt it
+                # becomes a dead letter.
                 return [self._dead_letter(message, error, attempt)]
             self._message_log(message).warning(
                 "retrying", error_type=type(error).__name__, error=str(error), attempt=attempt

@@ -12,7 +12,7 @@ from aiokafka import TopicPartition
 from aiokafka.errors import KafkaConnectionError, MessageSizeTooLargeError
 
 from schemas.answers import AnswerSubmitted
-from schemas.envelope import decode, encode, headers_for, make_event
+from schemas.envelope import EventTooLarge, decode, encode, headers_for, make_event
 from services.bench.workload import bench_answer
 from services.runtime.config import RuntimeConfig
 from services.runtime.loop import StageRunner, output_record
@@ -75,6 +75,18 @@ async def test_permanent_error_is_dead_lettered_at_once() -> None:
     assert records[0].topic == "in.dlq"
     assert dict(records[0].headers)["dlq_attempts"] == b"1"
     assert runner.metrics.value("citeflow_messages_dead_lettered_total") == 1
+
+
+async def test_an_output_over_the_record_limit_is_dead_lettered_at_once() -> None:
+    calls = []
+
+    def handle(message: Message) -> list[Output]:
+        calls.append(1)
+        raise EventTooLarge("the answer.resolved event of 'a' would be 17000000 bytes")
+
+    records = await _runner(handle, attempts=4)._handle(_answer_message())
+    assert len(calls) == 1 and records[0].topic == "in.dlq"
+    assert dict(records[0].headers)["dlq_error_type"] == b"EventTooLarge"
 
 
 async def test_unexpected_errors_are_retried_then_dead_lettered() -> None:
