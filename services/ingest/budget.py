@@ -115,9 +115,11 @@ def answer_weight(
         json_bytes = len(payload_json(answer))
     extracted = extract_answer(answer)
     sentence_list = extracted.sentences
-    # The citation map lists each sentence under each source id it cites, with its text.
+    # The citation map lists each sentence under each source id it cites, with its text
+    # (a citation outside the text, e.g. a provider's span past its end, reaches none).
     cited = {(c.id, reached) for c in extracted.citations
-             for reached in c.sentence_indexes or (c.sentence_index,)}
+             for reached in c.sentence_indexes or (c.sentence_index,)
+             if reached < len(sentence_list)}
     cited_text = sum(_json_length(sentence_list[reached].text) for _, reached in cited)
     return Weight(json_bytes, text_bytes, cited_text, len(sentence_list),
                   len(extracted.citations), counted=True)

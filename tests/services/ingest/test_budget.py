@@ -63,6 +63,15 @@ def test_span_citations_are_counted_as_cut_at_sentence_bounds() -> None:
     assert (weight.counted, weight.sentences, weight.citations) == (True, 3, 3)
 
 
+def test_span_citations_outside_the_text_reach_no_sentence() -> None:
+    answer = AnswerSubmitted.model_validate({
+        "answer_id": "a", "text": "", "sources": [],
+        "citations": [{"source_index": 3, "start": 1539, "end": 959},
+                      {"start": 1367, "end": 451396}]})
+    weight = answer_weight(answer, 0)  # a limit of 0: counted, not bounded
+    assert weight.counted and weight.sentences == 0 and weight.cited_text_bytes == 0
+
+
 def test_an_ordinary_answer_is_weighed_without_being_segmented() -> None:
     answer = _answer("Paris is the capital of France [1]. It is large [2].")
     weight = answer_weight(answer, MAX_WEIGHT, json_bytes=400)
