@@ -13,30 +13,7 @@ from schemas.formatted import FormattedSource
 from schemas.scoring import SourceScore
 from services.formatting.escaping import safe_url
 from services.text.languages import describe, source_sample
-from services.text.spacing import cut_short, single_spaced
-
-EXCERPT_CHARS = 200
-# An excerpt is cut at the last space before EXCERPT_CHARS unless that loses more than this.
-_EXCERPT_SLACK = 50
-
-
-def excerpt(text: str) -> str:
-    """About the first EXCERPT_CHARS characters of `text`, whitespace collapsed, cut at a
-    word boundary, with an ellipsis when shortened (none after a sentence's end)."""
-    window = EXCERPT_CHARS + _EXCERPT_SLACK
-    head = text[:window]
-    # a single-spaced head (the usual case) is what splitting and joining would give
-    collapsed = head if single_spaced(head) else " ".join(head.split())
-    while len(collapsed) <= EXCERPT_CHARS and window < len(text):
-        window *= 2  # whitespace runs collapsed: read further
-        collapsed = " ".join(text[:window].split())
-    if window >= len(text) and len(collapsed) <= EXCERPT_CHARS:
-        return collapsed
-    cut = collapsed.rfind(" ", 0, EXCERPT_CHARS + 1)
-    if cut < EXCERPT_CHARS - _EXCERPT_SLACK:
-        cut = EXCERPT_CHARS
-    return cut_short(collapsed[:cut].rstrip())
-
+from services.text.spacing import excerpt
 
 # Every value comes from an upstream model already validated (or is computed here with
 # the field's type), so the rows become models without a second validation.

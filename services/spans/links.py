@@ -16,28 +16,9 @@ from schemas.spans import Link, Locator
 from services.spans.locators import Locators, locator, text_quote
 from services.spans.search import QuoteFinder
 from services.spans.sections import ChunkPlace, Piece, SectionIndex
-from services.text.spacing import cut_short, single_spaced
-
-EXCERPT_CHARS = 200
+from services.text.spacing import excerpt
 
 _link = maker(Link)
-
-
-def excerpt(text: str, limit: int = EXCERPT_CHARS) -> str:
-    """The first ~`limit` characters of `text`, whitespace collapsed, cut at a word boundary
-    with an ellipsis when longer (none after a sentence's end: services.text.spacing)."""
-    if single_spaced(text):
-        # What splitting and joining would give, without doing it.
-        if len(text) <= limit:
-            return text
-        cut = text.rfind(" ", 0, limit + 1)
-        return cut_short(text[: cut if cut > limit // 2 else limit].rstrip())
-    head = text[: 2 * limit]
-    collapsed = " ".join(head.split())
-    if len(collapsed) <= limit and len(head) == len(text):
-        return collapsed
-    cut = collapsed.rfind(" ", 0, limit + 1)
-    return cut_short(collapsed[: cut if cut > limit // 2 else limit].rstrip())
 
 
 def _chunk_entry(

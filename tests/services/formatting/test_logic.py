@@ -9,7 +9,7 @@ from schemas.envelope import decode, encode, make_event
 from schemas.formatted import AnswerFormatted
 from schemas.topics import ANSWERS_FORMATTED, ANSWERS_RESOLVED
 from services.formatting.logic import format_answer
-from services.formatting.sources import EXCERPT_CHARS, excerpt
+from services.text.spacing import EXCERPT_CHARS
 from services.formatting.stage import STAGE
 from services.runtime.stage import Message
 from tests.services.formatting.builders import Mark, Unit, ama, build_resolved, source
@@ -156,22 +156,6 @@ def test_empty_answer_formats() -> None:
     assert formatted.renderings.plain == ""
     assert formatted.renderings.markdown == ""
     assert "<ol" not in formatted.renderings.html
-
-
-@pytest.mark.parametrize(
-    ("text", "expected"),
-    [
-        ("short  text\n here", "short text here"),
-        ("word " * 60, ("word " * 40).strip() + "\u2026"),
-        ("x" * 300, "x" * EXCERPT_CHARS + "\u2026"),
-        ("a " * 100, ("a " * 100).strip()),
-        (" \n" * 400 + "word " * 60, ("word " * 40).strip() + "\u2026"),
-        # cut right after a sentence: no ellipsis after its full stop ("tall.\u2026")
-        ("A" * 190 + " is tall. More words follow here.", "A" * 190 + " is tall."),
-    ],
-)
-def test_excerpt(text: str, expected: str) -> None:
-    assert excerpt(text) == expected
 
 
 def test_stage_reads_resolved_and_publishes_formatted(resolved) -> None:

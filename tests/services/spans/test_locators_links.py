@@ -4,10 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from services.spans.links import excerpt
 from services.spans.locators import CONTEXT_CHARS
 from services.spans.logic import resolve_answer
-from services.text.spacing import cut_short
 from tests.services.spans.builders import chunk, cited, source
 
 _LONG = (
@@ -149,55 +147,3 @@ def test_passage_of_unknown_source_has_no_locator() -> None:
         )
     ).resolution.links
     assert link.locator is None and link.doc_id is None and link.score == 0.0
-
-
-def test_excerpt_is_about_200_characters_cut_at_a_word() -> None:
-    text = "word " * 100
-    short = excerpt(text)
-    assert (
-        len(short) <= 201 and short.endswith("\u2026") and not short[:-1].endswith(" ")
-    )
-    assert excerpt("  short\n text ") == "short text"
-
-
-def test_excerpt_of_whitespace_heavy_long_text_says_it_is_cut() -> None:
-    text = "a" + " " * 500 + "b"
-    assert excerpt(text) == "a\u2026"
-
-
-def _reference_excerpt(text: str, limit: int = 200) -> str:
-    """`excerpt` as specified: collapse whitespace, cut at a word with an ellipsis."""
-    head = text[: 2 * limit]
-    collapsed = " ".join(head.split())
-    if len(collapsed) <= limit and len(head) == len(text):
-        return collapsed
-    cut = collapsed.rfind(" ", 0, limit + 1)
-    return cut_short(collapsed[: cut if cut > limit // 2 else limit].rstrip())
-
-
-def test_an_excerpt_cut_after_a_sentence_has_no_ellipsis() -> None:
-    text = "The tower is tall. " * 10 + "Uninterruptedlylongwordwithoutanyspaces"
-    short = excerpt(text)
-    assert short.endswith("tall.") and not short.endswith(".\u2026")
-
-
-@pytest.mark.parametrize(
-    "text",
-    [
-        "word " * 40 + "end",
-        ("word " * 50).strip(),
-        "x" * 250,
-        "ab\x00cd " * 60,
-        "caf\u00e9 " * 60,
-        "tab\there " * 40,
-        "nbsp\u00a0here " * 40,
-        " leading " * 40,
-        "ctl\x7f " * 70,
-        "sep\x1chere " * 40,
-        "vt\x0bhere",
-        "short",
-        "End. " * 60,
-    ],
-)
-def test_excerpt_fast_path_agrees_with_split_and_join(text: str) -> None:
-    assert excerpt(text) == _reference_excerpt(text)
