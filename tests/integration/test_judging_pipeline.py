@@ -127,6 +127,13 @@ def test_the_refined_verdict_reaches_the_chip_in_place(harness: Harness, tmp_pat
                for data in outage for j in data["judgements"])
     assert harness.read("answers.formatted.dlq") == []
     assert "open" in {data["breaker"] for data in outage}
+    # /v1/pipeline shows the breaker of the newest judged record; the three above were
+    # judged at once, so the newest may be the first failure's (`closed`). One more answer,
+    # judged once the breaker is open, is the newest: it says `open` (a trial call after the
+    # cooldown fails and reopens it).
+    last = small_answers(14, prefix="outage")[13:]
+    harness.submit(last)
+    harness.wait_for_keys("answers.judged", {a["answer_id"] for a in last})
     ops_key = asyncio.run(_scoped_key(store_url, {"ops", "read"}))
 
     def judging_health() -> dict[str, Any] | None:
