@@ -109,8 +109,13 @@ def test_sink_records_real_pipeline_output(harness: Harness, pipeline_specs: lis
     want = {a["answer_id"]: "formatted" for a in answers} | {"real-bad": "rejected"}
     rows = _wait_rows(harness, url, want)
     deadline = time.monotonic() + WAIT_S
-    while len(unidentified := [a for a in rows if a.startswith("@")]) < 2:
-        assert time.monotonic() < deadline, f"rows of unidentified inputs: {unidentified}"
+    # The sink reads the two topics in no set order: an answer's latency needs both its
+    # submission and its result, so a formatted row may wait a moment for it.
+    while len(unidentified := [a for a in rows if a.startswith("@")]) < 2 or any(
+            rows[a["answer_id"]].latency_ms is None for a in answers):
+        assert time.monotonic() < deadline, (
+            f"rows of unidentified inputs: {unidentified}; without latency: "
+            f"{[a['answer_id'] for a in answers if rows[a['answer_id']].latency_ms is None]}")
         time.sleep(0.3)
         rows = _rows(url)
     assert all(a.startswith("@answers.submitted:") and rows[a].status == "rejected"
