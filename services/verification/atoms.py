@@ -34,13 +34,14 @@ The claim's score is the mean of two shares, as the sentence check's is
 (services.verification.support): the item-weighted mean of its atoms' (halved per kind of
 conflict, and once more when an atom lacks a fact), and its items found anywhere in the
 source. The missing words are the answer's own: the words of each atom whose items the
-evidence set and its covers lack, as spans of the claim text, taken as phrases (`_Phrases`).
+evidence set and its covers lack (only its facts, when it lacks one the source lacks), as
+spans of the claim text, taken as phrases (`_Phrases`), less the atom's topic (`_topic`).
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 from services.text.atoms import CLAUSE_WORDS, PART, QUOTE, AtomSpan, atoms, fold_blanks
@@ -73,6 +74,7 @@ CLAIM_UNSUPPORTED = 0.25
 COVER_MIN = 2  # what a sentence must hold of an atom's lacking items to back them (`_covers`)
 FILL = 1  # function words between two missing words that the phrase takes in
 OPENS = 1  # function words that open a missing phrase
+TOPIC_WORDS = 4  # content words an atom's topic holds at most (`_topic`)
 _SURFACE = re.compile(r"[^\W_]+")
 _CLAUSES = re.compile(r"[,;:.!?\u3001\u3002\uff0c\uff1b\u060c]")
 _NEGATING = NEGATIONS | OTHER_NEGATIONS
@@ -160,7 +162,9 @@ def judge_atoms(text: str, view: SourceView) -> AtomsJudged | None:
     missing: list[tuple[int, int]] = []
     for check in checks:
         if check.verdict != "supported" or check.unbacked:
-            missing += _missing_words(text, check, _Language(text, language))
+            missing += _missing_words(
+                text, check, _Language(text, language), view.vocabulary.__contains__
+            )
     shown = [found for check in checks for found in (check, *check.covers)]
     return AtomsJudged(verdict, score, shown, conflicts, missing)
 
@@ -410,15 +414,17 @@ def judge_counted(text: str, span: AtomSpan, counts: Counts) -> AtomsJudged:
     share = (size - len(absent) - lacking) / size
     anywhere = (size - len(absent)) / size
     unbacked = frozenset([*absent, *listed])
-    lacks_fact = False
+    facts: frozenset[str] = frozenset()
     if absent:  # (only a fact the whole source lacks keeps the atom from `supported`)
         numbers = read_items(canonical_text(span.claims), language.get())[1]
-        lacks_fact = bool(frozenset(absent) & _facts(span, numbers, language.get()))
+        facts = frozenset(absent) & _facts(span, numbers, language.get())
+    lacks_fact = bool(facts)
     check = AtomCheck(span, _atom_verdict(share, bool(conflicts), lacks_fact), "lexical", None,
-                      frozenset(), unbacked, tuple(conflicts), share, unbacked)
+                      frozenset(), unbacked, tuple(conflicts), share, unbacked, facts)
     missing: list[tuple[int, int]] = []
     if unbacked:
-        missing = _missing_words(text, check, language)
+        unheld = frozenset(absent)
+        missing = _missing_words(text, check, language, lambda term: term not in unheld)
     score = _score(share, anywhere, len(conflicts) + lacks_fact)
     return AtomsJudged(check.verdict, score, [check], tuple(conflicts), missing)
 
@@ -573,24 +579,92 @@ class _Language:
         return self._value
 
 
-def _missing_words(text: str, check: AtomCheck, language: _Language) -> list[tuple[int, int]]:
+def _missing_words(
+    text: str, check: AtomCheck, language: _Language, held: Callable[[str], bool]
+) -> list[tuple[int, int]]:
     """The spans of the atom's words whose items its evidence set lacks, as phrases
     (`_Phrases`): ASCII words by their terms (services.text.lexical.term_list), each
     lacking word looked for where it stands whole (`_ascii_missing`); other text word by
-    word (units of a word written without spaces). A date is one fact (`_whole_dates`)."""
+    word (units of a word written without spaces). Where the atom lacks a fact the source
+    lacks (a name or number, `_facts`), only its facts are missing: that is what the
+    source does not back, and the atom's other words (its verb, the nouns a page words
+    otherwise: `became an Armenian citizen` beside the day it lacks) are not marked
+    beside it. A date is one fact (`_whole_dates`). The words of the atom's topic are not
+    missing (`_topic`; `held`: whether the source holds a term)."""
     span = check.span
     lacking = check.lacking.difference(*(cover.items for cover in check.covers))
     if not lacking:
         return []
+    if lacking & check.facts:
+        lacking = lacking & check.facts
     if not text.isascii():
         found = _word_by_word(text, check, lacking, language.get())
+        if found:
+            tokens, ends = _opening_units(text, span)
+            opening = _topic(tokens, term_list(tokens, language.get()), held)
+            if opening:
+                found = [place for place in found if place[0] >= ends[opening - 1]]
     else:
         folded = ascii_word_text(text)
         lowered = folded[span.start : span.end].split()
-        term_of = dict(zip(lowered, term_list(lowered, language.get()), strict=True))
+        terms = term_list(lowered, language.get())
+        term_of = dict(zip(lowered, terms, strict=True))
         wanted = [word for word, term in term_of.items() if term in lacking or word in lacking]
         found = _ascii_missing(text, folded, span, wanted, term_of) if wanted else []
+        opening = _topic(lowered, terms, held) if found else 0
+        if opening:
+            end = span.start
+            for word in lowered[:opening]:
+                end = folded.find(word, end) + len(word)
+            found = [place for place in found if place[0] >= end]
     return _whole_dates(text, span, found) if found and has_digit(span.claims) else found
+
+
+def _topic(tokens: list[str], terms: list[str], held: Callable[[str], bool]) -> int:
+    """How many of an atom's first words (lowercase `tokens`, their `terms`) are its
+    topic: the words it opens with up to its first function word after them (`The film`
+    of `The film received nominations for`, `Collingwood retired` of `Collingwood retired
+    from`), `TOPIC_WORDS` content words at most, when the source holds every one of them
+    (`held`, by term) and none is a number; 0 when it has none. What a clause opens with
+    is what it is about, given; what it says of it comes after (end focus), and that is
+    what a reader marks when the source does not back it: the page names the film, and it
+    is the six nominations it does not state. An atom that opens with a clause word (a
+    pronoun or an auxiliary: `He appeared`) has no topic of words (its first content word
+    is what it says); neither has one whose opening words the source lacks (`The icon of
+    the Madonna`), nor one that opens with a number or a date (`In 2009`, `On October 9`),
+    a fact of its own, nor one whose opening runs on past the words read (no function word
+    ends it: a list of words is no topic)."""
+    read = terms[: 2 * TOPIC_WORDS + 2]
+    if "" not in read:  # (no function word among them: nothing ends a topic)
+        return 0
+    size = count = 0
+    for token, term in zip(tokens, read):
+        if not size and token in CLAUSE_WORDS or not token.isalpha() and has_digit(token):
+            return 0
+        if not term:
+            if size:
+                return count
+        elif size < TOPIC_WORDS and held(term):
+            size += 1
+        else:
+            return 0
+        count += 1
+    return 0
+
+
+def _opening_units(text: str, span: AtomSpan) -> tuple[list[str], list[int]]:
+    """The first words of the atom in text that is not ASCII, as lowercase units, and
+    where each ends; up to a word written without spaces (CJK), whose units are no
+    phrase, and `_topic`'s reading at most."""
+    tokens: list[str] = []
+    ends: list[int] = []
+    for match in _SURFACE.finditer(text, span.start, span.end):
+        units = words(canonical_text(match.group()))
+        if len(units) != 1 or len(tokens) > 2 * TOPIC_WORDS + 1:
+            break
+        tokens.append(units[0])
+        ends.append(match.end())
+    return tokens, ends
 
 
 def _whole_dates(
@@ -616,8 +690,9 @@ def _ascii_missing(
 ) -> list[tuple[int, int]]:
     """The places of the `wanted` words in the atom, as phrases: what `_Phrases` makes of
     the atom's words, fed only the words where a wanted word stands and the function words
-    just before it. `folded` is ASCII `text` with separators as spaces, lowercase (same
-    offsets); `term_of` maps the atom's words to their terms."""
+    just before it (or the one other word between it and the wanted word before).
+    `folded` is ASCII `text` with separators as spaces, lowercase (same offsets);
+    `term_of` maps the atom's words to their terms."""
     # (each wanted word is found by a C search, whole; the phrase rule then reads only the
     # words just before each: no Python step per word of the atom)
     holes = span.kind != QUOTE and span.claims != text[span.start : span.end]
@@ -634,38 +709,44 @@ def _ascii_missing(
                 places.append((place, end))
             place = folded.find(word, end, span.end)
     places.sort()
-    missing = set(places)
     phrases = _Phrases(text)
+    previous = -1  # where the missing word before ends
     for place, end in places:
         # The function words right before the word (a run back to the last other word),
-        # FILL + 1 at most, read into the phrase rule as they stand in the text.
+        # FILL + 1 at most, read into the phrase rule as they stand in the text; or the
+        # one other word right before it, when the missing word before ends right before
+        # that (it may bridge the two).
         run: list[tuple[int, int]] = []
         after_missing = False
+        held: tuple[int, int] | None = None
         cursor = place
         while len(run) <= FILL:
             stop = _word_end(folded, span.start, cursor)
             if stop < 0:
                 break
-            begin = folded.rfind(" ", span.start, stop) + 1 or span.start
-            word = folded[begin:stop]
-            if (begin, stop) in missing:
+            if stop == previous:
                 after_missing = True
                 break
-            if (
-                (holes and not _own(span, begin))
-                or term_of.get(word, "x")
-                or word.isdigit()
-                or word in CLAUSE_WORDS
-                or (begin and text[begin - 1] in "'\u2019")
-            ):
+            begin = folded.rfind(" ", span.start, stop) + 1 or span.start
+            word = folded[begin:stop]
+            if holes and not _own(span, begin):
+                break
+            if term_of.get(word, "x") or word.isdigit():
+                if not run and previous >= 0 and folded[previous:begin].isspace():
+                    held = (begin, stop)
+                break
+            if word in CLAUSE_WORDS or (begin and text[begin - 1] in "'\u2019"):
                 break
             run.append((begin, stop))
             cursor = begin
-        if not after_missing:  # (the run opens after another word, or the atom's start)
+        if held is not None:
+            phrases.add(*held, False, False)
+        elif not after_missing:  # (the run opens after another word, or the atom's start)
             phrases.stop()
         for begin, stop in reversed(run):
             phrases.add(begin, stop, False, True)
         phrases.add(place, end, True, False)
+        previous = end
     return phrases.found
 
 
@@ -682,39 +763,57 @@ class _Phrases:
     most: `of` in `water-gazers of Manhattan`) and the `OPENS` that open a missing phrase
     (`in` of `in 2015`, `the` of `the following month`) are missing too, but not a word of
     the clause (services.text.atoms.CLAUSE_WORDS: `was` of `was named`, `He` of `He
-    appeared`). Words are added in text order."""
+    appeared`). So is one word the source holds standing alone between two missing words:
+    the phrase they make runs through it (`17th century fresco` against a page that has
+    the century but neither of the others, `United States and Canada`). Words are added
+    in text order."""
 
-    __slots__ = ("_after_missing", "_run", "_text", "found")
+    __slots__ = ("_after_missing", "_held", "_run", "_text", "found")
 
     def __init__(self, text: str) -> None:
         self._text = text
         self._run: list[tuple[int, int]] = []  # function words since the last content word
         self._after_missing = False  # whether that content word is missing
+        self._held: tuple[int, int] | None = None  # a held word right after a missing one
         self.found: list[tuple[int, int]] = []
 
     def add(self, start: int, end: int, missing: bool, function: bool) -> None:
         """The next word `[start, end)`: missing or not, a function word or not."""
         if missing:
+            if self._held is not None:
+                self.found.append(self._held)
+                self._held = None
             run = self._run
             if run:
                 self.found += run if self._after_missing and len(run) <= FILL else run[-OPENS:]
                 self._run = []
             self.found.append((start, end))
             self._after_missing = True
-        elif (
-            function
-            and (not start or self._text[start - 1] not in "'\u2019")
-            and self._text[start:end].lower() not in CLAUSE_WORDS
-        ):
-            self._run.append((start, end))  # (`s` of `Jackson's` is no word of its own)
+            return
+        if not self._word(start, end):  # (`s` of `Jackson's` is no word of its own)
+            self.stop()
+        elif function:
+            if self._held is not None:
+                self.stop()
+            self._run.append((start, end))
+        elif self._after_missing and not self._run and self._held is None:
+            self._held = (start, end)
         else:
             self.stop()
+
+    def _word(self, start: int, end: int) -> bool:
+        """Whether `[start, end)` may be in a phrase: no word of the clause, no ending
+        after an apostrophe."""
+        return (not start or self._text[start - 1] not in "'\u2019") and (
+            self._text[start:end].lower() not in CLAUSE_WORDS
+        )
 
     def stop(self) -> None:
         """A word that no phrase runs through (neither missing nor a function word that
         may open or fill one)."""
         self._run = []
         self._after_missing = False
+        self._held = None
 
 
 def _own(span: AtomSpan, position: int) -> bool:

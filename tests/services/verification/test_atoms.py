@@ -10,8 +10,9 @@ import orjson
 from schemas.formatted import AnswerFormatted
 from services.pipeline import process_answer
 from services.text.atoms import QUOTE, atoms, is_heading
-from services.verification.atoms import judge_atoms
-from services.verification.sources import source_view
+from services.text.lexical import term_list
+from services.verification.atoms import _topic, judge_atoms
+from services.verification.sources import SourceView, source_view
 
 PAGE = [
     "Arnold joined Video Store Magazine in 1991.",
@@ -349,11 +350,11 @@ def test_missing_words_are_taken_as_phrases() -> None:
     assert words[:2] == ["in", "1987"]
     assert ["in", "Paris", "of", "France"] == words[-4:]
     # A word of the clause opens no phrase (`was` of `was named`, `He` of `He won`).
-    text = "He won an Oscar and was named a knight"
+    text = "He won a medal and was named a knight"
     judged = judge_atoms(text, view)
     assert judged is not None
     assert [text[start:end] for start, end in judged.missing] == [
-        "won", "an", "Oscar", "named", "a", "knight"]
+        "won", "a", "medal", "named", "a", "knight"]
 
 
 def test_a_date_one_of_whose_words_is_missing_is_missing_whole() -> None:
@@ -425,3 +426,76 @@ def test_a_sentence_judged_from_its_passages_counts_reads_dates_and_numerals_too
     chinese = "该市人口约500000人。城市面积为300平方公里。"
     assert support("该市人口约五十万人[1]。", chinese) == ("supported", [], [])
     assert support("该市人口约七十万人[1]。", chinese)[1] == ["number"]
+
+
+def _missing(text: str, view: SourceView) -> list[str]:
+    """The missing words of `text` judged against `view`, as written."""
+    judged = judge_atoms(text, view)
+    assert judged is not None
+    return [text[start:end] for start, end in judged.missing]
+
+
+def test_the_words_a_claim_opens_with_are_its_topic_when_the_source_holds_them() -> None:
+    """What the sentence opens with, up to its first function word, is what it is about:
+    not missing when the source holds every word of it somewhere (a sentence that is not
+    the atom's evidence), whatever the rest lacks."""
+    view = _view(["Paul Collingwood is an English batsman.", "The club plays at Durham.",
+                  "The captain retired from first-class cricket in the autumn."])
+    assert _missing("Collingwood retired from county cricket", view) == ["from", "county"]
+    # The source lacks the opening word: no topic, it is missing.
+    assert _missing("Smith retired from county cricket", view) == ["Smith", "from", "county"]
+
+
+def test_no_topic_after_a_clause_word_a_number_a_word_the_source_lacks_or_too_many() -> None:
+    held = {"film", "receiv", "nomin", "cricket", "score", "studio"}.__contains__
+
+    def topic(text: str) -> int:
+        tokens = text.lower().split()
+        return _topic(tokens, term_list(tokens, "en"), held)
+
+    assert topic("The film received nominations for best score") == 4
+    # A claim that opens with a pronoun says something of it: its first word is said.
+    assert topic("He received nominations for best score") == 0
+    # A number or date among the opening words is a fact of its own.
+    assert topic("In 2019 the film received nominations for") == 0
+    # One opening word the source lacks: the opening is no topic.
+    assert topic("The film received awards for best score") == 0
+    # More content words than a topic holds, or no function word that ends the opening.
+    assert topic("The film studio received nominations score for") == 0
+    assert topic("The film received nominations") == 0
+
+
+def test_a_topic_in_text_that_is_not_ascii() -> None:
+    view = _view(["Élise Dupont est une actrice française.", "Le club joue à Paris.",
+                  "La capitaine a quitté le cricket en automne."])
+    assert _missing("Élise a quitté le cricket régional", view) == ["régional"]
+    assert _missing("Margaux a quitté le cricket régional", view) == ["Margaux", "régional"]
+
+
+def test_an_atom_lacking_a_fact_misses_the_fact_not_its_other_words() -> None:
+    """Where the source lacks a name or number of the atom, that fact is what it does not
+    back: the atom's other words it lacks (the verb and nouns a page words otherwise) are
+    not marked beside it."""
+    view = _view(["Arnold joined Video Store Magazine in 1991.",
+                  "The magazine covers the home entertainment industry."])
+    claim = "Arnold was appointed deputy editor of Video Store Magazine in {}"
+    assert _missing(claim.format(1993), view) == ["in", "1993"]
+    # No fact lacking: the words it lacks are missing.
+    assert _missing(claim.format(1991), view) == ["appointed", "deputy", "editor"]
+
+
+def test_one_held_word_between_two_missing_words_is_in_their_phrase() -> None:
+    """A word the source holds, alone between two missing words, is in the phrase they make
+    (`17th century fresco`); not one of two such words, nor one after a function word."""
+    view = _view(["The church was built in the century of its founding.",
+                  "The altar houses a painting."])
+    assert _missing("The altar houses a 17th century fresco", view) == [
+        "a", "17th", "century", "fresco"]
+    assert _missing("The altar houses a 17th century church fresco", view) == [
+        "a", "17th", "fresco"]
+    # The same in text that is not ASCII (read word by word).
+    view = _view(["L'église est ancienne.", "L'autel abrite une peinture."])
+    assert _missing("L'autel abrite une fresque ancienne dorée", view) == [
+        "une", "fresque", "ancienne", "dorée"]
+    assert _missing("L'autel abrite une fresque ancienne et dorée", view) == [
+        "une", "fresque", "et", "dorée"]
