@@ -63,6 +63,7 @@ from services.verification.claims import (
     has_digit,
     negates,
     read_items,
+    read_numbers,
     token_items,
 )
 from services.verification.sources import SourceView
@@ -416,7 +417,7 @@ def judge_counted(text: str, span: AtomSpan, counts: Counts) -> AtomsJudged:
     unbacked = frozenset([*absent, *listed])
     facts: frozenset[str] = frozenset()
     if absent:  # (only a fact the whole source lacks keeps the atom from `supported`)
-        numbers = read_items(canonical_text(span.claims), language.get())[1]
+        numbers = read_numbers(canonical_text(span.claims))
         facts = frozenset(absent) & _facts(span, numbers, language.get())
     lacks_fact = bool(facts)
     check = AtomCheck(span, _atom_verdict(share, bool(conflicts), lacks_fact), "lexical", None,

@@ -76,6 +76,13 @@ def read_items(
     return items, numbers, negates(tokens)
 
 
+def read_numbers(canonical: str) -> frozenset[str]:
+    """The numbers of a canonical text: `read_items`' second part, without its terms."""
+    if not has_digit(canonical):
+        return frozenset()
+    return frozenset(numbers_of(without_references(words(canonical))))
+
+
 def token_items(
     tokens: list[str], canonical: str, language: str | None = None
 ) -> tuple[set[str], frozenset[str]]:
