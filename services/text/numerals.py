@@ -5,6 +5,8 @@ Numeral characters are also parts of ordinary words (`一般`, `统一`, `十分
 `万一`, `천사`), so a run of them is read only where it can only be a number:
 
 - digits followed by a multiplier (`3万`, `180万`, `5천만`, `3300亿`);
+- a number ending in a large multiplier goes on with what follows it that is worth less
+  (`3万5千` 35000, `1万2000` 12000; Korean after one space: `1억 2천만` 120000000);
 - two characters or more that form a number (`五十`, `十三`, `百万`, `两万`), not opening
   with `万`/`亿` (`万一`, `万年`) nor a multiplier right after another without a digit
   (`千百年`), nor two digits in a row (`五六十`, `一一`) unless they are a year written digit
@@ -46,6 +48,8 @@ _DIGITS = r"\d{1,3}(?:,\d{3})+|\d+(?:\.\d+)?"
 _ANY = re.compile(f"[{_HAN}{_KO}]")
 _RUN = re.compile(f"[{_HAN}]+|[{_KO}]+")
 _PREFIX = re.compile(f"(?:{_DIGITS})$")  # digits right before a run (`3万`)
+# digits right after a run, and no multiplier after them (`1万2000`, not `1万2千`)
+_DIGITS_AFTER = re.compile(f"(?:{_DIGITS})(?![\\d.,{_HAN}{_KO}])")
 # Counters a single numeral character needs after it (`三个`, `十年`, `两人`, `千円`).
 _COUNTERS = frozenset("个個人名位年月日号號天岁歳次倍种種座家件本台条條项項部届屆回周週章代"
                       "米元円匹只隻头頭枚册冊场場所间間层層架辆輛艘秒克吨噸里ヶか箇カ时時")
@@ -94,8 +98,41 @@ def numerals(text: str) -> list[Numeral]:
             continue
         after = text[end : end + 1]
         value = _read(prefix, run, before, after)
-        if value is not None:
-            found.append(Numeral(start, end, value, after in _ABOVE))
+        if value is None:
+            continue
+        if found and _continues(text, found[-1], start, value):
+            start, value = found[-1].start, found.pop().value + value
+        found.append(Numeral(start, end, value, after in _ABOVE))
+    return _with_digits_after(text, found)
+
+
+def _continues(text: str, numeral: Numeral, start: int, value: float) -> bool:
+    """Whether a numeral of `value` at `start` goes on `numeral`, one that ends in a large
+    multiplier worth more than it: `3万5千` is 35000, Korean `1억 2천만` (one space after a
+    Hangul multiplier) 120000000."""
+    unit = _VALUES.get(text[numeral.end - 1], 0)
+    if text[numeral.end - 1] not in _LARGE or value >= unit:
+        return False
+    gap = text[numeral.end : start]
+    return not gap or (gap == " " and text[numeral.end - 1] in _KO_LARGE)
+
+
+def _with_digits_after(text: str, found: list[Numeral]) -> list[Numeral]:
+    """`found` with the digits that go on a numeral ending in a large multiplier taken into
+    it (`1万2000人` is 12000, `1만 2000명` 12000): digits worth less than the multiplier."""
+    for number, numeral in enumerate(found):
+        if text[numeral.end - 1] not in _LARGE:
+            continue
+        gap = 1 if text[numeral.end : numeral.end + 1] == " " and \
+            text[numeral.end - 1] in _KO_LARGE else 0
+        digits = _DIGITS_AFTER.match(text, numeral.end + gap)
+        if digits is None:
+            continue
+        value = float(digits.group().replace(",", ""))
+        if value < _VALUES[text[numeral.end - 1]]:
+            end = digits.end()
+            found[number] = Numeral(numeral.start, end, numeral.value + value,
+                                    text[end : end + 1] in _ABOVE)
     return found
 
 

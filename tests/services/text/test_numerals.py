@@ -20,6 +20,10 @@ from services.text.numerals import as_digits, has_numerals, numerals
         ("二〇〇一年", [2001]), ("一九四五年", [1945]), ("十三个朝代", [13]),
         ("千円札", [1000]), ("五千円札", [5000]), ("一月", [1]),
         ("오십만 명", [500000]), ("삼백", [300]), ("이십일세기", [21]), ("5천만 원", [50_000_000]),
+        # a number ending in a large multiplier goes on with what is worth less after it
+        ("3万5千", [35000]), ("1万2000人", [12000]), ("1万2千", [12000]),
+        ("1억 2천만 명", [120_000_000]), ("2억 5000만 원", [250_000_000]), ("1만 2000년", [12000]),
+        ("1万20000", [10000]), ("3万 5千", [30000, 5000]),
     ],
 )
 def test_numerals_are_read_as_their_values(text: str, values: list[int]) -> None:
@@ -59,3 +63,12 @@ def test_twenty_odd_stands_for_a_value_above_twenty() -> None:
     found = written_numbers("二十多人参加", "zh")[0]
     assert any(backed(number, [23]) for number in found)
     assert not any(backed(number, [18]) for number in found)
+
+
+def test_a_compound_number_is_one_value_that_passages_back_as_written_in_digits() -> None:
+    found, digits = written_numbers("인구는 1억 2천만 명이다", "ko")
+    assert digits == "인구는 120000000 명이다"
+    assert any(backed(number, values_of("인구 120,000,000명")) for number in found)
+    assert not any(backed(number, values_of("인구 100,000,000명")) for number in found)
+    assert 12000 in values_of("约1万2000人参加")
+    assert numerals("1万2000多人")[0].above
