@@ -9,7 +9,9 @@ is its own unit (`494킬로미터` -> `494`, `킬로미터`). Scripts written wi
 overlapping character n-grams, which survive paraphrase without a dictionary: bigrams of Han
 and Katakana (with a few Chinese function characters breaking the run), trigrams of the
 Southeast Asian abugidas (a base letter with its marks is one character); Hiragana runs
-(particles and endings) give none. Where a run negates (`不`, `没有`, `ない`, `ไม่`), a `not`
+(particles and endings) give none. A unit or counter written right after digits (`年`, `月`,
+`万`, `个`, `人` ...) is a unit of its own, not the first half of a bigram with the word after
+it (`3月开通` -> `3`, `月`, `开通`: no `月开`). Where a run negates (`不`, `没有`, `ない`, `ไม่`), a `not`
 unit is added for the negation check.
 """
 
@@ -143,6 +145,9 @@ _RUNS = re.compile(
     f"|[\u1000-\u109f]+|[\u1780-\u17ff\u19e0-\u19ff]+)|([{_HANGUL}]+)"
     f"|([^{_HAN}{_HIRAGANA}{_KATAKANA}{_SOUTHEAST}{_HANGUL}]+)"
 )
+# Units and counters a Han run opens with right after digits (`2015年`, `3月`, `50万`, `3个`,
+# `20人`): they belong to the number, and make no bigram with the word after them.
+_AFTER_DIGITS = frozenset("年月日号號时時分秒点點十百千万萬亿億兆个個位名人岁歲歳元円倍次件台本只条條种種度")
 _HAN_BREAK = re.compile(f"[{''.join(sorted(_HAN_BREAKS))}]+")
 _CLUSTER = re.compile(f".[{MARKS}]*", re.DOTALL)  # a base character with its marks
 # A character of a script written without spaces (quotes and sentences in them are measured
@@ -171,15 +176,22 @@ def split_word(word: str) -> list[str]:
     if not _OPTIONAL.isdisjoint(word):
         word = "".join(ch for ch in word if ch not in _OPTIONAL)
     units: list[str] = []
+    after_digits = False
     for han, _hiragana, katakana, southeast, hangul, other in _RUNS.findall(word):
         if other or hangul:
             run = other or hangul
             if other and not run.isascii() and any(map(str.isdecimal, run)):
                 run = _ascii_digits(run)
             units.append(run)
+            after_digits = bool(other) and run[-1].isdigit()
             continue
         if han:
-            for part in _HAN_BREAK.split(han):
+            rest = han
+            if after_digits and han[0] in _AFTER_DIGITS:
+                if han[0] not in _HAN_BREAKS:  # (a break character is no unit anyway)
+                    units.append(han[0])
+                rest = han[1:]
+            for part in _HAN_BREAK.split(rest):
                 if part:
                     units.extend(_ngrams(part, 2))
         elif katakana:
@@ -189,6 +201,7 @@ def split_word(word: str) -> list[str]:
         run = han or _hiragana or katakana or southeast
         if _negates(run):
             units.append(NEGATION_UNIT)
+        after_digits = False
     return units
 
 

@@ -37,6 +37,14 @@ def test_numbers_of_every_script_and_glued_counters() -> None:
     assert "2024" in words("२०२४ में")
 
 
+def test_a_unit_written_after_digits_makes_no_bigram_with_the_next_word() -> None:
+    """`3月开通` is the month and `opened`: `月开` is no word of it."""
+    assert words("桥梁于2015年3月开通") == ["桥梁", "2015", "年", "3", "月", "开通"]
+    assert words("50人参加") == ["50", "人", "参加"]
+    assert words("３个城市") == ["3", "城市"]  # (a break character is no unit at all)
+    assert words("月开通") == ["月开", "开通"]  # (no digits before it: an ordinary run)
+
+
 def test_marks_stay_inside_their_word_and_optional_marks_go() -> None:
     assert words("हिन्दी भाषा") == ["हिन्दी", "भाषा"]
     assert words("الْعَرَبِيَّة") == words("العربية") == ["العربية"]
