@@ -586,8 +586,9 @@ def _missing_words(
     """The spans of the atom's words whose items its evidence set lacks, as phrases
     (`_Phrases`): ASCII words by their terms (services.text.lexical.term_list), each
     lacking word looked for where it stands whole (`_ascii_missing`); other text word by
-    word (units of a word written without spaces). Where the atom lacks a fact the source
-    lacks (a name or number, `_facts`), only its facts are missing: that is what the
+    word (units of a word written without spaces). Where an atom the source partly backs
+    (not `unsupported`) lacks a fact the source lacks (a name or number, `_facts`), only
+    its facts are missing: that is what the
     source does not back, and the atom's other words (its verb, the nouns a page words
     otherwise: `became an Armenian citizen` beside the day it lacks) are not marked
     beside it. A date is one fact (`_whole_dates`). The words of the atom's topic are not
@@ -596,7 +597,7 @@ def _missing_words(
     lacking = check.lacking.difference(*(cover.items for cover in check.covers))
     if not lacking:
         return []
-    if lacking & check.facts:
+    if lacking & check.facts and check.verdict != "unsupported":
         lacking = lacking & check.facts
     if not text.isascii():
         found = _word_by_word(text, check, lacking, language.get())

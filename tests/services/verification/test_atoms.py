@@ -482,6 +482,9 @@ def test_an_atom_lacking_a_fact_misses_the_fact_not_its_other_words() -> None:
     assert _missing(claim.format(1993), view) == ["in", "1993"]
     # No fact lacking: the words it lacks are missing.
     assert _missing(claim.format(1991), view) == ["appointed", "deputy", "editor"]
+    # An atom the source backs nothing of: every word it lacks is missing, its name too.
+    assert _missing("Bertrand founded the Lyon Silk Exchange", view) == [
+        "Bertrand", "founded", "the", "Lyon", "Silk", "Exchange"]
 
 
 def test_one_held_word_between_two_missing_words_is_in_their_phrase() -> None:
