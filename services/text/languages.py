@@ -242,16 +242,28 @@ def _too_few(tokens: Collection[str]) -> bool:
     return len(tokens) - sum(map(str.isdigit, tokens)) < _MIN_TOKENS
 
 
+def _function_words(tokens: Collection[str]) -> set[str]:
+    """The function words of any ASCII candidate language among `tokens`."""
+    if not _ANY_FUNCTION_WORD:
+        for language in _ASCII_CANDIDATES:
+            _ANY_FUNCTION_WORD.update(stopwords(language))
+    return _ANY_FUNCTION_WORD.intersection(tokens)
+
+
+def reads_english(tokens: Collection[str]) -> bool:
+    """Whether word tokens are sure to read as English or undetermined, without detecting
+    which (the two read with the same terms): plain ASCII words with fewer than two function
+    words of any candidate are one of them (`_by_function_words` needs two)."""
+    return len(_function_words(tokens)) < 2 and " ".join(tokens).isascii()
+
+
 def _by_function_words(tokens: Collection[str]) -> str:
     """The language of plain ASCII words with no English function word among them: the one
     whose function words are most of them, when they are dense (a model calls short English
     lists of names and nouns anything); else undetermined (so for too few words). Set
     intersections only: no model runs on the English that makes most texts."""
-    if not _ANY_FUNCTION_WORD:
-        for language in _ASCII_CANDIDATES:
-            _ANY_FUNCTION_WORD.update(stopwords(language))
     # Every candidate's hits are among `common`: most texts (nouns, names) end here.
-    common = _ANY_FUNCTION_WORD.intersection(tokens)
+    common = _function_words(tokens)
     if len(common) < 2 or 5 * len(common) < len(tokens) or _too_few(tokens):
         return UNDETERMINED
     best, hits = UNDETERMINED, 1
