@@ -183,7 +183,10 @@ def term(word: str, language: str) -> str:
 def language_of(text: str, tokens: Collection[str] | None = None) -> str:
     """The language of `text` (a BCP 47 primary subtag, or `und`); `tokens`, its word
     tokens when the caller has them (services.text.lexical.words), spare a second
-    tokenization. Memoised by text (bounded)."""
+    tokenization. Memoised by text (bounded), but for ASCII text with its tokens given: set
+    lookups tell its language for less than a memo entry costs (`_ascii_language`)."""
+    if tokens is not None and text.isascii():
+        return _detect(text, tokens)
     found = _DETECTED.get(text)
     if found is None:
         found = _detect(text, tokens)
@@ -202,10 +205,10 @@ def _detect(text: str, tokens: Collection[str] | None) -> str:
                       else _WORD.findall(text.lower()))
         if not ENGLISH_MARKS.isdisjoint(tokens):
             return "en"
-        if len(tokens) - sum(map(str.isdigit, tokens)) < _MIN_TOKENS:
-            return UNDETERMINED  # (numbers say nothing of a language)
         if text.isascii():
             return _by_function_words(tokens)
+        if _too_few(tokens):
+            return UNDETERMINED
         return _latin(text)  # letters English lacks: the model tells which language
     if script == scripts.OTHER:
         return UNDETERMINED
@@ -234,26 +237,44 @@ _ASCII_CANDIDATES = ("de", "fr", "es", "it", "pt", "nl", "id", "sv", "da", "no",
 _ANY_FUNCTION_WORD: set[str] = set()  # every candidate's stopwords (made on first use)
 
 
-def _by_function_words(tokens: Collection[str]) -> str:
-    """The language of plain ASCII words with no English function word among them: the one
-    whose function words are most of them, when they are dense (a model calls short English
-    lists of names and nouns anything); else undetermined. Set intersections only: no model
-    runs on the English that makes most texts."""
-    unique = set(tokens)
+def _too_few(tokens: Collection[str]) -> bool:
+    """Whether the words are too few to tell a language (numbers say nothing of one)."""
+    return len(tokens) - sum(map(str.isdigit, tokens)) < _MIN_TOKENS
+
+
+def _function_words(tokens: Collection[str]) -> set[str]:
+    """The function words of any ASCII candidate language among `tokens`."""
     if not _ANY_FUNCTION_WORD:
         for language in _ASCII_CANDIDATES:
             _ANY_FUNCTION_WORD.update(stopwords(language))
-    if _ANY_FUNCTION_WORD.isdisjoint(unique):
+    return _ANY_FUNCTION_WORD.intersection(tokens)
+
+
+def reads_english(tokens: Collection[str]) -> bool:
+    """Whether word tokens are sure to read as English or undetermined, without detecting
+    which (the two read with the same terms): plain ASCII words with fewer than two function
+    words of any candidate are one of them (`_by_function_words` needs two)."""
+    return len(_function_words(tokens)) < 2 and " ".join(tokens).isascii()
+
+
+def _by_function_words(tokens: Collection[str]) -> str:
+    """The language of plain ASCII words with no English function word among them: the one
+    whose function words are most of them, when they are dense (a model calls short English
+    lists of names and nouns anything); else undetermined (so for too few words). Set
+    intersections only: no model runs on the English that makes most texts."""
+    # Every candidate's hits are among `common`: most texts (nouns, names) end here.
+    common = _function_words(tokens)
+    if len(common) < 2 or 5 * len(common) < len(tokens) or _too_few(tokens):
         return UNDETERMINED
     best, hits = UNDETERMINED, 1
     for language in _ASCII_CANDIDATES:
-        found = len(stopwords(language).intersection(unique))
+        found = len(stopwords(language).intersection(common))
         if found > hits:
             best, hits = language, found
     if best == UNDETERMINED or 5 * hits < len(tokens):
         return UNDETERMINED
     # English wins ties: `a`, `in`, `for` are Portuguese function words too
-    return "en" if len(stopwords("en").intersection(unique)) >= hits else best
+    return "en" if len(stopwords("en").intersection(tokens)) >= hits else best
 
 
 def _cyrillic(text: str) -> str:

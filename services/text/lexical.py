@@ -236,7 +236,7 @@ def terms_of(surface: Collection[str], language: str | None = None) -> set[str]:
     """The content terms of some surface words in `language` (detected from the words when
     None): stopwords and 1-character words dropped, words stemmed."""
     if language is None:
-        language = tokens_language(surface)
+        language = "en" if languages.reads_english(surface) else tokens_language(surface)
     memo = _TERMS_IN.get(language) or _learn(frozenset(), language)
     seen = set(map(memo.get, surface))
     if None in seen:
@@ -304,7 +304,7 @@ def analyse(text: str) -> TextTerms:
     if cached is not None:
         return cached
     tokens = words(text)
-    language = tokens_language(tokens)
+    language = "en" if languages.reads_english(tokens) else tokens_language(tokens)
     memo = _TERMS_IN.get(language) or _learn(frozenset(), language)
     counts = _counts(map(memo.get, tokens))
     if None in counts:  # words never seen before: learn them, count again

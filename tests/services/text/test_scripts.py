@@ -103,3 +103,26 @@ def test_emoji_zwj_variation_selectors_and_bidi_controls_do_not_break_words() ->
 def test_a_source_of_digits_and_punctuation_reads() -> None:
     assert text_terms("1234 — 5678, 90!") == {"1234", "5678", "90"}
     assert language_of("1234 — 5678, 90!") == "und"
+
+
+
+
+@pytest.mark.parametrize(
+    ("text", "english", "detected"),
+    [("broker model outcome record commit throughput protocol offset", True, "und"),
+     ("Study 2 of passage record producer model", True, "en"), ("", True, "und"),
+     # two function words of other languages: detection decides (here undetermined)
+     ("a b", False, "und"),
+     ("Der Rhein ist 1233 Kilometer lang", False, "de"),
+     ("la casa de la abuela es grande y bonita", False, "fr"),
+     ("Дніпро — найбільша річка", False, "uk")],
+)
+def test_words_read_as_english_without_detection_only_where_detection_agrees(
+    text: str, english: bool, detected: str
+) -> None:
+    from services.text.languages import reads_english
+    from services.text.lexical import tokens_language
+
+    tokens = words(text)
+    assert reads_english(tokens) is english
+    assert tokens_language(tokens) == detected
