@@ -122,6 +122,22 @@ def encode(event: Event, data_json: bytes | None = None) -> bytes:
     """The structured-mode JSON value of an event; `data_json` is the payload's JSON when the
     caller has written it already (the gateway hashes the answer's canonical JSON and sends
     those same bytes)."""
+    body = envelope_attributes(event)
+    data = event.data
+    if data_json is not None:
+        body["data"] = orjson.Fragment(data_json)
+        return fitting(orjson.dumps(body), event)
+    body["data"] = data
+    try:
+        encoded = orjson.dumps(body, default=field_values)
+    except orjson.JSONEncodeError:
+        body["data"] = orjson.Fragment(data.__pydantic_serializer__.to_json(data))
+        encoded = orjson.dumps(body)
+    return fitting(encoded, event)
+
+
+def envelope_attributes(event: Event) -> dict[str, Any]:
+    """The event's attributes as `encode` writes them, in order (`data` goes last)."""
     body: dict[str, Any] = {
         "specversion": SPECVERSION,
         "id": event.id,
@@ -135,17 +151,7 @@ def encode(event: Event, data_json: bytes | None = None) -> bytes:
         body["traceparent"] = event.traceparent
     for name, value in event.extensions:
         body[name] = value
-    data = event.data
-    if data_json is not None:
-        body["data"] = orjson.Fragment(data_json)
-        return _fitting(orjson.dumps(body), event)
-    body["data"] = data
-    try:
-        encoded = orjson.dumps(body, default=_model_fields)
-    except orjson.JSONEncodeError:
-        body["data"] = orjson.Fragment(data.__pydantic_serializer__.to_json(data))
-        encoded = orjson.dumps(body)
-    return _fitting(encoded, event)
+    return body
 
 
 class EventTooLarge(ValueError):
@@ -154,7 +160,8 @@ class EventTooLarge(ValueError):
     (services.ingest.budget) keeps every accepted answer's events under it."""
 
 
-def _fitting(value: bytes, event: Event) -> bytes:
+def fitting(value: bytes, event: Event) -> bytes:
+    """`value`, the encoded `event`, unless it is over the record limit (EventTooLarge)."""
     if len(value) > MAX_RECORD_BYTES:
         raise EventTooLarge(
             f"the {event.type} event of {event.subject!r} would be {len(value)} bytes, over "
@@ -168,13 +175,13 @@ def _fitting(value: bytes, event: Event) -> bytes:
 # types; tests/schemas/test_payload_json.py holds every registered event model to it) in a
 # third to half of the time: the encode of every record on every hop. What orjson cannot
 # write (an integer beyond 64 bits in free-form metadata) takes pydantic's serializer.
-_model_fields = attrgetter("__dict__")
+field_values = attrgetter("__dict__")
 
 
 def payload_json(data: BaseModel) -> bytes:
     """The JSON of an event payload (what `encode` writes as `data`)."""
     try:
-        return orjson.dumps(data, default=_model_fields)
+        return orjson.dumps(data, default=field_values)
     except orjson.JSONEncodeError:
         return data.__pydantic_serializer__.to_json(data)
 

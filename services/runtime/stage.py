@@ -17,7 +17,7 @@ from typing import Any, NamedTuple, Protocol, TypeVar, cast
 from pydantic import BaseModel
 
 from schemas.envelope import Event, EventDecodeError, decode
-from schemas.trusted import decode_written_here, written_here
+from schemas.trusted import decode_written_here, trusted_parts
 
 In = TypeVar("In", bound=BaseModel)
 
@@ -119,8 +119,9 @@ def decode_input(message: Message, model: type[BaseModel]) -> Event:
 
     A record a stage of this pipeline wrote (its checksum header matches) is rebuilt without
     validation (`schemas.trusted`); any other is validated in full."""
-    if written_here(message.value, message.headers):
-        event = decode_written_here(message.value, model)
+    parts = trusted_parts(message.value, message.headers)
+    if parts is not None:
+        event = decode_written_here(message.value, model, parts)
         if event is not None:
             return event
     return validated_input(message, model)

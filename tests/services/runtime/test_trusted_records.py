@@ -16,7 +16,7 @@ import pytest
 from schemas.citations import AnswerCited
 from schemas.envelope import encode, headers_for, make_event, payload_json
 from schemas.formatted import AnswerFormatted
-from schemas.trusted import CHECKSUM_HEADER, checksum, written_here
+from schemas.trusted import CHECKSUM_HEADER, PARTS_HEADER, checksum, written_here
 from services.bench.workload import bench_answer
 from services.pipeline import process_answer
 from services.runtime.config import RuntimeConfig
@@ -95,9 +95,58 @@ def test_the_stages_over_records_give_what_process_gives() -> None:
 
 
 def test_every_published_record_carries_its_checksum() -> None:
+    """Over the value and, for a payload the next stage reads lazily, its parts header."""
     for record in _through(_submitted(bench_answer()))[:-1]:
-        assert (CHECKSUM_HEADER, checksum(record.value)) in record.headers
+        parts = dict(record.headers)[PARTS_HEADER]
+        assert (CHECKSUM_HEADER, checksum(record.value, parts)) in record.headers
         assert written_here(record.value, record.headers)
+        altered = [(name, parts[1:] if name == PARTS_HEADER else value)
+                   for name, value in record.headers]
+        assert not written_here(record.value, altered)
+
+
+def test_each_part_is_where_its_header_says() -> None:
+    """`path:start:length` of each part: the bytes there are the member's JSON."""
+    cited = _cited(bench_answer())
+    data = orjson.loads(cited.value)["data"]
+    parts = dict(cited.headers)[PARTS_HEADER].decode().split(";")
+    paths = [part.split(":")[0] for part in parts]
+    assert {"answer", "scores", "extraction.citations", "extraction.sentences"} <= set(paths)
+    assert "extraction" not in paths and "extraction.sentence_map" not in paths
+    for part in parts:
+        path, start, length = part.split(":")
+        member = data
+        for name in path.split("."):
+            member = member[name]
+        assert orjson.loads(cited.value[int(start):int(start) + int(length)]) == member
+
+
+def _resigned(record: Record, parts: bytes | None) -> Record:
+    """`record` with its parts header replaced (None: removed) and a matching checksum."""
+    headers = [h for h in record.headers if h[0] not in (CHECKSUM_HEADER, PARTS_HEADER)]
+    if parts is not None:
+        headers.append((PARTS_HEADER, parts))
+    headers.append((CHECKSUM_HEADER, checksum(record.value, parts or b"")))
+    return replace(record, headers=headers)
+
+
+@pytest.mark.parametrize("parts", [
+    None,  # a record from a writer without parts: parsed whole, read lazily
+    b"answer:12:40",  # offsets that do not fit the value
+    b"answer:999999999:40",  # past its end
+    b"answer_id:70:10",  # a member that is no part
+    b"extraction.sentence_map:70:10",  # nor is this one
+    b"answer;scores",  # not a part at all
+])
+def test_parts_that_do_not_fit_take_the_full_path_to_the_same_result(
+    parts: bytes | None
+) -> None:
+    cited = _cited(bench_answer())
+    expected = _through(cited, STAGES[3:])[-1]
+    record = _resigned(cited, parts)
+    assert written_here(record.value, record.headers)
+    value = _through(record, STAGES[3:])[-1].value
+    assert value[value.index(b'"data":'):] == expected.value[expected.value.index(b'"data":'):]
 
 
 def test_a_record_written_here_is_read_lazily_and_equals_the_validated_one() -> None:
@@ -106,8 +155,10 @@ def test_a_record_written_here_is_read_lazily_and_equals_the_validated_one() -> 
     trusted = decode_input(message, AnswerCited).data
     assert type(trusted) is not AnswerCited and isinstance(trusted, AnswerCited)
     validated = AnswerCited.model_validate_json(orjson.dumps(orjson.loads(cited.value)["data"]))
-    # nothing read yet: the parts are the parsed JSON they arrived as, written out unchanged
+    # nothing read yet: the parts are the bytes they arrived as, written out unchanged
+    assert type(trusted.__dict__["scores"]) is orjson.Fragment
     assert payload_json(trusted) == payload_json(validated)
+    assert type(trusted.extraction.__dict__["sentences"]) is orjson.Fragment
     assert trusted.extraction.citations == validated.extraction.citations
     assert trusted.answer == validated.answer
     assert payload_json(trusted) == payload_json(validated)
@@ -151,7 +202,7 @@ def test_a_forged_checksum_on_a_record_the_logic_cannot_read_is_a_dead_letter() 
     body = orjson.loads(cited.value)
     body["data"]["extraction"]["citations"] = "nine"
     value = orjson.dumps(body)
-    headers = [*(h for h in cited.headers if h[0] != CHECKSUM_HEADER),
+    headers = [*(h for h in cited.headers if h[0] not in (CHECKSUM_HEADER, PARTS_HEADER)),
                (CHECKSUM_HEADER, checksum(value))]
     message = _message(STAGES[3], replace(cited, value=value, headers=headers))
     with pytest.raises(PermanentError) as caught:
@@ -190,8 +241,9 @@ def test_an_internal_record_of_an_unknown_version_is_a_dead_letter() -> None:
     """A checksum does not make an unknown version readable: it is a dead letter."""
     cited = _cited(bench_answer())
     value = cited.value.replace(b"citeflow.answer.cited.v1", b"citeflow.answer.cited.v7")
+    parts = dict(cited.headers)[PARTS_HEADER]
     headers = [*(h for h in cited.headers if h[0] != CHECKSUM_HEADER),
-               (CHECKSUM_HEADER, checksum(value))]
+               (CHECKSUM_HEADER, checksum(value, parts))]
     letter = dict(_dead_letter(STAGES[3], _message(STAGES[3], replace(
         cited, value=value, headers=headers))).headers)
     assert letter["dlq_error_type"] == b"PermanentError"
