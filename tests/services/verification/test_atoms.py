@@ -341,8 +341,8 @@ def test_a_negation_conflicts_only_where_it_governs_the_atoms_words() -> None:
 
 
 def test_missing_words_are_taken_as_phrases() -> None:
-    """The function word that opens a missing phrase and one between two missing words are
-    missing too (`in 1987`, `Paris of France`)."""
+    """The function word that opens a missing phrase before a number and one between two
+    missing words are missing too (`in 1987`, `Paris of France`)."""
     view = _view(PAGE)
     text = "Arnold joined Video Store Magazine in 1987 and lived in Paris of France"
     judged = judge_atoms(text, view)
