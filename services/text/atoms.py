@@ -57,6 +57,27 @@ CLAUSE_WORDS = frozenset("""am is are was were be been being have has had do doe
     ist sind war waren wird werden wurde wurden hat haben hatte hatten ich du er sie es wir ihr
     est sont était étaient sera ont avait avaient je tu il elle nous vous ils elles
     es son era eran fue fueron ha han había yo él ella nosotros ellos ellas""".split())
+# How a function word before a missing phrase relates to it, by language
+# (services.verification.atoms._Phrases): a coordinator joins a member to a list (`and
+# Canada`); a definite article makes the words after it one description (`the following
+# year`).
+COORDINATORS: dict[str, frozenset[str]] = {
+    language: frozenset(found.split())
+    for language, found in {
+        "en": "and or nor", "de": "und oder", "fr": "et ou ni", "es": "y e o u ni",
+        "it": "e ed o od né", "pt": "e ou nem", "nl": "en of", "sv": "och eller",
+        "da": "og eller", "nb": "og eller", "nn": "og eller", "no": "og eller", "fi": "ja tai",
+        "pl": "i oraz lub albo", "cs": "a i nebo", "ro": "și sau", "ru": "и или", "uk": "і та або",
+        "tr": "ve veya",
+    }.items()
+}
+DEFINITE_ARTICLES: dict[str, frozenset[str]] = {
+    language: frozenset(found.split())
+    for language, found in {
+        "en": "the", "de": "der die das den dem des", "fr": "le la les l",
+        "es": "el la los las", "it": "il lo la i gli le l", "pt": "o a os as", "nl": "de het",
+    }.items()
+}
 _CONJUNCTION = re.compile(r"(?<=\s)(?:" + "|".join(_CONJUNCTIONS) + r")(?=\s)", re.IGNORECASE)
 # Clause punctuation (a comma or colon inside a number, `12,717` or `3:45`, is not one).
 _PUNCTUATION = re.compile(

@@ -44,7 +44,16 @@ import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
-from services.text.atoms import CLAUSE_WORDS, PART, QUOTE, AtomSpan, atoms, fold_blanks
+from services.text.atoms import (
+    CLAUSE_WORDS,
+    COORDINATORS,
+    DEFINITE_ARTICLES,
+    PART,
+    QUOTE,
+    AtomSpan,
+    atoms,
+    fold_blanks,
+)
 from services.text.languages import NEGATIONS as OTHER_NEGATIONS
 from services.text.lexical import (
     term_list,
@@ -612,7 +621,9 @@ def _missing_words(
         terms = term_list(lowered, language.get())
         term_of = dict(zip(lowered, terms, strict=True))
         wanted = [word for word, term in term_of.items() if term in lacking or word in lacking]
-        found = _ascii_missing(text, folded, span, wanted, term_of) if wanted else []
+        found = (
+            _ascii_missing(text, folded, span, wanted, term_of, language.get()) if wanted else []
+        )
         opening = _topic(lowered, terms, held) if found else 0
         if opening:
             end = span.start
@@ -688,12 +699,17 @@ def _whole_dates(
 
 
 def _ascii_missing(
-    text: str, folded: str, span: AtomSpan, wanted: list[str], term_of: dict[str, str]
+    text: str,
+    folded: str,
+    span: AtomSpan,
+    wanted: list[str],
+    term_of: dict[str, str],
+    language: str,
 ) -> list[tuple[int, int]]:
     """The places of the `wanted` words in the atom, as phrases: what `_Phrases` makes of
-    the atom's words, fed only the words where a wanted word stands and the function words
-    just before it (or the one other word between it and the wanted word before).
-    `folded` is ASCII `text` with separators as spaces, lowercase (same offsets);
+    the atom's words (in `language`), fed only the words where a wanted word stands and the
+    function words just before it (or the one other word between it and the wanted word
+    before). `folded` is ASCII `text` with separators as spaces, lowercase (same offsets);
     `term_of` maps the atom's words to their terms."""
     # (each wanted word is found by a C search, whole; the phrase rule then reads only the
     # words just before each: no Python step per word of the atom)
@@ -711,7 +727,7 @@ def _ascii_missing(
                 places.append((place, end))
             place = folded.find(word, end, span.end)
     places.sort()
-    phrases = _Phrases(text)
+    phrases = _Phrases(text, language)
     previous = -1  # where the missing word before ends
     for place, end in places:
         # The function words right before the word (a run back to the last other word),
@@ -719,12 +735,15 @@ def _ascii_missing(
         # one other word right before it, when the missing word before ends right before
         # that (it may bridge the two).
         run: list[tuple[int, int]] = []
-        after_missing = False
+        after_missing = opening = False
         held: tuple[int, int] | None = None
         cursor = place
-        while len(run) <= FILL:
+        while True:
             stop = _word_end(folded, span.start, cursor)
             if stop < 0:
+                opening = True  # (the run opens the atom)
+                break
+            if len(run) > FILL:
                 break
             if stop == previous:
                 after_missing = True
@@ -744,7 +763,7 @@ def _ascii_missing(
         if held is not None:
             phrases.add(*held, False, False)
         elif not after_missing:  # (the run opens after another word, or the atom's start)
-            phrases.stop()
+            phrases.stop(opening)
         for begin, stop in reversed(run):
             phrases.add(begin, stop, False, True)
         phrases.add(place, end, True, False)
@@ -762,21 +781,33 @@ def _word_end(folded: str, low: int, cursor: int) -> int:
 class _Phrases:
     """An atom's missing words as whole phrases, as a reader marks what a source does not
     back: the function words (no term of their own) between two missing words (`FILL` at
-    most: `of` in `water-gazers of Manhattan`) and the `OPENS` that open a missing phrase
-    (`in` of `in 2015`, `the` of `the following month`) are missing too, but not a word of
-    the clause (services.text.atoms.CLAUSE_WORDS: `was` of `was named`, `He` of `He
-    appeared`). So is one word the source holds standing alone between two missing words:
-    the phrase they make runs through it (`17th century fresco` against a page that has
-    the century but neither of the others, `United States and Canada`). Words are added
-    in text order."""
+    most: `of` in `water-gazers of Manhattan`) are missing too, but not a word of the clause
+    (services.text.atoms.CLAUSE_WORDS: `was` of `was named`, `He` of `He appeared`). So is one
+    word the source holds standing alone between two missing words: the phrase they make runs
+    through it (`17th century fresco` against a page that has the century but neither of the
+    others, `United States and Canada`). The `OPENS` function words before a missing phrase
+    open it where they make it a phrase of its own: at the atom's start (`The following
+    month`, `In 1997`), before a number or a date (`in 2015`, `on 16 May 2001`: the date's
+    preposition is part of the fact), as a coordinator (`and Canada`: a member of a list), or
+    as a definite article (`the following year`: a definite description names one thing),
+    and an abbreviation (`v.`, `J.D.`: a word, not one that ties).
+    Inside a clause, another article or preposition before missing words ties them to the
+    clause's held words (`vied for spots`, `a founder member`, `graduated with distinction`):
+    a reader marks the words, not what ties them (services.text.atoms.COORDINATORS and
+    DEFINITE_ARTICLES, by language). Words are added in text order."""
 
-    __slots__ = ("_after_missing", "_held", "_run", "_text", "found")
+    __slots__ = (
+        "_after_missing", "_dates", "_held", "_language", "_opening", "_run", "_text", "found",
+    )
 
-    def __init__(self, text: str) -> None:
+    def __init__(self, text: str, language: str) -> None:
         self._text = text
+        self._language = language
         self._run: list[tuple[int, int]] = []  # function words since the last content word
         self._after_missing = False  # whether that content word is missing
         self._held: tuple[int, int] | None = None  # a held word right after a missing one
+        self._opening = True  # whether the run opens the atom (no other word before it)
+        self._dates: list[tuple[int, int]] | None = None  # the text's dates (read when needed)
         self.found: list[tuple[int, int]] = []
 
     def add(self, start: int, end: int, missing: bool, function: bool) -> None:
@@ -787,10 +818,14 @@ class _Phrases:
                 self._held = None
             run = self._run
             if run:
-                self.found += run if self._after_missing and len(run) <= FILL else run[-OPENS:]
+                if self._after_missing and len(run) <= FILL:
+                    self.found += run
+                else:
+                    self._open(run[-OPENS:], start, end)
                 self._run = []
             self.found.append((start, end))
             self._after_missing = True
+            self._opening = False
             return
         if not self._word(start, end):  # (`s` of `Jackson's` is no word of its own)
             self.stop()
@@ -803,6 +838,29 @@ class _Phrases:
         else:
             self.stop()
 
+    def _open(self, opener: list[tuple[int, int]], start: int, end: int) -> None:
+        """Add the function words `opener` before the missing word `[start, end)` where they
+        open its phrase (see the class docstring)."""
+        low, high = opener[-1]
+        word = self._text[low:high].lower()
+        if (
+            self._opening
+            or word in DEFINITE_ARTICLES.get(self._language, ())
+            or word in COORDINATORS.get(self._language, ())
+            or self._text[high : high + 1] == "."  # (an abbreviation: `v.`, `J.D.`)
+            or self._fact(start, end)
+        ):
+            self.found += opener
+
+    def _fact(self, start: int, end: int) -> bool:
+        """Whether the word `[start, end)` writes a number or is in a date."""
+        word = self._text[start:end]
+        if has_digit(word) or has_numerals(word):
+            return True
+        if self._dates is None:
+            self._dates = month_dates(self._text)
+        return any(low <= start < high for low, high in self._dates)
+
     def _word(self, start: int, end: int) -> bool:
         """Whether `[start, end)` may be in a phrase: no word of the clause, no ending
         after an apostrophe."""
@@ -810,12 +868,13 @@ class _Phrases:
             self._text[start:end].lower() not in CLAUSE_WORDS
         )
 
-    def stop(self) -> None:
+    def stop(self, opening: bool = False) -> None:
         """A word that no phrase runs through (neither missing nor a function word that
-        may open or fill one)."""
+        may open or fill one); `opening`: the words after it open the atom."""
         self._run = []
         self._after_missing = False
         self._held = None
+        self._opening = opening
 
 
 def _own(span: AtomSpan, position: int) -> bool:
@@ -830,7 +889,7 @@ def _word_by_word(
     """The spans of the atom's words (or their units) whose items are `lacking`, as
     phrases."""
     span = check.span
-    phrases = _Phrases(text)
+    phrases = _Phrases(text, language)
     for match in _SURFACE.finditer(text, span.start, span.end):
         start = match.start()
         if not _own(span, start):

@@ -97,7 +97,8 @@ def test_words_of_an_atom_that_another_sentence_holds_are_backed_there() -> None
     text = "Arnold joined Video Store Magazine in 1991 as a reviewer"
     alone = judge_atoms(text, view)
     assert alone is not None and len(alone.atoms) == 1
-    assert [text[start:end] for start, end in alone.missing] == ["a", "reviewer"]
+    # (the article that ties it to the clause is not marked with it)
+    assert [text[start:end] for start, end in alone.missing] == ["reviewer"]
 
 
 def test_a_line_that_dates_the_page_backs_the_year_of_an_atom() -> None:
@@ -340,8 +341,8 @@ def test_a_negation_conflicts_only_where_it_governs_the_atoms_words() -> None:
 
 
 def test_missing_words_are_taken_as_phrases() -> None:
-    """The function word that opens a missing phrase and one between two missing words are
-    missing too (`in 1987`, `Paris of France`)."""
+    """The function word that opens a missing phrase before a number and one between two
+    missing words are missing too (`in 1987`, `Paris of France`)."""
     view = _view(PAGE)
     text = "Arnold joined Video Store Magazine in 1987 and lived in Paris of France"
     judged = judge_atoms(text, view)
@@ -355,6 +356,27 @@ def test_missing_words_are_taken_as_phrases() -> None:
     assert judged is not None
     assert [text[start:end] for start, end in judged.missing] == [
         "won", "a", "medal", "named", "a", "knight"]
+
+
+def test_a_function_word_opens_a_missing_phrase_only_where_it_makes_it_one() -> None:
+    """Inside a clause, a preposition or an indefinite article before a missing word ties it
+    to the clause's held words: the word is missing, not what ties it. It opens the phrase
+    at the atom's start, before a number or a date, as a coordinator, as a definite article
+    and as an abbreviation."""
+    view = _view(["Ly studied law at the university.", "She graduated in 1991.",
+                  "The band played in Texas."])
+    assert _missing("Ly graduated with distinction", view) == ["distinction"]
+    assert _missing("Ly graduated with a distinction", view) == ["distinction"]
+    assert _missing("A second band played in Texas", view) == ["A", "second"]
+    assert _missing("Ly graduated in 1993", view) == ["in", "1993"]
+    assert _missing("The band played in Texas and Canada", view) == ["and", "Canada"]
+    assert _missing("Ly studied law at the college", view) == ["the", "college"]
+    assert _missing("Ly graduated with a J.D. degree", view) == ["D", "degree"]
+    # The same in text that is not ASCII (read word by word), by the claim's language.
+    view = _view(["Ly a étudié le droit à l'université.", "Elle est diplômée en 1991."])
+    assert _missing("Ly a étudié le droit avec distinction", view) == ["distinction"]
+    assert _missing("Ly a étudié le droit avec la mention", view) == ["la", "mention"]
+    assert _missing("Ly a étudié le droit en 1993", view) == ["en", "1993"]
 
 
 def test_a_date_one_of_whose_words_is_missing_is_missing_whole() -> None:
@@ -441,9 +463,9 @@ def test_the_words_a_claim_opens_with_are_its_topic_when_the_source_holds_them()
     the atom's evidence), whatever the rest lacks."""
     view = _view(["Paul Collingwood is an English batsman.", "The club plays at Durham.",
                   "The captain retired from first-class cricket in the autumn."])
-    assert _missing("Collingwood retired from county cricket", view) == ["from", "county"]
+    assert _missing("Collingwood retired from county cricket", view) == ["county"]
     # The source lacks the opening word: no topic, it is missing.
-    assert _missing("Smith retired from county cricket", view) == ["Smith", "from", "county"]
+    assert _missing("Smith retired from county cricket", view) == ["Smith", "county"]
 
 
 def test_no_topic_after_a_clause_word_a_number_a_word_the_source_lacks_or_too_many() -> None:
@@ -499,6 +521,6 @@ def test_one_held_word_between_two_missing_words_is_in_their_phrase() -> None:
     # The same in text that is not ASCII (read word by word).
     view = _view(["L'église est ancienne.", "L'autel abrite une peinture."])
     assert _missing("L'autel abrite une fresque ancienne dorée", view) == [
-        "une", "fresque", "ancienne", "dorée"]
+        "fresque", "ancienne", "dorée"]
     assert _missing("L'autel abrite une fresque ancienne et dorée", view) == [
-        "une", "fresque", "et", "dorée"]
+        "fresque", "et", "dorée"]
