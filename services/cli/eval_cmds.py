@@ -157,6 +157,11 @@ def eval_wice(claims: Path, setting: str | None) -> None:
                       ">= 0.65" if key == "f1" else "-")
     table.add_row("missing words not the answer's own", f"{m['citeflow']['foreign_words']:.0f} "
                   f"of {m['citeflow']['reported_words']:.0f}", "-", "-", "0")
+    alarms = [f"{m[name]['supported_claims_words']:.0f} words on "
+              f"{m[name]['supported_claims_flagged']:.0f} claims" for name in ("citeflow", "naive")]
+    table.add_row(f"missing words on human-supported claims "
+                  f"({m['citeflow']['supported_claims']:.0f}; false alarms)", *alarms, "-",
+                  "fewer is better")
     console.print(table)
     shown = figures.as_dict()
     if model is not None:

@@ -12,8 +12,9 @@ Figures: the verdicts by human label; the AUC of the score (supported against no
 supported, supported against partially supported); the evidence against the human sets
 (meets one: shares a sentence with it; covers one: holds all its sentences), over the
 supported and partially supported claims; the missing words against the human tokens
-(token precision, recall, F1, pooled over the sub-claims), and how many reported words are
-not the answer's own words at their offsets.
+(token precision, recall, F1, pooled over the sub-claims), how many reported words are
+not the answer's own words at their offsets, and the false alarms: the missing words
+reported on the claims people judged supported (words nobody should be shown as unbacked).
 
 References measured in the same run:
 - the naive rule: the score is the share of the claim's content terms found anywhere in the
@@ -229,10 +230,17 @@ def evaluate(corpus: Path) -> Figures:
     labels: list[str] = []
     evidence = {"citeflow": [0, 0, 0.0], "alce": [0, 0, 0.0]}  # meets, covers, mean size
     judged_sets = 0
+    alarms = {"citeflow": [0, 0], "naive": [0, 0]}  # human-supported claims flagged, words
     for number, record in enumerate(records):
         label, sentences = record["label"], record["evidence"]
         judged = judge_claim(record["claim"], sentences, number)
         figures.verdicts[label][judged.verdict] += 1
+        if label == "supported":
+            page = set(words(" ".join(sentences)))
+            unfound = [w for w in words(record["claim"]) if w not in page]
+            for name, found in (("citeflow", len(judged.missing)), ("naive", len(unfound))):
+                alarms[name][0] += found > 0
+                alarms[name][1] += found
         naive, alce, best = naive_score(record["claim"], sentences)
         for name, score in (("citeflow", judged.score), ("naive", naive), ("alce", alce)):
             scores[name].append(score)
@@ -257,6 +265,11 @@ def evaluate(corpus: Path) -> Figures:
         figures.evidence[name] = {"meets": meets / total, "covers": covers / total,
                                   "mean_sentences": size / total, "claims": judged_sets}
     figures.missing, figures.subclaims = missing_figures(read_lines(corpus / TOKENS_FILE))
+    for name, (flagged, found) in alarms.items():
+        figures.missing[name]["supported_claims_flagged"] = float(flagged)
+        figures.missing[name]["supported_claims_words"] = float(found)
+    figures.missing["citeflow"]["supported_claims"] = float(
+        sum(figures.verdicts["supported"].values()))
     return figures
 
 
