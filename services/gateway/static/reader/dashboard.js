@@ -87,16 +87,24 @@
     } catch (error) { /* the live feed still works */ }
   }
 
+  // The gateway writes a comment to an idle stream every 15 s: a stream silent for three of
+  // those is half-open (a network that went away without closing it: a laptop's sleep, a
+  // proxy that dropped it) and is dropped and opened again from the last event id.
+  const SILENCE_MS = 45000;
+
   async function stream() {
     let pause = 500;
     let listed = false;
     for (;;) {
+      const silence = new AbortController();
+      let watchdog = setTimeout(() => silence.abort(), SILENCE_MS);
       try {
         const headers = {Accept: "text/event-stream"};
         if (key) headers.Authorization = "Bearer " + key;
         if (lastEventId) headers["Last-Event-ID"] = lastEventId;
         window.citeflowResumedFrom = lastEventId;
-        const response = await fetch("/v1/stream?include=rejected,dead_lettered", {headers});
+        const response = await fetch("/v1/stream?include=rejected,dead_lettered",
+                                      {headers, signal: silence.signal});
         if (!response.ok) throw new Error(String(response.status));
         if (!listed) { listed = true; recent(); }
         connection.textContent = "live";
@@ -106,6 +114,8 @@
         let buffer = "";
         for (;;) {
           const {value, done} = await reader.read();
+          clearTimeout(watchdog);
+          watchdog = setTimeout(() => silence.abort(), SILENCE_MS);
           if (done) break;
           buffer += value.replace(/\r\n?/g, "\n");
           let end;
@@ -114,7 +124,7 @@
             buffer = buffer.slice(end + 2);
           }
         }
-      } catch (error) { /* reconnect below */ }
+      } catch (error) { /* reconnect below */ } finally { clearTimeout(watchdog); }
       if (!listed) { listed = true; recent(); }  // no stream (yet): the listing alone
       connection.textContent = "reconnecting…";
       connection.dataset.state = "reconnecting";
