@@ -132,12 +132,13 @@ def render_html(layout: AnswerLayout) -> str:
         + [part for before, _, after in links for part in (before, after)]
     )
     titles = dict(zip(cited, escaped))
+    marks = _marks_words(layout)
     pieces, inserts = _split(
-        layout, _marker_chips(layout.markers.groups, titles, anchor)
+        layout, _marker_chips(layout.markers.groups, titles, anchor), marks
     )
     body: list[str] = [""] * (2 * len(inserts) + 1)
     escaped_pieces = escape_html_many(pieces, _BR, clean=layout.clean)
-    if _marks_words(layout):
+    if marks:
         escaped_pieces = [
             piece.replace(_OPEN, _MISSING).replace(_CLOSE, _MISSING_END)
             for piece in escaped_pieces
@@ -160,15 +161,17 @@ def render_html(layout: AnswerLayout) -> str:
     return "".join(markup)
 
 
-def _split(layout: AnswerLayout, chips: list[str]) -> tuple[list[str], list[str]]:
+def _split(
+    layout: AnswerLayout, chips: list[str], marks: bool
+) -> tuple[list[str], list[str]]:
     """The answer text cut at every unit start and end and every marker: the raw text
     pieces (one more than the inserts) and the markup inserted between them.
 
     A unit boundary never falls strictly inside a marker; at one position unit
     boundaries come first (a unit ending there closes before a marker after it, a unit
-    starting there opens around the marker). An unsupported word (marked when the layout
-    says so) lies inside a piece, wrapped in placeholders that become its tags once the
-    piece is escaped."""
+    starting there opens around the marker). An unsupported word (marked when `marks`,
+    `_marks_words`) lies inside a piece, wrapped in placeholders that become its tags once
+    the piece is escaped."""
     text = layout.text
     markers = layout.markers
     bounds = layout.units.bounds
@@ -181,7 +184,7 @@ def _split(layout: AnswerLayout, chips: list[str]) -> tuple[list[str], list[str]
     inserts = _unit_tags(layout.units.units) + chips
     cut_starts = list(map(starts.__getitem__, order))
     cut_ends = list(map(resumes.__getitem__, order))
-    if _marks_words(layout):
+    if marks:
         pieces = marked_cut(text, cut_starts, cut_ends, layout.missing, _OPEN, _CLOSE)
     else:
         pieces = cut(text, cut_starts, cut_ends)
