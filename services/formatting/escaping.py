@@ -149,6 +149,11 @@ def escape_markdown(text: str) -> str:
     emphasis, lists and headings of the answer keep working. Backslash escapes for the
     characters that open links, images, code spans and reference definitions; entities
     (understood by every dialect) for `&` and `<`."""
+    return visible_bidi(_markdown_markup(text))
+
+
+def _markdown_markup(text: str) -> str:
+    """`escape_markdown` but for the directional controls."""
     # each replace only when its character occurs (see `_escape_markup`)
     if "\\" in text:
         text = text.replace("\\", "\\\\")
@@ -162,16 +167,20 @@ def escape_markdown(text: str) -> str:
         text = text.replace("&", "&amp;")
     if "<" in text:
         text = text.replace("<", "&lt;")
-    return visible_bidi(text)
+    return text
 
 
 def escape_markdown_many(pieces: list[str], *, clean: bool = False) -> list[str]:
     """`escape_markdown` of every piece, as one pass over the pieces joined by NUL;
-    `pieces` itself when nothing needs escaping. `clean`: no piece holds a NUL."""
+    `pieces` itself when nothing needs escaping. `clean`: no piece holds a NUL, a control
+    or a directional control (`has_controls`), so none is looked for."""
     joined = "\x00".join(pieces)
-    if not clean and joined.count("\x00") != len(pieces) - 1:
+    if clean:
+        escaped = _markdown_markup(joined)
+    elif joined.count("\x00") != len(pieces) - 1:
         return [escape_markdown(piece) for piece in pieces]
-    escaped = escape_markdown(joined)
+    else:
+        escaped = escape_markdown(joined)
     return pieces if escaped is joined else escaped.split("\x00")
 
 

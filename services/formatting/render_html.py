@@ -207,13 +207,14 @@ def _unit_tags(units: list[AnswerUnit]) -> list[str]:
     """The opening and closing tag of every unit, in order, their untrusted attribute
     values escaped in one pass."""
     values: list[str] = []
-    spans: list[dict[str, Any] | None] = []
+    # per unit, its first source span's fields and how many spans it has (None: not verbatim)
+    spans: list[tuple[dict[str, Any], int] | None] = []
     for unit in [model.__dict__ for model in units]:
         values.append(unit["id"])
         source_spans = unit["source_spans"]
         if unit["kind"] == "verbatim" and source_spans:
             span = source_spans[0].__dict__
-            spans.append(span)
+            spans.append((span, len(source_spans)))
             values.append(span["doc_id"] or "")
             values.append(span["section_id"])
             values.append(span["chunk_id"] or "")
@@ -222,8 +223,9 @@ def _unit_tags(units: list[AnswerUnit]) -> list[str]:
             values.append(unit["kind"])
     escaped = iter(escape_html_many(values))
     tags: list[str] = []
-    for model, span in zip(units, spans):
-        if span is not None:
+    for placed in spans:
+        if placed is not None:
+            span, count = placed
             tags.append(
                 _VERBATIM_UNIT
                 % (
@@ -234,7 +236,7 @@ def _unit_tags(units: list[AnswerUnit]) -> list[str]:
                     next(escaped),
                     span["start_char"],
                     span["end_char"],
-                    len(model.source_spans),
+                    count,
                 )
             )
         else:
