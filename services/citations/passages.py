@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
-from itertools import repeat
+from itertools import chain, repeat
 from operator import lshift
 from typing import Any
 
@@ -27,6 +27,7 @@ from services.citations.checks import (
     unchecked,
 )
 from services.text.extraction import Extracted
+from services.text.languages import reads_english
 from services.text.lexical import NO_NAMES, name_terms, span_tokens, terms_of, words
 from services.text.protected import positions
 from services.verification.claims import negates, numbers_of
@@ -88,6 +89,9 @@ class SourceIndex:
 
 
 _INDEXES: dict[tuple[tuple[str, ...], frozenset[str]], SourceIndex] = {}
+# The first vocabulary bits, made once and shared by every index (a source of a few chunks
+# has a few dozen terms; shifting each anew cost a sixth of its bitmasks' making).
+_POWERS = [1 << bit for bit in range(1_024)]
 # Passage scores rounded to 6 digits, by ratio: `round` with digits goes through a decimal
 # string (costlier than the whole overlap search), and the few ratios of small counts recur.
 _ROUNDED: dict[float, float] = {}
@@ -186,11 +190,15 @@ def source_index(chunks: Sequence[Chunk], names: frozenset[str] = NO_NAMES) -> S
         spans = chunk_sentences(text)
         windows += zip(repeat(position), *zip(*spans)) if spans else ()
         tokens = span_tokens(text, spans)
-        window_terms += map(terms_of, tokens)
+        # Words that read as English (or undetermined: the same terms) read so in every
+        # window they hold too: one decision for the chunk instead of one per window.
+        language = "en" if reads_english(list(chain.from_iterable(tokens))) else None
+        window_terms += map(terms_of, tokens, repeat(language))
         negations += map(negates, tokens)
     # Bit order is free: only overlaps and their sizes are ever read.
     vocabulary = set().union(names, *window_terms)
-    bits = dict(zip(vocabulary, map(lshift, repeat(1), range(len(vocabulary)))))
+    bits = dict(zip(vocabulary, chain(
+        _POWERS, map(lshift, repeat(1), range(len(_POWERS), len(vocabulary))))))
     masks = [sum(map(bits.__getitem__, terms)) for terms in window_terms]
     cached = SourceIndex(windows, masks, bits, negations)
     cached.name_mask = sum(map(bits.__getitem__, names))
@@ -271,12 +279,7 @@ class PassageFinder:
         index = self._index(cited)
         if index is None:
             return None
-        bits = index.bits
-        held = 0
-        for term in self.terms[sentence]:
-            if term in bits:
-                held += 1
-        return held
+        return sum(map(index.bits.__contains__, self.terms[sentence]))
 
     def _index(self, cited: int) -> SourceIndex | None:
         """The index of source `cited`, looked up once per answer (a second lookup of the

@@ -132,12 +132,13 @@ def render_html(layout: AnswerLayout) -> str:
         + [part for before, _, after in links for part in (before, after)]
     )
     titles = dict(zip(cited, escaped))
+    marks = _marks_words(layout)
     pieces, inserts = _split(
-        layout, _marker_chips(layout.markers.groups, titles, anchor)
+        layout, _marker_chips(layout.markers.groups, titles, anchor), marks
     )
     body: list[str] = [""] * (2 * len(inserts) + 1)
     escaped_pieces = escape_html_many(pieces, _BR, clean=layout.clean)
-    if _marks_words(layout):
+    if marks:
         escaped_pieces = [
             piece.replace(_OPEN, _MISSING).replace(_CLOSE, _MISSING_END)
             for piece in escaped_pieces
@@ -160,15 +161,17 @@ def render_html(layout: AnswerLayout) -> str:
     return "".join(markup)
 
 
-def _split(layout: AnswerLayout, chips: list[str]) -> tuple[list[str], list[str]]:
+def _split(
+    layout: AnswerLayout, chips: list[str], marks: bool
+) -> tuple[list[str], list[str]]:
     """The answer text cut at every unit start and end and every marker: the raw text
     pieces (one more than the inserts) and the markup inserted between them.
 
     A unit boundary never falls strictly inside a marker; at one position unit
     boundaries come first (a unit ending there closes before a marker after it, a unit
-    starting there opens around the marker). An unsupported word (marked when the layout
-    says so) lies inside a piece, wrapped in placeholders that become its tags once the
-    piece is escaped."""
+    starting there opens around the marker). An unsupported word (marked when `marks`,
+    `_marks_words`) lies inside a piece, wrapped in placeholders that become its tags once
+    the piece is escaped."""
     text = layout.text
     markers = layout.markers
     bounds = layout.units.bounds
@@ -181,7 +184,7 @@ def _split(layout: AnswerLayout, chips: list[str]) -> tuple[list[str], list[str]
     inserts = _unit_tags(layout.units.units) + chips
     cut_starts = list(map(starts.__getitem__, order))
     cut_ends = list(map(resumes.__getitem__, order))
-    if _marks_words(layout):
+    if marks:
         pieces = marked_cut(text, cut_starts, cut_ends, layout.missing, _OPEN, _CLOSE)
     else:
         pieces = cut(text, cut_starts, cut_ends)
@@ -204,13 +207,14 @@ def _unit_tags(units: list[AnswerUnit]) -> list[str]:
     """The opening and closing tag of every unit, in order, their untrusted attribute
     values escaped in one pass."""
     values: list[str] = []
-    spans: list[dict[str, Any] | None] = []
+    # per unit, its first source span's fields and how many spans it has (None: not verbatim)
+    spans: list[tuple[dict[str, Any], int] | None] = []
     for unit in [model.__dict__ for model in units]:
         values.append(unit["id"])
         source_spans = unit["source_spans"]
         if unit["kind"] == "verbatim" and source_spans:
             span = source_spans[0].__dict__
-            spans.append(span)
+            spans.append((span, len(source_spans)))
             values.append(span["doc_id"] or "")
             values.append(span["section_id"])
             values.append(span["chunk_id"] or "")
@@ -219,8 +223,9 @@ def _unit_tags(units: list[AnswerUnit]) -> list[str]:
             values.append(unit["kind"])
     escaped = iter(escape_html_many(values))
     tags: list[str] = []
-    for model, span in zip(units, spans):
-        if span is not None:
+    for placed in spans:
+        if placed is not None:
+            span, count = placed
             tags.append(
                 _VERBATIM_UNIT
                 % (
@@ -231,7 +236,7 @@ def _unit_tags(units: list[AnswerUnit]) -> list[str]:
                     next(escaped),
                     span["start_char"],
                     span["end_char"],
-                    len(model.source_spans),
+                    count,
                 )
             )
         else:
