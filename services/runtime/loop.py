@@ -23,7 +23,7 @@ from aiokafka.errors import CommitFailedError, KafkaError, KafkaTimeoutError
 
 from schemas.envelope import EventTooLarge, derived_event_id, encode, headers_for, make_event
 from schemas.registry import event_type_of
-from schemas.trusted import CHECKSUM_HEADER, LAZY, PARTS_HEADER, checksum, encode_parted
+from schemas.trusted import CHECKSUM_HEADER, PARTED, PARTS_HEADER, checksum, encode_parted
 from services.runtime.config import RuntimeConfig
 from services.runtime.dead_letters import Record, dead_letter
 from services.runtime.kafka import make_consumer, make_producer
@@ -65,7 +65,7 @@ def output_record(stage: str, output: Output) -> Record:
         traceparent=output.traceparent,
     )
     headers = headers_for(event)
-    if model in LAZY:  # (read lazily by the next stage: its larger members as bytes)
+    if model in PARTED:  # (read lazily by the next stage: its larger members as bytes)
         value, parts = encode_parted(event)
         if parts:
             headers.append((PARTS_HEADER, parts))

@@ -16,6 +16,7 @@ import pytest
 from schemas.citations import AnswerCited
 from schemas.envelope import encode, headers_for, make_event, payload_json
 from schemas.formatted import AnswerFormatted
+from schemas.spans import AnswerResolved
 from schemas.trusted import CHECKSUM_HEADER, PARTS_HEADER, checksum, written_here
 from services.bench.workload import bench_answer
 from services.pipeline import process_answer
@@ -77,6 +78,10 @@ def _cited(data: dict[str, Any]) -> Record:
     return _through(_submitted(data), STAGES[:3])[-1]
 
 
+def _resolved(data: dict[str, Any]) -> Record:
+    return _through(_submitted(data), STAGES[:4])[-1]
+
+
 def _dead_letter(stage: Stage, message: Message) -> Record:
     runner = StageRunner(stage, RuntimeConfig.from_env({}, retry_max_attempts=2,
                                                        retry_base_ms=1, retry_max_ms=2))
@@ -96,29 +101,31 @@ def test_the_stages_over_records_give_what_process_gives() -> None:
 
 def test_every_published_record_carries_its_checksum() -> None:
     """Over the value and, for a payload the next stage reads lazily, its parts header."""
-    for record in _through(_submitted(bench_answer()))[:-1]:
-        parts = dict(record.headers)[PARTS_HEADER]
+    records = _through(_submitted(bench_answer()))[:-1]
+    assert [PARTS_HEADER in dict(r.headers) for r in records] == [False, False, False, True]
+    for record in records:
+        parts = dict(record.headers).get(PARTS_HEADER, b"")
         assert (CHECKSUM_HEADER, checksum(record.value, parts)) in record.headers
         assert written_here(record.value, record.headers)
-        altered = [(name, parts[1:] if name == PARTS_HEADER else value)
-                   for name, value in record.headers]
-        assert not written_here(record.value, altered)
+    altered = [(name, parts[1:] if name == PARTS_HEADER else value)
+               for name, value in records[-1].headers]
+    assert not written_here(records[-1].value, altered)
 
 
 def test_each_part_is_where_its_header_says() -> None:
     """`path:start:length` of each part: the bytes there are the member's JSON."""
-    cited = _cited(bench_answer())
-    data = orjson.loads(cited.value)["data"]
-    parts = dict(cited.headers)[PARTS_HEADER].decode().split(";")
+    resolved = _resolved(bench_answer())
+    data = orjson.loads(resolved.value)["data"]
+    parts = dict(resolved.headers)[PARTS_HEADER].decode().split(";")
     paths = [part.split(":")[0] for part in parts]
-    assert {"answer", "scores", "extraction.citations", "extraction.sentences"} <= set(paths)
+    assert {"answer", "scores", "extraction.sentences", "resolution.links"} <= set(paths)
     assert "extraction" not in paths and "extraction.sentence_map" not in paths
     for part in parts:
         path, start, length = part.split(":")
         member = data
         for name in path.split("."):
             member = member[name]
-        assert orjson.loads(cited.value[int(start):int(start) + int(length)]) == member
+        assert orjson.loads(resolved.value[int(start):int(start) + int(length)]) == member
 
 
 def _resigned(record: Record, parts: bytes | None) -> Record:
@@ -141,12 +148,12 @@ def _resigned(record: Record, parts: bytes | None) -> Record:
 def test_parts_that_do_not_fit_take_the_full_path_to_the_same_result(
     parts: bytes | None
 ) -> None:
-    cited = _cited(bench_answer())
-    expected = _through(cited, STAGES[3:])[-1]
-    record = _resigned(cited, parts)
+    resolved = _resolved(bench_answer())
+    expected = _through(resolved, STAGES[4:])[-1]
+    record = _resigned(resolved, parts)
     assert written_here(record.value, record.headers)
-    value = _through(record, STAGES[3:])[-1].value
-    assert value[value.index(b'"data":'):] == expected.value[expected.value.index(b'"data":'):]
+    value = _through(record, STAGES[4:])[-1].value
+    assert orjson.loads(value)["data"] == orjson.loads(expected.value)["data"]
 
 
 def test_a_record_written_here_is_read_lazily_and_equals_the_validated_one() -> None:
@@ -155,13 +162,27 @@ def test_a_record_written_here_is_read_lazily_and_equals_the_validated_one() -> 
     trusted = decode_input(message, AnswerCited).data
     assert type(trusted) is not AnswerCited and isinstance(trusted, AnswerCited)
     validated = AnswerCited.model_validate_json(orjson.dumps(orjson.loads(cited.value)["data"]))
-    # nothing read yet: the parts are the bytes they arrived as, written out unchanged
-    assert type(trusted.__dict__["scores"]) is orjson.Fragment
+    # nothing read yet: the parts are the parsed JSON they arrived as, written out unchanged
     assert payload_json(trusted) == payload_json(validated)
-    assert type(trusted.extraction.__dict__["sentences"]) is orjson.Fragment
     assert trusted.extraction.citations == validated.extraction.citations
     assert trusted.answer == validated.answer
     assert payload_json(trusted) == payload_json(validated)
+
+
+def test_the_members_the_formatting_stage_passes_on_are_never_parsed() -> None:
+    """A resolved record is read with its parts cut out: a member the stage does not read
+    stays the bytes it arrived as and is written out as them; one it reads is parsed then."""
+    resolved = _resolved(bench_answer())
+    trusted = decode_input(_message(STAGES[4], resolved), AnswerResolved).data
+    validated = AnswerResolved.model_validate_json(
+        orjson.dumps(orjson.loads(resolved.value)["data"]))
+    written = resolved.value[resolved.value.index(b'"data":') + 7:-1]
+    assert type(trusted.__dict__["scores"]) is orjson.Fragment
+    assert payload_json(trusted) == written
+    assert type(trusted.extraction.__dict__["segments"]) is orjson.Fragment
+    assert trusted.resolution.support == validated.resolution.support
+    assert type(trusted.resolution.__dict__["links"]) is orjson.Fragment
+    assert payload_json(trusted) == written
 
 
 def test_altered_bytes_are_validated_in_full_and_processed() -> None:
@@ -241,9 +262,8 @@ def test_an_internal_record_of_an_unknown_version_is_a_dead_letter() -> None:
     """A checksum does not make an unknown version readable: it is a dead letter."""
     cited = _cited(bench_answer())
     value = cited.value.replace(b"citeflow.answer.cited.v1", b"citeflow.answer.cited.v7")
-    parts = dict(cited.headers)[PARTS_HEADER]
     headers = [*(h for h in cited.headers if h[0] != CHECKSUM_HEADER),
-               (CHECKSUM_HEADER, checksum(value, parts))]
+               (CHECKSUM_HEADER, checksum(value))]
     letter = dict(_dead_letter(STAGES[3], _message(STAGES[3], replace(
         cited, value=value, headers=headers))).headers)
     assert letter["dlq_error_type"] == b"PermanentError"
