@@ -208,12 +208,12 @@ def _cut(value: bytes, parts: bytes, expected: type[BaseModel]) -> tuple[Any, Ra
     done = 0
     try:
         for item in parts.split(b";"):
-            name, start_text, length_text = item.rsplit(b":", 2)
+            named, start_text, length_text = item.rsplit(b":", 2)
             start, length = int(start_text), int(length_text)
-            if name not in allowed or start < done or length <= 0:
+            if named not in allowed or start < done or length <= 0:
                 return None
             done = start + length
-            cuts.append((name.decode().split("."), start, done))
+            cuts.append((named.decode().split("."), start, done))
     except ValueError:
         return None
     if done > len(value):
@@ -231,17 +231,20 @@ def _cut(value: bytes, parts: bytes, expected: type[BaseModel]) -> tuple[Any, Ra
     raws: Raws = {}
     data = body.get("data") if isinstance(body, dict) else None
     for path, start, end in cuts:
-        container, known = data, raws
-        for name in path[:-1]:
-            container = container.get(name) if isinstance(container, dict) else None
-            known = known.setdefault(name, {})
-        name = path[-1]
-        placeholder = container.get(name) if isinstance(container, dict) else None
+        container: Any = data
+        known: Raws = raws
+        for step in path[:-1]:
+            container = container.get(step) if isinstance(container, dict) else None
+            known = known.setdefault(step, {})
+        member = path[-1]
+        if not isinstance(container, dict):
+            return None
+        placeholder = container.get(member)
         if type(placeholder) is not int or placeholder != 0:
             return None
         raw = value[start:end]
-        container[name] = orjson.Fragment(raw)
-        known[name] = raw
+        container[member] = orjson.Fragment(raw)
+        known[member] = raw
     return body, raws
 
 

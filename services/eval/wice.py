@@ -238,9 +238,9 @@ def evaluate(corpus: Path) -> Figures:
         if label == "supported":
             page = set(words(" ".join(sentences)))
             unfound = [w for w in words(record["claim"]) if w not in page]
-            for name, found in (("citeflow", len(judged.missing)), ("naive", len(unfound))):
-                alarms[name][0] += found > 0
-                alarms[name][1] += found
+            for name, count in (("citeflow", len(judged.missing)), ("naive", len(unfound))):
+                alarms[name][0] += count > 0
+                alarms[name][1] += count
         naive, alce, best = naive_score(record["claim"], sentences)
         for name, score in (("citeflow", judged.score), ("naive", naive), ("alce", alce)):
             scores[name].append(score)
@@ -265,9 +265,9 @@ def evaluate(corpus: Path) -> Figures:
         figures.evidence[name] = {"meets": meets / total, "covers": covers / total,
                                   "mean_sentences": size / total, "claims": judged_sets}
     figures.missing, figures.subclaims = missing_figures(read_lines(corpus / TOKENS_FILE))
-    for name, (flagged, found) in alarms.items():
+    for name, (flagged, reported) in alarms.items():
         figures.missing[name]["supported_claims_flagged"] = float(flagged)
-        figures.missing[name]["supported_claims_words"] = float(found)
+        figures.missing[name]["supported_claims_words"] = float(reported)
     figures.missing["citeflow"]["supported_claims"] = float(
         sum(figures.verdicts["supported"].values()))
     return figures
