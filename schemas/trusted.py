@@ -9,15 +9,16 @@ checksum that does not match (bytes altered on the topic) or of another version 
 full path instead (`schemas.envelope.decode`: upcasting, validation, precise errors), and a
 poison record still becomes a dead letter with its reason.
 
-The containers of an event (the payload, `extraction`, `resolution`) are written member by
-member (`encode_parted`), and the `citeflow-parts` header gives where each of their larger
-members (a model, a list or a dict of models) stands in the value. The reader parses the
-value with those members cut out, and keeps each member as its bytes: it is parsed and turned
-into models the first time a stage reads it, and a member no stage logic reads is written
-out again as the same bytes (an `orjson.Fragment`), never parsed. The checksum covers the
-value and the parts header; it detects accidental alteration, and is not a signature (anyone
-who can write to an internal topic can also write a matching header: parts that do not fit
-the value, or name a member that is not one, send the record down the full path).
+The containers of an event (the payload, `extraction`, `resolution`) are rebuilt lazily: a
+field is turned into models the first time a stage reads it; a field no stage logic reads is
+written out again as the same bytes. A `PARTED` payload is written member by member, and the
+`citeflow-parts` header gives where each of its containers' larger members (a model, a list
+or a dict of models) stands in the value: the reader parses the value with those members cut
+out and keeps each as its bytes (an `orjson.Fragment`), parsed only when it is read. The
+checksum covers the value and the parts header; it detects accidental alteration, and is not
+a signature (anyone who can write to an internal topic can also write a matching header:
+parts that do not fit the value, or name a member that is not one, send the record down the
+full path).
 """
 
 from __future__ import annotations
@@ -33,7 +34,15 @@ from xxhash import xxh3_64, xxh3_64_hexdigest
 from schemas.answers import AnswerAccepted
 from schemas.citations import AnswerCited, CitationExtraction
 from schemas.construct import FLOAT, MODEL, adopt, convert, plan, rebuild
-from schemas.envelope import SPECVERSION, Event, envelope_attributes, field_values, fitting
+from schemas.envelope import (
+    SPECVERSION,
+    Event,
+    Headers,
+    encode,
+    envelope_attributes,
+    field_values,
+    fitting,
+)
 from schemas.registry import event_type_of
 from schemas.scoring import AnswerScored
 from schemas.spans import AnswerResolved, SpanResolution
@@ -160,15 +169,20 @@ def _part_paths(cls: type[BaseModel]) -> frozenset[bytes]:
     return frozenset(found)
 
 
-def encode_parted(event: Event) -> tuple[bytes, bytes]:
-    """The value `schemas.envelope.encode` writes for an event whose payload is LAZY (the
-    same bytes), and its parts header: `path:start:length` of each part, `;`-separated."""
+def encode_written(event: Event) -> tuple[bytes, Headers]:
+    """The value `schemas.envelope.encode` writes for `event` (the same bytes) and the
+    headers that tell the next stage it was written here: a `PARTED` payload's parts
+    (`path:start:length` of each, `;`-separated), then the checksum."""
+    if type(event.data) not in PARTED:
+        value = encode(event)
+        return value, [(CHECKSUM_HEADER, checksum(value))]
     head = orjson.dumps(envelope_attributes(event))[:-1] + b',"data":'
     pieces = [head]
     parts: list[str] = []
     _write(type(event.data), event.data.__dict__, "", pieces, parts, len(head))
     pieces.append(b"}")
-    return fitting(b"".join(pieces), event), ";".join(parts).encode()
+    value, header = fitting(b"".join(pieces), event), ";".join(parts).encode()
+    return value, [(PARTS_HEADER, header), (CHECKSUM_HEADER, checksum(value, header))]
 
 
 def _write(cls: type[BaseModel], values: dict[str, Any], path: str, pieces: list[bytes],
@@ -177,26 +191,26 @@ def _write(cls: type[BaseModel], values: dict[str, Any], path: str, pieces: list
     to `pieces`, the object starting at offset `at`, noting each part in `parts`; returns
     the offset after the object."""
     members = _members(cls)
-    separator = b'{"'
+    pieces.append(b"{")
+    at += 1
+    separator = b'"'
     for name, value in values.items():
         key = separator + name.encode() + b'":'
         separator = b',"'
         pieces.append(key)
         at += len(key)
-        if name not in members or value is None:
-            data = orjson.dumps(value, default=field_values)
-        else:
-            inner = members[name]
-            if inner is not None and type(value) is not orjson.Fragment:
-                fields = value if type(value) is dict else value.__dict__
-                at = _write(inner, fields, f"{path}{name}.", pieces, parts, at)
-                continue
-            data = orjson.dumps(value, default=field_values)
+        inner = members.get(name)
+        if inner is not None and value is not None and type(value) is not orjson.Fragment:
+            fields = value if type(value) is dict else value.__dict__
+            at = _write(inner, fields, f"{path}{name}.", pieces, parts, at)
+            continue
+        data = orjson.dumps(value, default=field_values)
+        if name in members and value is not None:
             parts.append(f"{path}{name}:{at}:{len(data)}")
         pieces.append(data)
         at += len(data)
-    pieces.append(b"}" if values else b"{}")
-    return at + (1 if values else 2)
+    pieces.append(b"}")
+    return at + 1
 
 
 def _cut(value: bytes, parts: bytes, expected: type[BaseModel]) -> tuple[Any, Raws] | None:

@@ -215,6 +215,16 @@ class Counts:
         return {"precision": precision, "recall": recall, "f1": f1}
 
 
+def _page_words(sentences: Sequence[str]) -> set[str]:
+    """Every word of the page (the naive rule's missing words are the others)."""
+    return set(words(" ".join(sentences)))
+
+
+def _unfound(claim_words: Sequence[str], page: set[str]) -> list[str]:
+    """The naive rule's missing words: the claim's words found nowhere in the page."""
+    return [word for word in claim_words if word not in page]
+
+
 def _overlaps(span: tuple[int, int], spans: Sequence[tuple[int, int]]) -> bool:
     start, end = span
     return end > start and any(s < end and start < e for s, e in spans)
@@ -236,8 +246,7 @@ def evaluate(corpus: Path) -> Figures:
         judged = judge_claim(record["claim"], sentences, number)
         figures.verdicts[label][judged.verdict] += 1
         if label == "supported":
-            page = set(words(" ".join(sentences)))
-            unfound = [w for w in words(record["claim"]) if w not in page]
+            unfound = _unfound(words(record["claim"]), _page_words(sentences))
             for name, count in (("citeflow", len(judged.missing)), ("naive", len(unfound))):
                 alarms[name][0] += count > 0
                 alarms[name][1] += count
@@ -290,12 +299,12 @@ def missing_figures(records: Sequence[dict[str, Any]]) -> tuple[dict[str, dict[s
         judged = judge_claim(claim, record["evidence"], 10_000 + number)
         foreign += judged.foreign
         reported += judged.foreign + len(judged.missing)
-        page = set(words(" ".join(record["evidence"])))
+        page = _page_words(record["evidence"])
         spans = token_spans(claim, tokens)
         kept = [i for i, token in enumerate(tokens) if any(map(str.isalnum, token))]
         marked = [bool(marked_all[i]) for i in kept]
         ours.add([_overlaps(spans[i], judged.missing) for i in kept], marked)
-        naive.add([any(w not in page for w in words(tokens[i])) for i in kept], marked)
+        naive.add([bool(_unfound(words(tokens[i]), page)) for i in kept], marked)
     found = {"citeflow": ours.figures(), "naive": naive.figures()}
     found["citeflow"]["foreign_words"] = float(foreign)
     found["citeflow"]["reported_words"] = float(reported)

@@ -21,9 +21,9 @@ from aiokafka import AIOKafkaConsumer, AIOKafkaProducer, ConsumerRecord, TopicPa
 from aiokafka.abc import ConsumerRebalanceListener
 from aiokafka.errors import CommitFailedError, KafkaError, KafkaTimeoutError
 
-from schemas.envelope import EventTooLarge, derived_event_id, encode, headers_for, make_event
+from schemas.envelope import EventTooLarge, derived_event_id, headers_for, make_event
 from schemas.registry import event_type_of
-from schemas.trusted import CHECKSUM_HEADER, PARTED, PARTS_HEADER, checksum, encode_parted
+from schemas.trusted import encode_written
 from services.runtime.config import RuntimeConfig
 from services.runtime.dead_letters import Record, dead_letter
 from services.runtime.kafka import make_consumer, make_producer
@@ -50,9 +50,8 @@ _EVENT_TYPES: dict[type, str] = {}
 
 
 def output_record(stage: str, output: Output) -> Record:
-    """An Output as a CloudEvent record keyed by its subject, with a deterministic id, the
-    parts header of a payload the next stage reads lazily, and the checksum that tells the
-    next stage it was written here (`schemas.trusted`)."""
+    """An Output as a CloudEvent record keyed by its subject, with a deterministic id and
+    the headers that tell the next stage it was written here (`schemas.trusted`)."""
     model = type(output.data)
     etype = _EVENT_TYPES.get(model)
     if etype is None:
@@ -64,15 +63,8 @@ def output_record(stage: str, output: Output) -> Record:
         event_id=derived_event_id(output.cause_id, stage, etype),
         traceparent=output.traceparent,
     )
-    headers = headers_for(event)
-    if model in PARTED:  # (read lazily by the next stage: its larger members as bytes)
-        value, parts = encode_parted(event)
-        if parts:
-            headers.append((PARTS_HEADER, parts))
-    else:
-        value, parts = encode(event), b""
-    headers.append((CHECKSUM_HEADER, checksum(value, parts)))
-    return Record(output.topic, value, output.subject.encode(), headers)
+    value, written = encode_written(event)
+    return Record(output.topic, value, output.subject.encode(), headers_for(event) + written)
 
 
 def is_retriable(error: BaseException) -> bool:

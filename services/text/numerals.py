@@ -106,15 +106,18 @@ def numerals(text: str) -> list[Numeral]:
     return _with_digits_after(text, found)
 
 
+def _continuation(text: str, numeral: Numeral) -> int:
+    """Where a number that goes on `numeral` starts: right after it, or after the one space
+    a Hangul multiplier may have after it (`1억 2천만`)."""
+    end = numeral.end
+    return end + 1 if text[end - 1] in _KO_LARGE and text[end : end + 1] == " " else end
+
+
 def _continues(text: str, numeral: Numeral, start: int, value: float) -> bool:
     """Whether a numeral of `value` at `start` goes on `numeral`, one that ends in a large
-    multiplier worth more than it: `3万5千` is 35000, Korean `1억 2천만` (one space after a
-    Hangul multiplier) 120000000."""
-    unit = _VALUES.get(text[numeral.end - 1], 0)
-    if text[numeral.end - 1] not in _LARGE or value >= unit:
-        return False
-    gap = text[numeral.end : start]
-    return not gap or (gap == " " and text[numeral.end - 1] in _KO_LARGE)
+    multiplier worth more than it: `3万5千` is 35000, Korean `1억 2천만` 120000000."""
+    last = text[numeral.end - 1]
+    return last in _LARGE and value < _VALUES[last] and start == _continuation(text, numeral)
 
 
 def _with_digits_after(text: str, found: list[Numeral]) -> list[Numeral]:
@@ -123,9 +126,7 @@ def _with_digits_after(text: str, found: list[Numeral]) -> list[Numeral]:
     for number, numeral in enumerate(found):
         if text[numeral.end - 1] not in _LARGE:
             continue
-        gap = 1 if text[numeral.end : numeral.end + 1] == " " and \
-            text[numeral.end - 1] in _KO_LARGE else 0
-        digits = _DIGITS_AFTER.match(text, numeral.end + gap)
+        digits = _DIGITS_AFTER.match(text, _continuation(text, numeral))
         if digits is None:
             continue
         value = float(digits.group().replace(",", ""))

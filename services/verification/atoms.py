@@ -597,10 +597,9 @@ def _missing_words(
     lacking word looked for where it stands whole (`_ascii_missing`); other text word by
     word (units of a word written without spaces). Where an atom the source partly backs
     (not `unsupported`) lacks a fact the source lacks (a name or number, `_facts`), only
-    its facts are missing: that is what the
-    source does not back, and the atom's other words (its verb, the nouns a page words
-    otherwise: `became an Armenian citizen` beside the day it lacks) are not marked
-    beside it. A date is one fact (`_whole_dates`). The words of the atom's topic are not
+    its facts are missing: that is what the source does not back, and the atom's other
+    words (its verb, the nouns a page words otherwise: `became an Armenian citizen` beside
+    the day it lacks) are not marked beside it. A date is one fact (`_whole_dates`). The words of the atom's topic are not
     missing (`_topic`; `held`: whether the source holds a term)."""
     span = check.span
     lacking = check.lacking.difference(*(cover.items for cover in check.covers))

@@ -97,7 +97,12 @@
     let listed = false;
     for (;;) {
       const silence = new AbortController();
-      let watchdog = setTimeout(() => silence.abort(), SILENCE_MS);
+      let watchdog = 0;
+      const rearm = () => {
+        clearTimeout(watchdog);
+        watchdog = setTimeout(() => silence.abort(), SILENCE_MS);
+      };
+      rearm();
       try {
         const headers = {Accept: "text/event-stream"};
         if (key) headers.Authorization = "Bearer " + key;
@@ -114,8 +119,7 @@
         let buffer = "";
         for (;;) {
           const {value, done} = await reader.read();
-          clearTimeout(watchdog);
-          watchdog = setTimeout(() => silence.abort(), SILENCE_MS);
+          rearm();
           if (done) break;
           buffer += value.replace(/\r\n?/g, "\n");
           let end;
