@@ -79,13 +79,15 @@ def maker(cls: type[M]) -> Callable[[dict[str, Any]], M]:
 # -- trusted JSON: models rebuilt from values a stage of this pipeline wrote -----------------
 
 # How one field's JSON value becomes its model value (see `_kind`): kept, one model, a list of
-# them, a dict of them, a dict of lists of them, a float (a JSON integer in a float field).
+# them, a dict of them, a dict of lists of them, a float (a JSON integer in a float field), a
+# list of tuples (JSON arrays, as validation makes them).
 PLAIN: Final = 0
 MODEL: Final = 1
 MODEL_LIST: Final = 2
 MODEL_DICT: Final = 3
 MODEL_LIST_DICT: Final = 4
 FLOAT: Final = 5
+TUPLE_LIST: Final = 6
 _PLANS: Final[dict[type[BaseModel], list[tuple[str, int, Any]]]] = {}
 
 
@@ -115,6 +117,8 @@ def _kind(annotation: Any) -> tuple[int, Any]:
             return MODEL_DICT, _model_in(args[1])
         if get_origin(args[1]) is list and _model_in(get_args(args[1])[0]) is not None:
             return MODEL_LIST_DICT, _model_in(get_args(args[1])[0])
+    if origin is list and args and get_origin(args[0]) is tuple:
+        return TUPLE_LIST, None
     if annotation is float:
         # pydantic turns a JSON integer into a float here; so does the trusted build
         return FLOAT, None
@@ -145,6 +149,8 @@ def convert(kind: int, model: Any, value: Any) -> Any:
         return {k: rebuild(model, v) for k, v in value.items()}
     if kind == MODEL_LIST_DICT:
         return {k: [rebuild(model, v) for v in vs] for k, vs in value.items()}
+    if kind == TUPLE_LIST:
+        return [tuple(v) for v in value]
     return float(value) if type(value) is int else value
 
 

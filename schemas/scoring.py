@@ -32,6 +32,34 @@ class SourceScore(Model):
     explanation: ScoreExplanation
 
 
+# The rows of `CarriedExtraction`: the fields of services.text.hits in their declared order
+# (a sentence's index and text are left out: its position, and its slice of the answer).
+CitationRow = tuple[
+    int, str, int, int, int | None, bool, str | None, int, int, int | None, int | None,
+    int | None, list[int] | None,
+]
+ClusterRow = tuple[int, int, str, list[int]]
+SentenceRow = tuple[int, int, list[int]]
+ProblemRow = tuple[str, str, int, int]
+
+
+class CarriedExtraction(Model):
+    """The scoring stage's citation extraction of the answer, carried to the citations stage
+    so that it does not run it again (services/text/carry.py writes and reads the rows).
+    Pipeline-internal and optional: without it, or when it does not fit the answer, the
+    citations stage extracts the citations itself."""
+
+    citations: list[CitationRow] = Field(default_factory=list)
+    clusters: list[ClusterRow] = Field(default_factory=list)
+    sentences: list[SentenceRow] = Field(default_factory=list)
+    problems: list[ProblemRow] = Field(default_factory=list)
+    # (sentence index, source index, page) of each pinpoint (`[1, p. 12]`).
+    pages: list[tuple[int, int, int]] = Field(default_factory=list)
+    # The word tokens and content terms of each citing sentence, by its index.
+    tokens: dict[str, list[str]] = Field(default_factory=dict)
+    terms: dict[str, list[str]] = Field(default_factory=dict)
+
+
 class AnswerScored(Model):
     """`citeflow.answer.scored.v1`."""
 
@@ -40,3 +68,4 @@ class AnswerScored(Model):
     # Eligible source indexes ordered by score, capped at max_citations:
     # the only sources supporting passages are taken from.
     passage_sources: list[int] = Field(default_factory=list)
+    carried: CarriedExtraction | None = None

@@ -60,13 +60,11 @@ def real_events() -> tuple[BaseModel, ...]:
     from services.ingest.answers import admit_data
     from services.scoring.logic import score_answer
     from services.spans.logic import resolve_answer
-    from services.text.extraction import extract
 
     admitted = admit_data(orjson.dumps(bench_answer(**ANSWER_SHAPE)), event_id="codec")
     assert isinstance(admitted, AnswerAccepted)
-    found = extract(admitted.answer.text, admitted.answer.sources)
-    scored = score_answer(admitted, found)
-    cited = cite_answer(scored, found)
+    scored = score_answer(admitted)  # as the stage writes it: its extraction carried
+    cited = cite_answer(scored)
     resolved = resolve_answer(cited)
     return admitted, scored, cited, resolved, format_answer(resolved)
 

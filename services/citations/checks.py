@@ -115,7 +115,9 @@ def check_values(
     lacking: list[str] = []
     if held < size or lacking_count:
         get = bits.get
-        for term in terms:
+        # In sorted order: a set's order of strings differs between processes, and the
+        # lists are written into the event.
+        for term in sorted(terms):
             bit = get(term)
             if bit is None:
                 absent.append(term)

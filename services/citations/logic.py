@@ -36,6 +36,7 @@ from services.citations.passages import PassageFinder
 from services.citations.references import references
 from services.citations.rivals import add_rivals
 from services.citations.segments import TRAILING, source_ref_id
+from services.text.carry import extracted_from
 from services.text.extraction import Extracted, extract_answer
 from services.text.offsets import Utf16Index
 
@@ -55,11 +56,15 @@ _problem = maker(Problem)
 
 
 def cite_answer(scored: AnswerScored, extracted: Extracted | None = None) -> AnswerCited:
-    """Extract the citations of a scored answer (unless the caller already did: `extracted`)
-    and everything built on them."""
+    """Extract the citations of a scored answer (unless the caller already did: `extracted`,
+    or the scoring stage did and carried them in the event) and everything built on them."""
     answer = scored.answer
     if extracted is None:
-        extracted = extract_answer(answer)
+        carried = scored.carried
+        if carried is not None:
+            extracted = extracted_from(answer.text, carried)
+        if extracted is None:
+            extracted = extract_answer(answer)
     return _answer_cited(
         {
             "answer": answer,

@@ -11,9 +11,10 @@ from dataclasses import dataclass, field
 
 from schemas.answers import AnswerAccepted, AnswerSubmitted
 from schemas.construct import maker
-from schemas.scoring import AnswerScored, ScoreExplanation, SourceScore
+from schemas.scoring import AnswerScored, CarriedExtraction, ScoreExplanation, SourceScore
 from services.scoring.combine import Plan, cited_phrase, plan
 from services.scoring.parts import lexical_relevance, retriever_norms, support
+from services.text.carry import rows
 from services.text.extraction import Extracted, extract_answer
 from services.text.lexical import analyse
 
@@ -43,10 +44,14 @@ def citing_from(found: Extracted) -> Citing:
 _make_explanation = maker(ScoreExplanation)
 _make_row = maker(SourceScore)
 _make_scored = maker(AnswerScored)
+_make_carried = maker(CarriedExtraction)
 
 
-def score_sources(answer: AnswerSubmitted, citing: Citing) -> AnswerScored:
-    """Score, rank and explain every source given what the citations say."""
+def score_sources(
+    answer: AnswerSubmitted, citing: Citing, carried: CarriedExtraction | None = None
+) -> AnswerScored:
+    """Score, rank and explain every source given what the citations say (`carried`: the
+    extraction they come from, for the citations stage)."""
     sources = answer.sources
     options = answer.effective_options()
     threshold = options.min_citation_score
@@ -144,14 +149,18 @@ def score_sources(answer: AnswerSubmitted, citing: Citing) -> AnswerScored:
             "answer": answer,
             "scores": rows,
             "passage_sources": passage_sources[: options.max_citations],
+            "carried": carried,
         }
     )
 
 
 def score_answer(accepted: AnswerAccepted, found: Extracted | None = None) -> AnswerScored:
     """Score an accepted answer: its citations come from the shared citation extractor
-    (`found`, when the caller already ran it on this answer)."""
+    (`found`, when the caller already ran it on this answer and hands it on itself).
+    Otherwise (a stage process) the extraction made here is carried in the event, for the
+    citations stage."""
     answer = accepted.answer
-    if found is None:
-        found = extract_answer(answer)
-    return score_sources(answer, citing_from(found))
+    if found is not None:
+        return score_sources(answer, citing_from(found))
+    found = extract_answer(answer)
+    return score_sources(answer, citing_from(found), _make_carried(rows(found)))

@@ -63,6 +63,17 @@ class Extracted:
             known.update(zip(missing, map(terms_of, tokens), strict=True))
         return known
 
+    def remembered(self) -> tuple[dict[int, list[str]], dict[int, set[str]]]:
+        """The tokens and terms `sentence_terms` has worked out so far, by sentence index
+        (read-only)."""
+        return self._tokens, self._terms
+
+    def remember(self, tokens: dict[int, list[str]], terms: dict[int, set[str]]) -> None:
+        """Take the tokens and terms of sentences worked out elsewhere (the same sentences
+        in both; services/text/carry.py)."""
+        self._tokens.update(tokens)
+        self._terms.update(terms)
+
     def sentence_tokens(self, index: int) -> list[str]:
         """The word tokens (services.text.lexical.words) of sentence `index`, citation
         markers left out; treat the list as read-only."""

@@ -47,7 +47,7 @@ def _leaves(annotation: object, where: str) -> Iterator[type[BaseModel]]:
     origin = typing.get_origin(annotation)
     if origin is typing.Literal:
         assert all(isinstance(v, str | int) for v in typing.get_args(annotation)), where
-    elif origin in (list, dict, typing.Union, types.UnionType):
+    elif origin in (list, tuple, dict, typing.Union, types.UnionType):  # orjson writes tuples as arrays
         args = typing.get_args(annotation)
         if origin is dict:
             assert args[0] is str, f"{where}: dict keys must be str"
