@@ -33,7 +33,8 @@ class SourceScore(Model):
 
 
 # The rows of `CarriedExtraction`: the fields of services.text.hits in their declared order
-# (a sentence's index and text are left out: its position, and its slice of the answer).
+# (a sentence's index and text are left out: its position, and its slice of the answer;
+# a citation's positions index `citations`).
 CitationRow = tuple[
     int, str, int, int, int | None, bool, str | None, int, int, int | None, int | None,
     int | None, list[int] | None,
@@ -49,15 +50,21 @@ class CarriedExtraction(Model):
     Pipeline-internal and optional: without it, or when it does not fit the answer, the
     citations stage extracts the citations itself."""
 
-    citations: list[CitationRow] = Field(default_factory=list)
-    clusters: list[ClusterRow] = Field(default_factory=list)
-    sentences: list[SentenceRow] = Field(default_factory=list)
-    problems: list[ProblemRow] = Field(default_factory=list)
-    # (sentence index, source index, page) of each pinpoint (`[1, p. 12]`).
-    pages: list[tuple[int, int, int]] = Field(default_factory=list)
-    # The word tokens and content terms of each citing sentence, by its index.
-    tokens: dict[str, list[str]] = Field(default_factory=dict)
-    terms: dict[str, list[str]] = Field(default_factory=dict)
+    citations: list[CitationRow] = Field(default_factory=list, description=(
+        "Per citation: [id, marker, start, end, source_index, valid, problem, "
+        "cluster_index, sentence_index, page, span_start, span_end, sentence_indexes]."))
+    clusters: list[ClusterRow] = Field(default_factory=list, description=(
+        "Per cluster: [start, end, marker, positions of its citations]."))
+    sentences: list[SentenceRow] = Field(default_factory=list, description=(
+        "Per sentence, in order: [start, end, positions of its citations]."))
+    problems: list[ProblemRow] = Field(default_factory=list, description=(
+        "Per problem: [code, message, start, end]."))
+    pages: list[tuple[int, int, int]] = Field(default_factory=list, description=(
+        "Per pinpoint (`[1, p. 12]`): [sentence index, source index, page]."))
+    tokens: dict[str, list[str]] = Field(default_factory=dict, description=(
+        "The word tokens of each citing sentence (markers left out), by sentence index."))
+    terms: dict[str, list[str]] = Field(default_factory=dict, description=(
+        "The content terms of each citing sentence, sorted, by sentence index."))
 
 
 class AnswerScored(Model):
