@@ -42,53 +42,69 @@ def rows(found: Extracted) -> dict[str, Any]:
 def extracted_from(text: str, carried: CarriedExtraction) -> Extracted | None:
     """The extraction `carried` describes for an answer of `text`; None when it does not
     fit that text."""
-    citations = [CitationHit(*row) for row in carried.citations]
-    clusters = [ClusterHit(*row) for row in carried.clusters]
-    sentences = [
-        SentenceHit(index, start, end, text[start:end], positions)
-        for index, (start, end, positions) in enumerate(carried.sentences)
+    size = len(text)
+    citations = [
+        CitationHit(r[0], r[1], r[2], r[3], r[4], r[5], r[6], r[7], r[8], r[9], r[10], r[11],
+                    r[12])
+        for r in carried.citations
     ]
-    problems = [ProblemHit(*row) for row in carried.problems]
+    clusters = [ClusterHit(r[0], r[1], r[2], r[3]) for r in carried.clusters]
+    sentences: list[SentenceHit] = []
+    for index, (start, end, positions) in enumerate(carried.sentences):
+        sentences.append(SentenceHit(index, start, end, text[start:end], positions))
+    problems = [ProblemHit(r[0], r[1], r[2], r[3]) for r in carried.problems]
+    pages: dict[tuple[int, int], int] = {}
+    for sentence, source, page in carried.pages:
+        pages[(sentence, source)] = page
     tokens = {int(key): words for key, words in carried.tokens.items()}
-    if (
-        not _inside(len(text), citations, clusters, sentences, problems)
-        or not _below(len(citations), [k.citations for k in clusters])
-        or not _below(len(citations), [s.citations for s in sentences])
-        # A citation's cluster and sentence are 0 when the answer has none (hits' default).
-        or not _below(max(len(clusters), 1), [[c.cluster_index for c in citations]])
-        or not _below(max(len(sentences), 1), [[c.sentence_index for c in citations]])
-        or not _below(len(sentences), [c.sentence_indexes or [] for c in citations])
-        or not _below(len(sentences), [[row[0] for row in carried.pages], list(tokens)])
-        or carried.tokens.keys() != carried.terms.keys()
+    if not (
+        _fits(size, citations, clusters, sentences, problems)
+        and _below(len(sentences), [sentence for sentence, _ in pages])
+        and _below(len(sentences), list(tokens))
+        and carried.tokens.keys() == carried.terms.keys()
     ):
         return None
-    found = Extracted(
-        text, citations, clusters, sentences, problems,
-        {(sentence, source): page for sentence, source, page in carried.pages},
-    )
+    found = Extracted(text, citations, clusters, sentences, problems, pages)
     found.remember(tokens, {int(key): set(words) for key, words in carried.terms.items()})
     return found
 
 
-def _inside(
+def _fits(
     size: int,
     citations: list[CitationHit],
     clusters: list[ClusterHit],
     sentences: list[SentenceHit],
     problems: list[ProblemHit],
 ) -> bool:
-    """Whether every start and end of the hits is in order and within a text of `size`."""
-    spans: list[tuple[int | None, int | None]] = [(c.start, c.end) for c in citations]
-    spans += [(c.span_start, c.span_end) for c in citations if c.span_start is not None]
-    spans += [(k.start, k.end) for k in clusters]
-    spans += [(s.start, s.end) for s in sentences]
-    spans += [(p.start, p.end) for p in problems]
-    return all(
-        start is not None and end is not None and 0 <= start <= end <= size
-        for start, end in spans
-    ) and all(c.span_end is None for c in citations if c.span_start is None)
+    """Whether every start and end of the hits is in order within a text of `size`, and
+    every position they hold is one of a hit."""
+    count = len(citations)
+    # A citation's cluster and sentence are 0 when the answer has none (the hits' default).
+    in_clusters, in_sentences = max(len(clusters), 1), max(len(sentences), 1)
+    for c in citations:
+        if not (0 <= c.start <= c.end <= size and 0 <= c.cluster_index < in_clusters
+                and 0 <= c.sentence_index < in_sentences):
+            return False
+        span_start, span_end = c.span_start, c.span_end
+        if span_start is None or span_end is None:
+            if span_start is not None or span_end is not None:
+                return False
+        elif not 0 <= span_start <= span_end <= size:
+            return False
+        if c.sentence_indexes is not None and not _below(len(sentences), c.sentence_indexes):
+            return False
+    for k in clusters:
+        if not (0 <= k.start <= k.end <= size and _below(count, k.citations)):
+            return False
+    for s in sentences:
+        if not (0 <= s.start <= s.end <= size and _below(count, s.citations)):
+            return False
+    return all(0 <= p.start <= p.end <= size for p in problems)
 
 
-def _below(count: int, lists: list[list[int]]) -> bool:
-    """Whether every position in `lists` is a position in a list of `count`."""
-    return all(not values or (min(values) >= 0 and max(values) < count) for values in lists)
+def _below(count: int, positions: list[int]) -> bool:
+    """Whether every one of `positions` is a position in a list of `count`."""
+    for position in positions:
+        if not 0 <= position < count:
+            return False
+    return True
