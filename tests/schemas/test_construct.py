@@ -51,3 +51,17 @@ def test_rebuild_gives_what_validation_gives() -> None:
     link["score"] = 1  # an integer where the model holds a float
     rebuilt_link = rebuild(Link, link)
     assert type(rebuilt_link.score) is float and rebuilt_link.score == 1.0
+
+
+def test_a_rebuilt_model_names_the_fields_its_values_name() -> None:
+    """A model rebuilt from values naming every field shares its class's fields-set; one
+    rebuilt from fewer names just those (as validation would)."""
+    from schemas.construct import fields_set, rebuild
+
+    every = {"type": "TextQuoteSelector", "exact": "a", "prefix": "b", "suffix": "c"}
+    whole = rebuild(TextQuoteSelector, dict(every))
+    assert whole.model_fields_set is fields_set(TextQuoteSelector)
+    assert whole.model_fields_set == TextQuoteSelector.model_validate(every).model_fields_set
+    fewer = rebuild(TextQuoteSelector, {"type": "TextQuoteSelector", "exact": "a"})
+    assert fewer.model_fields_set == {"type", "exact"}
+    assert fewer.model_fields_set is not fields_set(TextQuoteSelector)
