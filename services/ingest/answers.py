@@ -200,17 +200,23 @@ def _path_problem(answer: AnswerSubmitted) -> tuple[str, str, str] | None:
     or not): pages put them into the paths of the gateway routes they fetch, where such a
     segment would steer the request to another route."""
     for i, source in enumerate(answer.sources):
-        named = [(f"$.sources[{i}].doc_id", source.doc_id)] + [
-            (f"$.sources[{i}].chunks[{j}].href", chunk.href)
-            for j, chunk in enumerate(source.chunks)]
-        for path, value in named:
-            if value and _DOT_SEGMENTS & set(re.split(r"[/\\]", unquote(value))):
+        named: list[tuple[str | None, int | None]] = [(source.doc_id, None)]
+        named += [(chunk.href, j) for j, chunk in enumerate(source.chunks) if chunk.href]
+        for value, j in named:
+            # A dot segment needs a `.`, written or percent-encoded: most values have neither.
+            if (
+                value
+                and ("." in value or "%" in value)
+                and _DOT_SEGMENTS & set(_SEGMENT_SEPARATORS.split(unquote(value)))
+            ):
+                path = f"$.sources[{i}]." + ("doc_id" if j is None else f"chunks[{j}].href")
                 return ("unsafe_path", path, f"{value!r} has a '.' or '..' segment, which "
                         "would change the route a link to it fetches; name the document or "
                         "chapter without one")
     return None
 
 
+_SEGMENT_SEPARATORS = re.compile(r"[/\\]")
 _DOT_SEGMENTS = frozenset({".", ".."})
 
 

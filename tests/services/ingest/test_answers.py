@@ -344,6 +344,8 @@ def test_byte_limit_is_configurable(
      "$.sources[0].chunks[0].href"),
     ({"doc_id": "book", "chunks": [{"text": "Paris.", "href": "OEBPS\\..\\x.xhtml"}]},
      "$.sources[0].chunks[0].href"),
+    ({"doc_id": "book", "chunks": [{"text": "Paris."}, {"text": "Lyon.", "href": "a/%2E/b"}]},
+     "$.sources[0].chunks[1].href"),
 ])
 def test_dot_segments_in_a_doc_id_or_href_are_rejected(source: dict[str, Any],
                                                       path: str) -> None:
