@@ -159,9 +159,15 @@ def adopt(model_obj: BaseModel, values: dict[str, Any]) -> None:
     Its fields-set is the one its class shares when `values` names as many fields as the
     class has: a stage writes every field, and a writer of another minor version adds
     fields, never drops one (a set built per model was a third of the formatting stage's
-    model building; comparing the names costs more than building it)."""
-    shared = fields_set(type(model_obj))
-    named = shared if len(values) == len(shared) else set(values)
+    model building; comparing the names costs more than building it). Values naming fewer
+    get the defaults of the fields they lack."""
+    cls = type(model_obj)
+    shared = fields_set(cls)
+    if len(values) == len(shared):
+        named = shared
+    else:
+        named = set(values)
+        _fill_defaults(cls, values)
     if _COMPILED:  # (see the module docstring)
         object.__setattr__(model_obj, "__dict__", values)
         object.__setattr__(model_obj, "__pydantic_fields_set__", named)
@@ -172,6 +178,15 @@ def adopt(model_obj: BaseModel, values: dict[str, Any]) -> None:
         _set_fields(model_obj, named)
         _set_extra(model_obj, None)
         _set_private(model_obj, None)
+
+
+def _fill_defaults(cls: type[BaseModel], values: dict[str, Any]) -> None:
+    """Give `values` the default of each field it lacks that has one, as validation would:
+    a record of an older minor version lacks the fields added since. A required field
+    stays missing (reading it fails, and the record is then validated: a dead letter)."""
+    for name, field in cls.model_fields.items():
+        if name not in values and not field.is_required():
+            values[name] = field.get_default(call_default_factory=True)
 
 
 def rebuild(cls: type[M], values: dict[str, Any]) -> M:

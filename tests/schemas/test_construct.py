@@ -65,3 +65,22 @@ def test_a_rebuilt_model_names_the_fields_its_values_name() -> None:
     fewer = rebuild(TextQuoteSelector, {"type": "TextQuoteSelector", "exact": "a"})
     assert fewer.model_fields_set == {"type", "exact"}
     assert fewer.model_fields_set is not fields_set(TextQuoteSelector)
+
+
+def test_a_rebuilt_model_lacking_an_optional_field_gets_its_default() -> None:
+    """A record of an older minor version lacks the fields added since: rebuilt, it holds
+    their defaults, as the validated one does."""
+    import orjson
+
+    from schemas.construct import rebuild
+    from schemas.envelope import payload_json
+    from schemas.scoring import AnswerScored
+    from services.bench.toy import real_events
+
+    scored = next(e for e in real_events() if isinstance(e, AnswerScored))
+    older = orjson.loads(payload_json(scored))
+    del older["carried"], older["passage_sources"]
+    rebuilt = rebuild(AnswerScored, dict(older))
+    assert rebuilt == AnswerScored.model_validate(older)
+    assert rebuilt.carried is None and rebuilt.passage_sources == []
+    assert "carried" not in rebuilt.model_fields_set

@@ -268,3 +268,52 @@ def test_an_internal_record_of_an_unknown_version_is_a_dead_letter() -> None:
         cited, value=value, headers=headers))).headers)
     assert letter["dlq_error_type"] == b"PermanentError"
     assert b"v7" in letter["dlq_error_message"]
+
+
+def _scored(data: dict[str, Any]) -> Record:
+    return _through(_submitted(data), STAGES[:2])[-1]
+
+
+def _rewritten(record: Record, change: Any) -> Record:
+    """`record` with its data changed by `change`, under a checksum that matches again."""
+    body = orjson.loads(record.value)
+    change(body["data"])
+    value = orjson.dumps(body)
+    headers = [*(h for h in record.headers if h[0] not in (CHECKSUM_HEADER, PARTS_HEADER)),
+               (CHECKSUM_HEADER, checksum(value))]
+    return replace(record, value=value, headers=headers)
+
+
+def _spoilt_sentences(data: dict[str, Any]) -> None:
+    data["carried"]["sentences"][0][1] = 10**9  # past the end of the answer
+
+
+@pytest.mark.parametrize("change", [
+    lambda data: data.pop("carried"),  # a writer that carries nothing
+    _spoilt_sentences,  # rows that do not fit the answer
+])
+def test_a_scored_record_without_a_fitting_extraction_is_cited_all_the_same(
+    change: Any,
+) -> None:
+    """The citations stage extracts the citations itself when the scored event carries no
+    extraction, or one that does not fit its answer: the same cited event either way."""
+    scored = _scored(bench_answer())
+    assert orjson.loads(scored.value)["data"]["carried"]["citations"]
+    (ours,) = _through(scored, STAGES[2:3])
+    (theirs,) = _through(_rewritten(scored, change), STAGES[2:3])
+    assert orjson.loads(ours.value)["data"] == orjson.loads(theirs.value)["data"]
+
+
+def test_carried_rows_of_the_wrong_type_from_a_foreign_producer_are_a_dead_letter() -> None:
+    """A foreign producer's scored event is validated in full, its carried rows included: a
+    marker that is not a string is a dead letter naming the row."""
+    scored = _scored(bench_answer())
+    body = orjson.loads(scored.value)
+    body["data"]["carried"]["citations"][0][1] = 7
+    headers = [h for h in scored.headers if h[0] != CHECKSUM_HEADER]
+    message = _message(STAGES[2], replace(scored, value=orjson.dumps(body), headers=headers))
+    with pytest.raises(PermanentError) as caught:
+        STAGES[2].handle(message)
+    assert "$.data.carried.citations[0]" in str(caught.value)
+    letter = dict(_dead_letter(STAGES[2], message).headers)
+    assert letter["dlq_error_code"] == b"invalid_data"
