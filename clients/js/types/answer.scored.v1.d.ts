@@ -29,6 +29,27 @@ export interface AnswerUnitIn {
   text: string;
 }
 
+/** The scoring stage's citation extraction of the answer, carried to the citations stage
+so that it does not run it again (services/text/carry.py writes and reads the rows).
+Pipeline-internal and optional: without it, or when it does not fit the answer, the
+citations stage extracts the citations itself. */
+export interface CarriedExtraction {
+  /** Per citation: [id, marker, start, end, source_index, valid, problem, cluster_index, sentence_index, page, span_start, span_end, sentence_indexes]. */
+  citations: Array<Array<unknown>>;
+  /** Per cluster: [start, end, marker, positions of its citations]. */
+  clusters: Array<Array<unknown>>;
+  /** Per pinpoint (`[1, p. 12]`): [sentence index, source index, page]. */
+  pages: Array<Array<unknown>>;
+  /** Per problem: [code, message, start, end]. */
+  problems: Array<Array<unknown>>;
+  /** Per sentence, in order: [start, end, positions of its citations]. */
+  sentences: Array<Array<unknown>>;
+  /** The content terms of each citing sentence, sorted, by sentence index. */
+  terms: Record<string, Array<string>>;
+  /** The word tokens of each citing sentence (markers left out), by sentence index. */
+  tokens: Record<string, Array<string>>;
+}
+
 /** A retrieved passage of a source, with where it sits in its section. */
 export interface Chunk {
   chunk_id: string | null;
@@ -101,6 +122,7 @@ export interface SourceScore {
 /** `citeflow.answer.scored.v1`. */
 export interface AnswerScored {
   answer: AnswerSubmitted;
+  carried: CarriedExtraction | null;
   passage_sources: Array<number>;
   scores: Array<SourceScore>;
 }
