@@ -216,7 +216,11 @@ class DecidedSingles:
                 self.supported += 1
             return True
         number = self._by_pair.get((sentence, source))
-        if number is None or crosses(language_of(text), self._languages(source)):
+        if number is None:
+            return False
+        language = self._languages(source)
+        # (a source of undetermined language crosses none: the claim's is not read)
+        if language != UNDETERMINED and crosses(language_of(text), language):
             return False  # (across languages: `verify` says what can be said)
         # (fields of a model built without validation: defaults may be unset)
         fields = self._passages[number].__dict__
