@@ -20,7 +20,7 @@ from schemas.construct import maker
 from schemas.spans import AnswerWord, Atom, SourceSpan, Support
 from services.spans.locators import Locators
 from services.spans.resolve import source_span
-from services.spans.sections import Piece, utf16_offsets
+from services.spans.sections import Piece, same_offset, utf16_offsets
 from services.text.atoms import AtomSpan
 from services.verification.atoms import (
     AtomsJudged,
@@ -80,14 +80,14 @@ def with_atoms(
             continue
         if utf16 is None:
             utf16 = utf16_offsets(text)
-        words = _answer_words(judged, text, item.offset, utf16)
+        missing = [text[item.offset + start : item.offset + end] for start, end in judged.missing]
         found = pieces(item.source) if single is None else []
         fields = entry.__dict__
         fields["verdict"] = judged.verdict
         fields["score"] = rounded_score(judged.score)
         fields["conflicts"] = list(judged.conflicts)
-        fields["missing_words"] = words
-        fields["missing"] = [word.text for word in words]
+        fields["missing_words"] = _answer_words(judged, missing, item.offset, utf16)
+        fields["missing"] = missing
         fields["atoms"] = [
             _atom(
                 {
@@ -105,20 +105,22 @@ def with_atoms(
 
 
 def _answer_words(
-    judged: AtomsJudged, text: str, offset: int, utf16: Callable[[int], int]
+    judged: AtomsJudged, missing: list[str], offset: int, utf16: Callable[[int], int]
 ) -> list[AnswerWord]:
-    """The missing words as answer words (offsets in the answer text)."""
+    """The missing words as answer words (offsets in the answer text; `missing`: their
+    texts, in the same order)."""
+    same = utf16 is same_offset  # (most texts: no call per offset)
     return [
         _word(
             {
-                "text": text[offset + start : offset + end],
+                "text": word,
                 "start": offset + start,
                 "end": offset + end,
-                "start_utf16": utf16(offset + start),
-                "end_utf16": utf16(offset + end),
+                "start_utf16": offset + start if same else utf16(offset + start),
+                "end_utf16": offset + end if same else utf16(offset + end),
             }
         )
-        for start, end in judged.missing
+        for word, (start, end) in zip(missing, judged.missing, strict=True)
     ]
 
 
