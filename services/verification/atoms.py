@@ -86,6 +86,7 @@ FILL = 1  # function words between two missing words that the phrase takes in
 OPENS = 1  # function words that open a missing phrase
 TOPIC_WORDS = 4  # content words an atom's topic holds at most (`_topic`)
 _SURFACE = re.compile(r"[^\W_]+")
+_ASCII_NAME = re.compile(r"(?<![A-Za-z0-9])[A-Z][A-Za-z0-9]*")  # `_SURFACE` words, capitalised
 _CLAUSES = re.compile(r"[,;:.!?\u3001\u3002\uff0c\uff1b\u060c]")
 _NEGATING = NEGATIONS | OTHER_NEGATIONS
 # Languages that capitalise every noun: a capital there says nothing of a name.
@@ -348,8 +349,14 @@ def _facts(span: AtomSpan, numbers: frozenset[str], language: str) -> frozenset[
     other words the source holds: the fact is a claim of its own."""
     if language in _CAPITALISED_NOUNS:
         return numbers
-    names = [match.group() for match in _SURFACE.finditer(span.claims)
-             if match.group()[0].isupper() and not (span.start == 0 and match.start() == 0)]
+    claims = span.claims
+    if claims.isascii():  # (the capitalised words found in C, not word by word)
+        names = _ASCII_NAME.findall(claims)
+        if names and span.start == 0 and claims[0].isupper():
+            del names[0]  # (the word opening the sentence)
+    else:
+        names = [match.group() for match in _SURFACE.finditer(claims)
+                 if match.group()[0].isupper() and not (span.start == 0 and match.start() == 0)]
     if not names:
         return numbers
     return numbers | frozenset(read_items(canonical_text(" ".join(names)), language)[0])
