@@ -353,8 +353,11 @@ def _facts(span: AtomSpan, numbers: frozenset[str], language: str) -> frozenset[
         return numbers
     claims = span.claims
     if claims.isascii():  # (the capitalised words found in C, not word by word)
+        opens = span.start == 0  # (the atom opens the sentence: its first word is no name)
+        if (claims[1:] if opens else claims).islower():
+            return numbers  # (no capital where a name could start: no scan of the atom)
         names = _ASCII_NAME.findall(claims)
-        if names and span.start == 0 and claims[0].isupper():
+        if names and opens and claims[0].isupper():
             del names[0]  # (the word opening the sentence)
     else:
         names = [match.group() for match in _SURFACE.finditer(claims)
