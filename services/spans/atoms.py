@@ -80,14 +80,14 @@ def with_atoms(
             continue
         if utf16 is None:
             utf16 = utf16_offsets(text)
-        missing = [text[item.offset + start : item.offset + end] for start, end in judged.missing]
         found = pieces(item.source) if single is None else []
         fields = entry.__dict__
         fields["verdict"] = judged.verdict
         fields["score"] = rounded_score(judged.score)
         fields["conflicts"] = list(judged.conflicts)
-        fields["missing_words"] = _answer_words(judged, missing, item.offset, utf16)
-        fields["missing"] = missing
+        fields["missing"], fields["missing_words"] = _answer_words(
+            judged, text, item.offset, utf16
+        )
         fields["atoms"] = [
             _atom(
                 {
@@ -105,23 +105,30 @@ def with_atoms(
 
 
 def _answer_words(
-    judged: AtomsJudged, missing: list[str], offset: int, utf16: Callable[[int], int]
-) -> list[AnswerWord]:
-    """The missing words as answer words (offsets in the answer text; `missing`: their
-    texts, in the same order)."""
+    judged: AtomsJudged, text: str, offset: int, utf16: Callable[[int], int]
+) -> tuple[list[str], list[AnswerWord]]:
+    """The missing words as strings and as answer words (offsets in the answer text), read
+    once (the strings are not read back from the models)."""
     same = utf16 is same_offset  # (most texts: no call per offset)
-    return [
-        _word(
-            {
-                "text": word,
-                "start": offset + start,
-                "end": offset + end,
-                "start_utf16": offset + start if same else utf16(offset + start),
-                "end_utf16": offset + end if same else utf16(offset + end),
-            }
+    texts: list[str] = []
+    words: list[AnswerWord] = []
+    for start, end in judged.missing:
+        start += offset
+        end += offset
+        word = text[start:end]
+        texts.append(word)
+        words.append(
+            _word(
+                {
+                    "text": word,
+                    "start": start,
+                    "end": end,
+                    "start_utf16": start if same else utf16(start),
+                    "end_utf16": end if same else utf16(end),
+                }
+            )
         )
-        for word, (start, end) in zip(missing, judged.missing, strict=True)
-    ]
+    return texts, words
 
 
 def _span(evidence: Evidence | None, pieces: list[Piece], locators: Locators) -> SourceSpan | None:

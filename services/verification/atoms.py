@@ -627,8 +627,10 @@ def _missing_words(
             if opening:
                 found = [place for place in found if place[0] >= ends[opening - 1]]
     else:
-        folded = ascii_word_text(text)[span.start : span.end]
-        lowered = folded.split()
+        # (the pieces between single spaces, empty where spaces run: its words, and where
+        # they stand, `_word_places`)
+        pieces = ascii_word_text(text)[span.start : span.end].split(" ")
+        lowered = list(filter(None, pieces))
         terms = term_list(lowered, language.get())
         # (the numbers of the words whose term or word is lacking, picked in C)
         wanted = list(compress(count(), map(
@@ -636,7 +638,7 @@ def _missing_words(
         )))
         found: list[tuple[int, int]] = []
         if wanted:
-            places = _word_places(folded, span.start)
+            places = _word_places(pieces, span.start)
             found = _ascii_missing(text, span, wanted, places, lowered, terms, language.get())
             opening = _topic(lowered, terms, held) if found else 0
             if opening:
@@ -710,14 +712,13 @@ def _whole_dates(
     return sorted(found + added) if added else found
 
 
-def _word_places(folded: str, offset: int) -> list[tuple[int, int]]:
-    """Where each word of `folded` (ASCII text folded by `ascii_word_text`: words and
-    spaces only) stands, offset by `offset`: its words are what `folded.split()` gives."""
-    # (the pieces between single spaces, empty where spaces run: the lengths place every
-    # word, without a search per word)
+def _word_places(pieces: list[str], offset: int) -> list[tuple[int, int]]:
+    """Where each word of ASCII text folded by `ascii_word_text` (words and spaces only)
+    stands, from its `pieces` between single spaces (empty where spaces run), offset by
+    `offset`: the lengths place every word, without a search per word."""
     places: list[tuple[int, int]] = []
     place = offset
-    for piece in folded.split(" "):
+    for piece in pieces:
         end = place + len(piece)
         if piece:
             places.append((place, end))
@@ -747,6 +748,10 @@ def _ascii_missing(
     for number in wanted:
         place, end = places[number]
         if holes and not _own(span, place):
+            continue
+        if number - 1 == previous >= 0:  # (right after the missing word before: no run)
+            phrases.add(place, end, True, False)
+            previous = number
             continue
         # The function words right before the word (a run back to the last other word),
         # FILL + 1 at most, read into the phrase rule as they stand in the text; or the
