@@ -40,13 +40,15 @@ _atom = maker(Atom)
 class Pending:
     """A citation whose verdict its atoms make: where its support entry is, its claim and
     where the claim starts in the answer text, the source it cites, and the counts of its
-    sentence's passage there when the citations stage made them."""
+    sentence's passage there when the citations stage made them (with the claim's language
+    when it is known)."""
 
     position: int
     claim: str
     offset: int
     source: int
     counts: Counts | None = None
+    language: str | None = None  # the claim's, when known (the language its terms read in)
 
 
 def with_atoms(
@@ -72,7 +74,9 @@ def with_atoms(
                 singles[item.claim] = one_atom(item.claim)
             single = singles[item.claim]
         if single is not None and item.counts is not None:
-            judged: AtomsJudged | None = judge_counted(item.claim, single, item.counts)
+            judged: AtomsJudged | None = judge_counted(
+                item.claim, single, item.counts, item.language
+            )
         else:
             view = views(item.source)
             judged = judge_atoms(item.claim, view) if view is not None else None

@@ -36,7 +36,7 @@ from services.spans.resolve import source_span
 from services.spans.sections import Piece
 from services.spans.units import UnitContext
 from services.text.extraction import blank
-from services.text.languages import UNDETERMINED, language_of
+from services.text.languages import UNDETERMINED, language_of, read_as_tokens
 from services.text.lexical import NO_NAMES, name_terms, text_terms
 from services.verification.claims import surface_words
 from services.verification.atoms import Counts
@@ -201,8 +201,9 @@ class DecidedSingles:
         self.sentences = 0  # their sentences with words (ALCE's), and those supported
         self.supported = 0
         self.better = 0  # their better sources found
-        # (position, sentence index, claim, source, passage counts) of those decided lexically
-        self.judged: list[tuple[int, int, str, int, Counts]] = []
+        # (position, sentence index, claim, source, passage counts, the claim's language when
+        # its words read in it: `read_as_tokens`) of those decided lexically
+        self.judged: list[tuple[int, int, str, int, Counts, str | None]] = []
         self.judged_supported = 0  # of them, supported by their sentence's counts
 
     def decide(self, sentence: int, text: str, position: int, source: int) -> bool:
@@ -218,9 +219,10 @@ class DecidedSingles:
         number = self._by_pair.get((sentence, source))
         if number is None:
             return False
-        language = self._languages(source)
-        # (a source of undetermined language crosses none: the claim's is not read)
-        if language != UNDETERMINED and crosses(language_of(text), language):
+        # The claim's language first: an undetermined one crosses none (the source's is not
+        # read), and where it is its words' too, the atoms read their terms in it.
+        language = language_of(text)
+        if language != UNDETERMINED and crosses(language, self._languages(source)):
             return False  # (across languages: `verify` says what can be said)
         # (fields of a model built without validation: defaults may be unset)
         fields = self._passages[number].__dict__
@@ -256,7 +258,10 @@ class DecidedSingles:
         self.better += better is not None
         counts = Counts(size, absent, fields.get("lacking", 0),
                         fields.get("lacking_items") or (), conflicts, fields["passage"])
-        self.judged.append((position, sentence, text, source, counts))
+        self.judged.append(
+            (position, sentence, text, source, counts,
+             language if read_as_tokens(text) else None)
+        )
         self.sentences += 1  # (its items are words or numbers)
         self.supported += verdict == "supported"
         self.judged_supported += verdict == "supported"
@@ -266,7 +271,7 @@ class DecidedSingles:
         """The missing words of the citations decided here that no atom judged (`with_atoms`
         remakes the others, missing words included): the words of the items the source
         lacks."""
-        for position, _, text, _, counts in self.judged:
+        for position, _, text, _, counts, _ in self.judged:
             entry = self.support[position]
             if entry is not None and not entry.atoms and counts.absent:
                 entry.__dict__["missing"] = surface_words(text, counts.absent)
@@ -510,15 +515,15 @@ def citation_support(
             pending.append(Pending(claim.position, claim.text, offset, claim.source_index))
     if decided is not None:
         pending += [
-            Pending(position, claim, text.find(claim, starts[sentence]), source, counts)
-            for position, sentence, claim, source, counts in decided.judged
+            Pending(position, claim, text.find(claim, starts[sentence]), source, counts, language)
+            for position, sentence, claim, source, counts, language in decided.judged
         ]
         with_atoms(support, pending, ctx.text, by_source.view, by_source.pieces, ctx.locators)
         decided.atoms_missed()
         # ALCE counts the sentences decided here that their atoms support
         decided.supported += sum(
             entry.verdict == "supported"
-            for entry in (support[position] for position, _, _, _, _ in decided.judged)
+            for entry in (support[position] for position, *_ in decided.judged)
             if entry is not None
         ) - decided.judged_supported
     return support, _quality(result, decided, support)

@@ -408,13 +408,15 @@ def one_atom(text: str) -> AtomSpan | None:
     return spans[0] if len(spans) == 1 and spans[0].kind != QUOTE else None
 
 
-def judge_counted(text: str, span: AtomSpan, counts: Counts) -> AtomsJudged:
+def judge_counted(
+    text: str, span: AtomSpan, counts: Counts, known: str | None = None
+) -> AtomsJudged:
     """A sentence of one atom judged from the counts of its passage, the atom's evidence:
     the verdict, score and missing words `judge_atoms` gives an atom whose evidence is that
-    passage."""
+    passage (`known`: the claim's language, when the caller has it)."""
     size, absent, lacking = counts.size, counts.absent, counts.lacking
     listed = counts.lacking_items
-    language = _Language(text)
+    language = _Language(text, known)
     if lacking > len(listed):  # not listed: read from the passage
         # (the claim's words read once: for its language and its items)
         canonical = canonical_text(text)
