@@ -751,8 +751,10 @@ def _ascii_missing(
         place, end = places[number]
         if holes and not _own(span, place):
             continue
-        if number - 1 == previous >= 0:  # (right after the missing word before: no run)
-            phrases.add(place, end, True, False)
+        if number - 1 == previous >= 0:
+            # (right after the missing word before: no run, nothing held; `_Phrases.add`
+            # would only lengthen the phrase, as this does)
+            phrases.found.append(places[number])
             previous = number
             continue
         # The function words right before the word (a run back to the last other word),
