@@ -95,11 +95,12 @@ _WORD = re.compile(rf"[{_CJK}]|[^\W_{_CJK}]{{2,}}|\d")
 _ASCII_WORD = re.compile(r"[A-Za-z0-9]{2,}|[0-9]")
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class AtomSpan:
     """`[start, end)` of the sentence, what it is (`PART` or `QUOTE`), and the words it
     claims (a part's text without the quotes and parentheticals inside it, which are atoms
-    of their own)."""
+    of their own). Not frozen: a frozen instance is made through `object.__setattr__`, field
+    by field, several times the cost of a plain one (no reader changes one)."""
 
     start: int
     end: int

@@ -43,8 +43,6 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from itertools import compress, count
-from operator import or_
 
 from services.text.atoms import (
     CLAUSE_WORDS,
@@ -634,10 +632,11 @@ def _missing_words(
         pieces = ascii_word_text(text)[span.start : span.end].split(" ")
         lowered = list(filter(None, pieces))
         terms = term_list(lowered, language.get())
-        # (the numbers of the words whose term or word is lacking, picked in C)
-        wanted = list(compress(count(), map(
-            or_, map(lacking.__contains__, terms), map(lacking.__contains__, lowered)
-        )))
+        # (the numbers of the words whose term or word is lacking)
+        wanted = [
+            number for number, term in enumerate(terms)
+            if term in lacking or lowered[number] in lacking
+        ]
         found: list[tuple[int, int]] = []
         if wanted:
             places = _word_places(pieces, span.start)
