@@ -637,7 +637,7 @@ def _missing_words(
             number for number, term in enumerate(terms)
             if term in lacking or lowered[number] in lacking
         ]
-        found: list[tuple[int, int]] = []
+        found = []
         if wanted:
             places = _word_places(pieces, span.start)
             found = _ascii_missing(text, span, wanted, places, lowered, terms, language.get())
