@@ -20,7 +20,7 @@ from schemas.construct import maker
 from schemas.spans import AnswerWord, Atom, SourceSpan, Support
 from services.spans.locators import Locators
 from services.spans.resolve import source_span
-from services.spans.sections import Piece, utf16_offsets
+from services.spans.sections import Piece, same_offset, utf16_offsets
 from services.text.atoms import AtomSpan
 from services.verification.atoms import (
     AtomsJudged,
@@ -40,13 +40,15 @@ _atom = maker(Atom)
 class Pending:
     """A citation whose verdict its atoms make: where its support entry is, its claim and
     where the claim starts in the answer text, the source it cites, and the counts of its
-    sentence's passage there when the citations stage made them."""
+    sentence's passage there when the citations stage made them (with the claim's language
+    when it is known)."""
 
     position: int
     claim: str
     offset: int
     source: int
     counts: Counts | None = None
+    language: str | None = None  # the claim's, when known (the language its terms read in)
 
 
 def with_atoms(
@@ -72,7 +74,9 @@ def with_atoms(
                 singles[item.claim] = one_atom(item.claim)
             single = singles[item.claim]
         if single is not None and item.counts is not None:
-            judged: AtomsJudged | None = judge_counted(item.claim, single, item.counts)
+            judged: AtomsJudged | None = judge_counted(
+                item.claim, single, item.counts, item.language
+            )
         else:
             view = views(item.source)
             judged = judge_atoms(item.claim, view) if view is not None else None
@@ -80,14 +84,14 @@ def with_atoms(
             continue
         if utf16 is None:
             utf16 = utf16_offsets(text)
-        words = _answer_words(judged, text, item.offset, utf16)
         found = pieces(item.source) if single is None else []
         fields = entry.__dict__
         fields["verdict"] = judged.verdict
         fields["score"] = rounded_score(judged.score)
         fields["conflicts"] = list(judged.conflicts)
-        fields["missing_words"] = words
-        fields["missing"] = [word.text for word in words]
+        fields["missing"], fields["missing_words"] = _answer_words(
+            judged, text, item.offset, utf16
+        )
         fields["atoms"] = [
             _atom(
                 {
@@ -106,20 +110,29 @@ def with_atoms(
 
 def _answer_words(
     judged: AtomsJudged, text: str, offset: int, utf16: Callable[[int], int]
-) -> list[AnswerWord]:
-    """The missing words as answer words (offsets in the answer text)."""
-    return [
-        _word(
-            {
-                "text": text[offset + start : offset + end],
-                "start": offset + start,
-                "end": offset + end,
-                "start_utf16": utf16(offset + start),
-                "end_utf16": utf16(offset + end),
-            }
+) -> tuple[list[str], list[AnswerWord]]:
+    """The missing words as strings and as answer words (offsets in the answer text), read
+    once (the strings are not read back from the models)."""
+    same = utf16 is same_offset  # (most texts: no call per offset)
+    texts: list[str] = []
+    words: list[AnswerWord] = []
+    for start, end in judged.missing:
+        start += offset
+        end += offset
+        word = text[start:end]
+        texts.append(word)
+        words.append(
+            _word(
+                {
+                    "text": word,
+                    "start": start,
+                    "end": end,
+                    "start_utf16": start if same else utf16(start),
+                    "end_utf16": end if same else utf16(end),
+                }
+            )
         )
-        for start, end in judged.missing
-    ]
+    return texts, words
 
 
 def _span(evidence: Evidence | None, pieces: list[Piece], locators: Locators) -> SourceSpan | None:

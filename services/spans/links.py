@@ -14,6 +14,7 @@ from schemas.citations import AnswerCited
 from schemas.construct import maker
 from schemas.spans import Link, Locator
 from services.spans.locators import Locators, locator, text_quote
+from services.spans.rows import rows
 from services.spans.search import QuoteFinder
 from services.spans.sections import ChunkPlace, Piece, SectionIndex
 from services.text.spacing import excerpt
@@ -70,14 +71,13 @@ def build_links(
         source.index: (source, source.doc_id, source.title)
         for source in cited.answer.sources
     }
-    scores = {score.index: score.score for score in cited.scores}
+    # (a score as its model holds it: a JSON integer read as a float)
+    scores = {fields["index"]: float(fields["score"]) for fields in rows(cited, "scores")}
     places: dict[tuple[int, int, str | None, str], tuple[Locator | None, str]] = {}
     links: list[Link] = []
     append = links.append
     unknown = (None, None, None)
-    for passage in cited.extraction.passages:
-        # The passage's fields, read at once (attribute reads on event models are slow).
-        fields = passage.__dict__
+    for fields in rows(cited.extraction, "passages"):
         source_index, chunk_id, text = (
             fields["source_index"],
             fields["chunk_id"],

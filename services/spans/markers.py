@@ -6,6 +6,7 @@ import re
 from bisect import bisect_right
 
 from schemas.citations import CitationExtraction
+from services.spans.rows import rows
 
 _SPACE_BEFORE_PUNCT = re.compile(r"\s+(?=[.,;:!?)\]])")
 _SPACES = re.compile(r"\s{2,}")
@@ -15,8 +16,11 @@ class MarkerStripper:
     """Removes the citation markers of one answer from any range of its text."""
 
     def __init__(self, text: str, extraction: CitationExtraction) -> None:
-        ranges = [(c.start, c.end) for c in extraction.clusters]
-        ranges += [(c.start, c.end) for c in extraction.citations]
+        ranges = [
+            (marker["start"], marker["end"])
+            for name in ("clusters", "citations")
+            for marker in rows(extraction, name)
+        ]
         merged: list[list[int]] = []
         for start, end in sorted(r for r in ranges if 0 <= r[0] < r[1] <= len(text)):
             if merged and start <= merged[-1][1]:

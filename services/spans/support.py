@@ -27,16 +27,17 @@ from bisect import bisect_right
 from collections.abc import Callable, Mapping, Sequence
 
 from schemas.answers import Source
-from schemas.citations import CitationExtraction, Sentence, SupportingPassage
+from schemas.citations import CitationExtraction
 from schemas.construct import maker
 from schemas.spans import AnswerQuality, AnswerUnit, AnswerWord, Atom, SourceSpan, Support
 from services.spans.atoms import Pending, with_atoms
 from services.spans.locators import Locators
 from services.spans.resolve import source_span
+from services.spans.rows import Row, row, rows
 from services.spans.sections import Piece
 from services.spans.units import UnitContext
 from services.text.extraction import blank
-from services.text.languages import UNDETERMINED, language_of
+from services.text.languages import UNDETERMINED, language_of, read_as_tokens
 from services.text.lexical import NO_NAMES, name_terms, text_terms
 from services.verification.claims import surface_words
 from services.verification.atoms import Counts
@@ -114,18 +115,13 @@ def blanked(text: str, extraction: CitationExtraction) -> str:
     nothing to either). The clusters are blanked: each holds its citations' markers (as the
     extraction builds them); an event without clusters (older, or built by hand) has its
     citations blanked instead."""
-    marked = extraction.clusters or extraction.citations
-    return blank(text, [(marker.start, marker.end) for marker in marked])
+    marked = rows(extraction, "clusters") or rows(extraction, "citations")
+    return blank(text, [(marker["start"], marker["end"]) for marker in marked])
 
 
-def sentence_bounds(sentences: Sequence[Sentence]) -> list[tuple[int, int, int]]:
-    """(index, start, end) of each sentence (read once from the model's field table: each
-    attribute read of a model costs about as much as reading the whole table)."""
-    bounds: list[tuple[int, int, int]] = []
-    for sentence in sentences:
-        fields = sentence.__dict__
-        bounds.append((fields["index"], fields["start"], fields["end"]))
-    return bounds
+def sentence_bounds(sentences: Sequence[Row]) -> list[tuple[int, int, int]]:
+    """(index, start, end) of each sentence (`sentences`: the extraction's `rows`)."""
+    return [(fields["index"], fields["start"], fields["end"]) for fields in sentences]
 
 
 def _verbatim(
@@ -187,22 +183,23 @@ class DecidedSingles:
 
     def __init__(
         self,
-        passages: list[SupportingPassage],
+        passages: list[Row],
         by_pair: dict[tuple[int, int], int],
         verbatim: dict[tuple[int, int], SourceSpan],
         support: list[Support | None],
         languages: Callable[[int], str],
     ) -> None:
         self._languages = languages  # a source's language
-        self._passages = passages
+        self._passages = passages  # (the extraction's `rows`)
         self._by_pair = by_pair
         self._verbatim = verbatim
         self.support = support  # filled at the positions decided here
         self.sentences = 0  # their sentences with words (ALCE's), and those supported
         self.supported = 0
         self.better = 0  # their better sources found
-        # (position, sentence index, claim, source, passage counts) of those decided lexically
-        self.judged: list[tuple[int, int, str, int, Counts]] = []
+        # (position, sentence index, claim, source, passage counts, the claim's language when
+        # its words read in it: `read_as_tokens`) of those decided lexically
+        self.judged: list[tuple[int, int, str, int, Counts, str | None]] = []
         self.judged_supported = 0  # of them, supported by their sentence's counts
 
     def decide(self, sentence: int, text: str, position: int, source: int) -> bool:
@@ -216,10 +213,15 @@ class DecidedSingles:
                 self.supported += 1
             return True
         number = self._by_pair.get((sentence, source))
-        if number is None or crosses(language_of(text), self._languages(source)):
+        if number is None:
+            return False
+        # The claim's language first: an undetermined one crosses none (the source's is not
+        # read), and where it is its words' too, the atoms read their terms in it.
+        language = language_of(text)
+        if language != UNDETERMINED and crosses(language, self._languages(source)):
             return False  # (across languages: `verify` says what can be said)
         # (fields of a model built without validation: defaults may be unset)
-        fields = self._passages[number].__dict__
+        fields = self._passages[number]
         size = fields.get("terms")
         absent = fields.get("absent")
         conflicts = fields.get("conflicts")
@@ -234,7 +236,7 @@ class DecidedSingles:
             rival = fields.get("rival")
             if rival is None:
                 return False  # not searched by the citations stage: `verify` searches
-            found = rival.__dict__
+            found = row(rival)
             better = found["source_index"]
             if better is not None:
                 lacks = found["absent"]
@@ -252,7 +254,10 @@ class DecidedSingles:
         self.better += better is not None
         counts = Counts(size, absent, fields.get("lacking", 0),
                         fields.get("lacking_items") or (), conflicts, fields["passage"])
-        self.judged.append((position, sentence, text, source, counts))
+        self.judged.append(
+            (position, sentence, text, source, counts,
+             language if read_as_tokens(text) else None)
+        )
         self.sentences += 1  # (its items are words or numbers)
         self.supported += verdict == "supported"
         self.judged_supported += verdict == "supported"
@@ -262,7 +267,7 @@ class DecidedSingles:
         """The missing words of the citations decided here that no atom judged (`with_atoms`
         remakes the others, missing words included): the words of the items the source
         lacks."""
-        for position, _, text, _, counts in self.judged:
+        for position, _, text, _, counts, _ in self.judged:
             entry = self.support[position]
             if entry is not None and not entry.atoms and counts.absent:
                 entry.__dict__["missing"] = surface_words(text, counts.absent)
@@ -317,17 +322,18 @@ def support_entry(
 
 def _claims(
     extraction: CitationExtraction,
+    citations: list[Row],
     text: str,
     sentences: list[tuple[int, int, int]],
     decided: DecidedSingles | None = None,
 ) -> tuple[list[CitedClaim], list[SentenceClaim], int]:
     """The claim of every valid citation, every sentence citing a source validly with the
-    sources it cites, and how many other sentences have words (`sentences`:
-    `sentence_bounds`); without the citations `decided` decides (and their sentences)."""
+    sources it cites, and how many other sentences have words (`citations`: the
+    extraction's `rows`; `sentences`: `sentence_bounds`); without the citations `decided`
+    decides (and their sentences)."""
     # sentence index -> (position, source index, cluster index, start) of its valid citations
     by_sentence: dict[int, list[tuple[int, int, int, int]]] = {}
-    for position, citation in enumerate(extraction.citations):
-        fields = citation.__dict__  # (one attribute read instead of five)
+    for position, fields in enumerate(citations):
         source = fields["source_index"]
         if fields["valid"] and source is not None:
             cited = (position, source, fields["cluster_index"], fields["start"])
@@ -388,37 +394,36 @@ def _segment_claim(
     return text[start:end].strip()
 
 
-def passage_pairs(extraction: CitationExtraction) -> dict[tuple[int, int], int]:
+def passage_pairs(passages: list[Row]) -> dict[tuple[int, int], int]:
     """(sentence index, source index) -> the position of their passage among the
-    extraction's passages (link k is passage k)."""
+    extraction's passages (`rows`; link k is passage k)."""
     by_pair: dict[tuple[int, int], int] = {}
-    for position, passage in enumerate(extraction.passages):
-        fields = passage.__dict__
+    for position, fields in enumerate(passages):
         by_pair.setdefault((fields["sentence_index"], fields["source_index"]), position)
     return by_pair
 
 
 def _passages(
-    extraction: CitationExtraction,
+    passages: list[Row],
     by_pair: Mapping[tuple[int, int], int],
     claims: Sequence[CitedClaim],
     sentences: Sequence[SentenceClaim],
 ) -> dict[tuple[str, int], Passage]:
     """(claim text, source index) -> the passage of the claim's sentence and that source,
-    for every claim and sentence that has one (`by_pair`: `passage_pairs`). A sentence's
+    for every claim and sentence that has one (`passages`: the extraction's `rows`;
+    `by_pair`: `passage_pairs`). A sentence's
     own claim takes the passage with the counts the citations stage found
     (services.citations.checks); a claim that is a part of its sentence reads the
     passage's text."""
     if not by_pair:
         return {}
-    passages = extraction.passages
     found: dict[tuple[str, int], Passage] = {}
     for sentence in sentences:
         for source in sentence.cited:
             number = by_pair.get((sentence.index, source))
             if number is not None:
                 # (fields of a model built without validation: defaults may be unset)
-                fields = passages[number].__dict__
+                fields = passages[number]
                 terms = fields.get("terms")
                 found[sentence.text, source] = Passage(
                     number,
@@ -437,7 +442,7 @@ def _passages(
             continue
         number = by_pair.get((claim.sentence_index, claim.source_index))
         if number is not None:
-            found[key] = read_passage(number, passages[number].passage)
+            found[key] = read_passage(number, passages[number]["passage"])
     return found
 
 
@@ -461,21 +466,22 @@ def citation_support(
     """One support entry per citation of the extraction (None when invalid), and the
     answer's quality."""
     extraction = ctx.extraction
+    citations, passages = rows(extraction, "citations"), rows(extraction, "passages")
     text = blanked(ctx.text, extraction)
-    bounds = sentence_bounds(extraction.sentences)
+    bounds = sentence_bounds(rows(extraction, "sentences"))
     by_source = SourcePieces(pieces, ctx.answer.sources)
     verbatim_spans = _verbatim(units, bounds, text, by_source.names)
     verbatim: dict[int, frozenset[int]] = {}
     for sentence_index, source in verbatim_spans:
         verbatim[sentence_index] = verbatim.get(sentence_index, frozenset()) | {source}
-    by_pair = passage_pairs(extraction)
-    support: list[Support | None] = [None] * len(extraction.citations)
+    by_pair = passage_pairs(passages)
+    support: list[Support | None] = [None] * len(citations)
     decided = (
-        DecidedSingles(extraction.passages, by_pair, verbatim_spans, support, by_source.language)
+        DecidedSingles(passages, by_pair, verbatim_spans, support, by_source.language)
         if judge is LEXICAL
         else None
     )
-    claims, sentences, uncited = _claims(extraction, text, bounds, decided)
+    claims, sentences, uncited = _claims(extraction, citations, text, bounds, decided)
     result = verify(
         claims,
         sentences,
@@ -483,7 +489,7 @@ def citation_support(
         by_source.view,
         verbatim,
         judge,
-        _passages(extraction, by_pair, claims, sentences),
+        _passages(passages, by_pair, claims, sentences),
         uncited,
     )
     starts = {index: start for index, start, _ in bounds}
@@ -506,15 +512,15 @@ def citation_support(
             pending.append(Pending(claim.position, claim.text, offset, claim.source_index))
     if decided is not None:
         pending += [
-            Pending(position, claim, text.find(claim, starts[sentence]), source, counts)
-            for position, sentence, claim, source, counts in decided.judged
+            Pending(position, claim, text.find(claim, starts[sentence]), source, counts, language)
+            for position, sentence, claim, source, counts, language in decided.judged
         ]
         with_atoms(support, pending, ctx.text, by_source.view, by_source.pieces, ctx.locators)
         decided.atoms_missed()
         # ALCE counts the sentences decided here that their atoms support
         decided.supported += sum(
             entry.verdict == "supported"
-            for entry in (support[position] for position, _, _, _, _ in decided.judged)
+            for entry in (support[position] for position, *_ in decided.judged)
             if entry is not None
         ) - decided.judged_supported
     return support, _quality(result, decided, support)

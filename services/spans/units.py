@@ -26,13 +26,14 @@ from dataclasses import dataclass, field
 
 from schemas.answers import AnswerSubmitted, AnswerUnitIn, Source
 from schemas.base import Problem
-from schemas.citations import CitationExtraction, Sentence
+from schemas.citations import CitationExtraction
 from schemas.construct import maker
 from schemas.spans import AnswerUnit, ApproximateMatch, SourceSpan
 from services.spans.closest import closest_match
 from services.spans.locators import Locators
 from services.spans.markers import MarkerStripper
 from services.spans.resolve import resolve_quote
+from services.spans.rows import Row, rows
 from services.spans.search import QuoteFinder
 from services.spans.sections import Piece, same_offset, source_ref, utf16_offsets
 from services.text.scripts import UNSPACED_CHAR
@@ -245,11 +246,11 @@ def _checkable(quotation: str) -> bool:
 
 
 def _sentence_spans(
-    ctx: UnitContext, sentence: Sentence, cited: list[int]
+    ctx: UnitContext, sentence: Row, cited: list[int]
 ) -> tuple[list[SourceSpan], str]:
-    """Spans for a sentence and their origin ("sentence" or "quotation"); none when neither
-    the sentence nor a quotation in it is found."""
-    cleaned = ctx.without_markers(sentence.start, sentence.end)
+    """Spans for a sentence (its `rows` entry) and their origin ("sentence" or
+    "quotation"); none when neither the sentence nor a quotation in it is found."""
+    cleaned = ctx.without_markers(sentence["start"], sentence["end"])
     if _checkable(cleaned):
         for candidate in (cleaned, cleaned.rstrip(_FINAL_PUNCT)):
             spans = resolve_quote(ctx.finder, ctx.locators, candidate, cited)
@@ -268,27 +269,28 @@ def _sentence_spans(
 def sentence_units(ctx: UnitContext) -> list[AnswerUnit]:
     """One unit per sentence, verbatim when its text or a quotation in it is in a chunk."""
     cited_by_sentence: dict[int, list[int]] = {}
-    for citation in ctx.extraction.citations:
-        if citation.valid and citation.source_index is not None:
-            cited = cited_by_sentence.setdefault(citation.sentence_index, [])
-            if citation.source_index not in cited:
-                cited.append(citation.source_index)
+    for citation in rows(ctx.extraction, "citations"):
+        source = citation["source_index"]
+        if citation["valid"] and source is not None:
+            cited = cited_by_sentence.setdefault(citation["sentence_index"], [])
+            if source not in cited:
+                cited.append(source)
     units: list[AnswerUnit] = []
-    for sentence in ctx.extraction.sentences:
-        cited = cited_by_sentence.get(sentence.index, [])
+    for sentence in rows(ctx.extraction, "sentences"):
+        cited = cited_by_sentence.get(sentence["index"], [])
         spans, origin = _sentence_spans(ctx, sentence, cited)
-        positions = ctx.positions(sentence.start, sentence.end)
-        unit_id = f"S{sentence.index + 1}"
+        positions = ctx.positions(sentence["start"], sentence["end"])
+        unit_id = f"S{sentence['index'] + 1}"
         if spans:
             units.append(
-                _unit(unit_id, sentence.text, positions, spans=spans, origin=origin)
+                _unit(unit_id, sentence["text"], positions, spans=spans, origin=origin)
             )
         else:
             supporting = ctx.refs(cited)
             units.append(
                 _unit(
                     unit_id,
-                    sentence.text,
+                    sentence["text"],
                     positions,
                     supporting=supporting,
                     origin="sentence",

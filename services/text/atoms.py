@@ -87,17 +87,20 @@ _PUNCTUATION = re.compile(
 _DELIMITING = frozenset(",:;\u061b\u060c\uff0c\uff1b\uff1a\u3001\u2013\u2014-")
 # (the ASCII ones of the opening and delimiting marks, as bytes to delete)
 _ASCII_MARKS = bytes(sorted(ord(mark) for mark in _OPENING | _DELIMITING if mark.isascii()))
+# Every ASCII character but letters and digits (what `_trimmed` trims in ASCII text).
+_ASCII_OTHERS = "".join(ch for ch in map(chr, range(128)) if not ch.isalnum())
 _CJK_JOINS = re.compile(r"并且|而且|但是|不过|然而|以及|同时|并|而|但|及びに|および|また|しかし|그리고|하지만|그러나")
 _CJK = "\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af"
 _WORD = re.compile(rf"[{_CJK}]|[^\W_{_CJK}]{{2,}}|\d")
 _ASCII_WORD = re.compile(r"[A-Za-z0-9]{2,}|[0-9]")
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class AtomSpan:
     """`[start, end)` of the sentence, what it is (`PART` or `QUOTE`), and the words it
     claims (a part's text without the quotes and parentheticals inside it, which are atoms
-    of their own)."""
+    of their own). Not frozen: a frozen instance is made through `object.__setattr__`, field
+    by field, several times the cost of a plain one (no reader changes one)."""
 
     start: int
     end: int
@@ -226,6 +229,13 @@ def _cuts(rest: str, chars: set[str]) -> list[int]:
 
 def _trimmed(text: str, start: int, end: int) -> tuple[int, int] | None:
     """`[start, end)` without blanks and clause punctuation at either end; None if empty."""
+    part = text[start:end]
+    if part.isascii():  # (stripped in C: no Python step per character)
+        kept = part.lstrip(_ASCII_OTHERS)
+        if not kept:
+            return None
+        start += len(part) - len(kept)
+        return start, start + len(kept.rstrip(_ASCII_OTHERS))
     while start < end and (text[start].isspace() or not text[start].isalnum()):
         start += 1
     while end > start and (text[end - 1].isspace() or not text[end - 1].isalnum()):

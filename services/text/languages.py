@@ -196,8 +196,20 @@ def language_of(text: str, tokens: Collection[str] | None = None) -> str:
     return found
 
 
+def read_as_tokens(text: str) -> bool:
+    """Whether `language_of(text)` is also the language of the text's word tokens
+    (services.text.lexical.tokens_language of `words(text)`, what its terms are read in): so
+    for ASCII text whose script is read from all of it (`_SCRIPT_SAMPLE` characters at
+    most): both read the same tokens by the same rules, and it has letters for both or for
+    neither."""
+    return len(text) <= _SCRIPT_SAMPLE and text.isascii()
+
+
+_SCRIPT_SAMPLE = 4_000  # the characters a text's script is read from (`_detect`)
+
+
 def _detect(text: str, tokens: Collection[str] | None) -> str:
-    script = scripts.text_script(text)
+    script = scripts.text_script(text, _SCRIPT_SAMPLE)
     if script == scripts.LATIN:
         if tokens is None:
             folded = fold_punctuation(text)  # separators are no word characters: same words

@@ -86,6 +86,7 @@ FILL = 1  # function words between two missing words that the phrase takes in
 OPENS = 1  # function words that open a missing phrase
 TOPIC_WORDS = 4  # content words an atom's topic holds at most (`_topic`)
 _SURFACE = re.compile(r"[^\W_]+")
+_ASCII_NAME = re.compile(r"(?<![A-Za-z0-9])[A-Z][A-Za-z0-9]*")  # `_SURFACE` words, capitalised
 _CLAUSES = re.compile(r"[,;:.!?\u3001\u3002\uff0c\uff1b\u060c]")
 _NEGATING = NEGATIONS | OTHER_NEGATIONS
 # Languages that capitalise every noun: a capital there says nothing of a name.
@@ -348,8 +349,17 @@ def _facts(span: AtomSpan, numbers: frozenset[str], language: str) -> frozenset[
     other words the source holds: the fact is a claim of its own."""
     if language in _CAPITALISED_NOUNS:
         return numbers
-    names = [match.group() for match in _SURFACE.finditer(span.claims)
-             if match.group()[0].isupper() and not (span.start == 0 and match.start() == 0)]
+    claims = span.claims
+    if claims.isascii():  # (the capitalised words found in C, not word by word)
+        opens = span.start == 0  # (the atom opens the sentence: its first word is no name)
+        if (claims[1:] if opens else claims).islower():
+            return numbers  # (no capital where a name could start: no scan of the atom)
+        names = _ASCII_NAME.findall(claims)
+        if names and opens and claims[0].isupper():
+            del names[0]  # (the word opening the sentence)
+    else:
+        names = [match.group() for match in _SURFACE.finditer(claims)
+                 if match.group()[0].isupper() and not (span.start == 0 and match.start() == 0)]
     if not names:
         return numbers
     return numbers | frozenset(read_items(canonical_text(" ".join(names)), language)[0])
@@ -396,13 +406,15 @@ def one_atom(text: str) -> AtomSpan | None:
     return spans[0] if len(spans) == 1 and spans[0].kind != QUOTE else None
 
 
-def judge_counted(text: str, span: AtomSpan, counts: Counts) -> AtomsJudged:
+def judge_counted(
+    text: str, span: AtomSpan, counts: Counts, known: str | None = None
+) -> AtomsJudged:
     """A sentence of one atom judged from the counts of its passage, the atom's evidence:
     the verdict, score and missing words `judge_atoms` gives an atom whose evidence is that
-    passage."""
+    passage (`known`: the claim's language, when the caller has it)."""
     size, absent, lacking = counts.size, counts.absent, counts.lacking
     listed = counts.lacking_items
-    language = _Language(text)
+    language = _Language(text, known)
     if lacking > len(listed):  # not listed: read from the passage
         # (the claim's words read once: for its language and its items)
         canonical = canonical_text(text)
@@ -615,20 +627,24 @@ def _missing_words(
             if opening:
                 found = [place for place in found if place[0] >= ends[opening - 1]]
     else:
-        folded = ascii_word_text(text)
-        lowered = folded[span.start : span.end].split()
+        # (the pieces between single spaces, empty where spaces run: its words, and where
+        # they stand, `_word_places`)
+        pieces = ascii_word_text(text)[span.start : span.end].split(" ")
+        lowered = list(filter(None, pieces))
         terms = term_list(lowered, language.get())
-        term_of = dict(zip(lowered, terms, strict=True))
-        wanted = [word for word, term in term_of.items() if term in lacking or word in lacking]
-        found = (
-            _ascii_missing(text, folded, span, wanted, term_of, language.get()) if wanted else []
-        )
-        opening = _topic(lowered, terms, held) if found else 0
-        if opening:
-            end = span.start
-            for word in lowered[:opening]:
-                end = folded.find(word, end) + len(word)
-            found = [place for place in found if place[0] >= end]
+        # (the numbers of the words whose term or word is lacking)
+        wanted = [
+            number for number, term in enumerate(terms)
+            if term in lacking or lowered[number] in lacking
+        ]
+        found = []
+        if wanted:
+            places = _word_places(pieces, span.start)
+            found = _ascii_missing(text, span, wanted, places, lowered, terms, language.get())
+            opening = _topic(lowered, terms, held) if found else 0
+            if opening:
+                end = places[opening - 1][1]
+                found = [place for place in found if place[0] >= end]
     return _whole_dates(text, span, found) if found and has_digit(span.claims) else found
 
 
@@ -697,84 +713,88 @@ def _whole_dates(
     return sorted(found + added) if added else found
 
 
+def _word_places(pieces: list[str], offset: int) -> list[tuple[int, int]]:
+    """Where each word of ASCII text folded by `ascii_word_text` (words and spaces only)
+    stands, from its `pieces` between single spaces (empty where spaces run), offset by
+    `offset`: the lengths place every word, without a search per word."""
+    places: list[tuple[int, int]] = []
+    place = offset
+    for piece in pieces:
+        end = place + len(piece)
+        if piece:
+            places.append((place, end))
+        place = end + 1
+    return places
+
+
 def _ascii_missing(
     text: str,
-    folded: str,
     span: AtomSpan,
-    wanted: list[str],
-    term_of: dict[str, str],
+    wanted: list[int],
+    places: list[tuple[int, int]],
+    lowered: list[str],
+    terms: list[str],
     language: str,
 ) -> list[tuple[int, int]]:
-    """The places of the `wanted` words in the atom, as phrases: what `_Phrases` makes of
-    the atom's words (in `language`), fed only the words where a wanted word stands and the
-    function words just before it (or the one other word between it and the wanted word
-    before). `folded` is ASCII `text` with separators as spaces, lowercase (same offsets);
-    `term_of` maps the atom's words to their terms."""
-    # (each wanted word is found by a C search, whole; the phrase rule then reads only the
-    # words just before each: no Python step per word of the atom)
+    """The places of the `wanted` words of the atom (their numbers, in order), as phrases:
+    what `_Phrases` makes of the atom's words (in `language`), fed only the words where a
+    wanted word stands and the function words just before it (or the one other word
+    between it and the wanted word before). `places`, `lowered` and `terms` are the atom's
+    words in ASCII `text`: where each stands, lowercase, and its term."""
+    # (the words are placed once, by their lengths, `_word_places`: no search per word;
+    # the phrase rule then reads only the words just before each wanted one)
     holes = span.kind != QUOTE and span.claims != text[span.start : span.end]
-    places: list[tuple[int, int]] = []
-    for word in wanted:
-        place = folded.find(word, span.start, span.end)
-        while place >= 0:
-            end = place + len(word)
-            if (
-                (place == span.start or folded[place - 1] == " ")
-                and (end == span.end or folded[end] == " ")
-                and not (holes and not _own(span, place))
-            ):
-                places.append((place, end))
-            place = folded.find(word, end, span.end)
-    places.sort()
     phrases = _Phrases(text, language)
-    previous = -1  # where the missing word before ends
-    for place, end in places:
+    previous = -1  # the number of the missing word before
+    for number in wanted:
+        place, end = places[number]
+        if holes and not _own(span, place):
+            continue
+        if number - 1 == previous >= 0:
+            # (right after the missing word before: no run, nothing held; `_Phrases.add`
+            # would only lengthen the phrase, as this does)
+            phrases.found.append(places[number])
+            previous = number
+            continue
         # The function words right before the word (a run back to the last other word),
         # FILL + 1 at most, read into the phrase rule as they stand in the text; or the
-        # one other word right before it, when the missing word before ends right before
+        # one other word right before it, when the missing word before is right before
         # that (it may bridge the two).
         run: list[tuple[int, int]] = []
         after_missing = opening = False
         held: tuple[int, int] | None = None
-        cursor = place
+        before = number - 1
         while True:
-            stop = _word_end(folded, span.start, cursor)
-            if stop < 0:
+            if before < 0:
                 opening = True  # (the run opens the atom)
                 break
             if len(run) > FILL:
                 break
-            if stop == previous:
+            if before == previous:
                 after_missing = True
                 break
-            begin = folded.rfind(" ", span.start, stop) + 1 or span.start
-            word = folded[begin:stop]
+            begin, stop = places[before]
             if holes and not _own(span, begin):
                 break
-            if term_of.get(word, "x") or word.isdigit():
-                if not run and previous >= 0 and folded[previous:begin].isspace():
+            word = lowered[before]
+            if terms[before] or word.isdigit():
+                if not run and previous >= 0 and before == previous + 1:
                     held = (begin, stop)
                 break
             if word in CLAUSE_WORDS or (begin and text[begin - 1] in "'\u2019"):
                 break
             run.append((begin, stop))
-            cursor = begin
+            before -= 1
         if held is not None:
             phrases.add(*held, False, False)
         elif not after_missing:  # (the run opens after another word, or the atom's start)
             phrases.stop(opening)
-        for begin, stop in reversed(run):
-            phrases.add(begin, stop, False, True)
+        if run:
+            for begin, stop in reversed(run):
+                phrases.add(begin, stop, False, True)
         phrases.add(place, end, True, False)
-        previous = end
+        previous = number
     return phrases.found
-
-
-def _word_end(folded: str, low: int, cursor: int) -> int:
-    """Where the word before `cursor` ends in `folded` (not before `low`), or -1."""
-    while cursor > low and folded[cursor - 1] == " ":
-        cursor -= 1
-    return cursor if cursor > low else -1
 
 
 class _Phrases:

@@ -14,6 +14,7 @@ from services.bench.e2e import ANSWER_SHAPE
 from services.bench.verification import cited_event, expertqa_answers
 from services.bench.workload import bench_answer
 from services.spans.locators import Locators
+from services.spans.rows import rows
 from services.spans.search import QuoteFinder
 from services.spans.sections import SectionIndex
 from schemas.spans import AnswerQuality, Support
@@ -89,13 +90,16 @@ def _both(data: dict[str, Any]) -> tuple[Verification, Verification, int]:
     )
     units = sentence_units(ctx)
     text = blanked(ctx.text, cited.extraction)
-    bounds = sentence_bounds(cited.extraction.sentences)
-    claims, sentences, uncited = _claims(cited.extraction, text, bounds)
+    bounds = sentence_bounds(rows(cited.extraction, "sentences"))
+    passages_of = rows(cited.extraction, "passages")
+    claims, sentences, uncited = _claims(
+        cited.extraction, rows(cited.extraction, "citations"), text, bounds
+    )
     verbatim: dict[int, frozenset[int]] = {}
     names = SourcePieces(index.pieces, answer.sources).names
     for sentence, source in _verbatim(units, bounds, text, names):
         verbatim[sentence] = verbatim.get(sentence, frozenset()) | {source}
-    passages = _passages(cited.extraction, passage_pairs(cited.extraction), claims, sentences)
+    passages = _passages(passages_of, passage_pairs(passages_of), claims, sentences)
     read = {key: read_passage(p.link, p.text) for key, p in passages.items()}
     counted = sum(p.terms is not None for p in passages.values())
     sources = [source.index for source in answer.sources]
