@@ -167,7 +167,7 @@ def adopt(model_obj: BaseModel, values: dict[str, Any]) -> None:
         named = shared
     else:
         named = set(values)
-        _fill_defaults(cls, values)
+        fill_defaults(cls, values)
     if _COMPILED:  # (see the module docstring)
         object.__setattr__(model_obj, "__dict__", values)
         object.__setattr__(model_obj, "__pydantic_fields_set__", named)
@@ -180,7 +180,7 @@ def adopt(model_obj: BaseModel, values: dict[str, Any]) -> None:
         _set_private(model_obj, None)
 
 
-def _fill_defaults(cls: type[BaseModel], values: dict[str, Any]) -> None:
+def fill_defaults(cls: type[BaseModel], values: dict[str, Any]) -> None:
     """Give `values` the default of each field it lacks that has one, as validation would:
     a record of an older minor version lacks the fields added since. A required field
     stays missing (reading it fails, and the record is then validated: a dead letter)."""

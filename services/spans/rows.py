@@ -11,10 +11,11 @@ validated record), and the field is written out again unread.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, cast
 
 from pydantic import BaseModel
 
+from schemas.construct import fill_defaults, plan
 from schemas.trusted import passed_on
 
 # A member's field values by name (nested models may be JSON objects: read them with `row`).
@@ -22,11 +23,35 @@ Row = dict[str, Any]
 
 
 def rows(model: BaseModel, name: str) -> list[Row]:
-    """The field values of each member of list field `name` of `model`."""
+    """The field values of each member of list field `name` of `model` (a JSON object that
+    lacks fields, written by an older minor version, given their defaults as a model
+    rebuilt from it would be)."""
     found = passed_on(model, name)
     if type(found) is not list:  # (a member kept as its bytes: read as models)
         found = getattr(model, name)
-    return [member if type(member) is dict else member.__dict__ for member in found]
+    member_class = _MEMBER_CLASSES.get((type(model), name))
+    if member_class is None:
+        member_class = _MEMBER_CLASSES[(type(model), name)] = _member_class(model, name)
+    size = len(member_class.model_fields)
+    found_rows = []
+    for member in found:
+        if type(member) is not dict:
+            member = member.__dict__
+        elif len(member) < size:
+            fill_defaults(member_class, member)
+        found_rows.append(member)
+    return found_rows
+
+
+_MEMBER_CLASSES: dict[tuple[type[BaseModel], str], type[BaseModel]] = {}
+
+
+def _member_class(model: BaseModel, name: str) -> type[BaseModel]:
+    """The model class of the members of list field `name` of `model`."""
+    for field, _, member_class in plan(type(model)):
+        if field == name:
+            return cast("type[BaseModel]", member_class)
+    raise TypeError(f"{type(model).__name__}.{name} is not a list of models")
 
 
 def row(value: Any) -> Row:
