@@ -394,7 +394,7 @@ class PassageFinder:
                 fields = unchecked()
             else:
                 numbers = None
-                if check.numbers:
+                if check[1]:  # (the sentence's numbers)
                     if index.numbers is None:
                         index.numbers = source_numbers(chunks)
                     numbers = index.numbers, frozenset(numbers_of(words(passage)))
