@@ -36,15 +36,10 @@ def reads_as_is(text: str) -> bool:
     )
 
 
-class SentenceCheck:
-    """What the check reads of an answer sentence besides its terms (a plain class: a
-    compiled dataclass runs an interpreted `__init__`, and one is made per sentence)."""
-
-    __slots__ = ("negated", "numbers")
-
-    def __init__(self, negated: bool, numbers: frozenset[str]) -> None:
-        self.negated = negated
-        self.numbers = numbers  # its digit tokens (single digits too)
+# What the check reads of an answer sentence besides its terms: whether it negates, and its
+# digit tokens (single digits too). A tuple: one is made per citing sentence, and a class's
+# `__init__` cost more than the rest of the check of it.
+SentenceCheck = tuple[bool, frozenset[str]]
 
 
 def sentence_check(extracted: Extracted, index: int) -> SentenceCheck | None:
@@ -64,10 +59,10 @@ def sentence_check(extracted: Extracted, index: int) -> SentenceCheck | None:
         return None
     tokens = extracted.sentence_tokens(index)
     if plain or has_digit(extracted.without_markers()[hit.start : hit.end]):
-        numbers = frozenset(numbers_of(tokens))
+        numbers = frozenset(filter(str.isdigit, tokens))  # (its `numbers_of`, in C)
     else:
         numbers = _NO_NUMBERS
-    return SentenceCheck(negates(tokens), numbers)
+    return negates(tokens), numbers
 
 
 _NO_NUMBERS: frozenset[str] = frozenset()
@@ -123,8 +118,8 @@ def check_values(
                 absent.append(term)
             elif not bit & covered:
                 lacking.append(term)
+    negated, claimed = sentence
     conflicts: list[str] = []
-    claimed = sentence.numbers
     if claimed:
         # Numbers of two digits or more are terms already (found or not like any term);
         # single digits are items of their own, looked up among the digit tokens.
@@ -144,6 +139,6 @@ def check_values(
                 lacking.append(number)
         if unfound and not in_passage <= claimed:
             conflicts.append("number")
-    if sentence.negated != passage_negated:
+    if negated != passage_negated:
         conflicts.append("negation")
     return size, absent, lacking_count, lacking, passage_negated, conflicts

@@ -27,10 +27,11 @@ from services.citations.checks import (
     unchecked,
 )
 from services.text.extraction import Extracted
+from services.text.languages import NEGATIONS as OTHER_NEGATIONS
 from services.text.languages import reads_english
 from services.text.lexical import NO_NAMES, name_terms, span_tokens, terms_of, words
 from services.text.protected import positions
-from services.verification.claims import negates, numbers_of
+from services.verification.claims import NEGATIONS, negates, numbers_of
 
 MAX_PASSAGE_CHARS = 600
 # A chunk sentence ends after a run of terminal punctuation (then closing quotes and brackets)
@@ -45,6 +46,9 @@ MAX_COLUMN_TERMS = 255  # a sentence with more terms could overflow a column byt
 MAX_COLUMN_WINDOWS = (
     256  # larger sources keep only their masks (columns cost 8x the memory)
 )
+# Only a window holding one of these words can negate (services.verification.claims.negates
+# finds its negations among them): the windows of a chunk that holds none are not asked.
+_NEGATING = NEGATIONS | OTHER_NEGATIONS
 
 
 @dataclass(slots=True)
@@ -192,9 +196,13 @@ def source_index(chunks: Sequence[Chunk], names: frozenset[str] = NO_NAMES) -> S
         tokens = span_tokens(text, spans)
         # Words that read as English (or undetermined: the same terms) read so in every
         # window they hold too: one decision for the chunk instead of one per window.
-        language = "en" if reads_english(list(chain.from_iterable(tokens))) else None
+        surface = list(chain.from_iterable(tokens))
+        language = "en" if reads_english(surface) else None
         window_terms += map(terms_of, tokens, repeat(language))
-        negations += map(negates, tokens)
+        if _NEGATING.isdisjoint(surface):
+            negations += repeat(False, len(tokens))
+        else:
+            negations += map(negates, tokens)
     # Bit order is free: only overlaps and their sizes are ever read.
     vocabulary = set().union(names, *window_terms)
     bits = dict(zip(vocabulary, chain(
@@ -386,7 +394,7 @@ class PassageFinder:
                 fields = unchecked()
             else:
                 numbers = None
-                if check.numbers:
+                if check[1]:  # (the sentence's numbers)
                     if index.numbers is None:
                         index.numbers = source_numbers(chunks)
                     numbers = index.numbers, frozenset(numbers_of(words(passage)))

@@ -11,6 +11,7 @@ meant to save, never a wrong result.
 
 from __future__ import annotations
 
+from itertools import starmap
 from typing import Any
 
 from schemas.scoring import CarriedExtraction
@@ -43,16 +44,13 @@ def extracted_from(text: str, carried: CarriedExtraction) -> Extracted | None:
     """The extraction `carried` describes for an answer of `text`; None when it does not
     fit that text."""
     size = len(text)
-    citations = [
-        CitationHit(r[0], r[1], r[2], r[3], r[4], r[5], r[6], r[7], r[8], r[9], r[10], r[11],
-                    r[12])
-        for r in carried.citations
-    ]
-    clusters = [ClusterHit(r[0], r[1], r[2], r[3]) for r in carried.clusters]
+    # The rows hold the hits' fields in order (`rows`).
+    citations = list(starmap(CitationHit, carried.citations))
+    clusters = list(starmap(ClusterHit, carried.clusters))
     sentences: list[SentenceHit] = []
     for index, (start, end, positions) in enumerate(carried.sentences):
         sentences.append(SentenceHit(index, start, end, text[start:end], positions))
-    problems = [ProblemHit(r[0], r[1], r[2], r[3]) for r in carried.problems]
+    problems = list(starmap(ProblemHit, carried.problems))
     pages: dict[tuple[int, int], int] = {}
     for sentence, source, page in carried.pages:
         pages[(sentence, source)] = page
@@ -93,13 +91,16 @@ def _fits(
             return False
         if c.sentence_indexes is not None and not _below(len(sentences), c.sentence_indexes):
             return False
+    held: list[int] = []  # the positions the clusters and sentences hold (checked at once)
     for k in clusters:
-        if not (0 <= k.start <= k.end <= size and _below(count, k.citations)):
+        if not 0 <= k.start <= k.end <= size:
             return False
+        held += k.citations
     for s in sentences:
-        if not (0 <= s.start <= s.end <= size and _below(count, s.citations)):
+        if not 0 <= s.start <= s.end <= size:
             return False
-    return all(0 <= p.start <= p.end <= size for p in problems)
+        held += s.citations
+    return _below(count, held) and all(0 <= p.start <= p.end <= size for p in problems)
 
 
 def _below(count: int, positions: list[int]) -> bool:
