@@ -208,8 +208,11 @@ def read_as_tokens(text: str) -> bool:
 _SCRIPT_SAMPLE = 4_000  # the characters a text's script is read from (`_detect`)
 
 
-def _detect(text: str, tokens: Collection[str] | None) -> str:
-    script = scripts.text_script(text, _SCRIPT_SAMPLE)
+def _detect(text: str, tokens: Collection[str] | None, script: int | None = None) -> str:
+    """`language_of` unmemoised; `script`: the text's `scripts.text_script` (of its first
+    `_SCRIPT_SAMPLE` characters) when the caller has it."""
+    if script is None:
+        script = scripts.text_script(text, _SCRIPT_SAMPLE)
     if script == scripts.LATIN:
         if tokens is None:
             folded = fold_punctuation(text)  # separators are no word characters: same words
@@ -338,7 +341,8 @@ def describe(text: str) -> tuple[str, str, str]:
         script = scripts.text_script(sample)
         code = _SCRIPT_CODES.get(script) or scripts.NAMES.get(script, "Zyyy")
         direction = "rtl" if script in RIGHT_TO_LEFT else "ltr"
-        found = (language_of(sample), code, direction)
+        # (the sample is shorter than `_SCRIPT_SAMPLE`: its script is the one `_detect` reads)
+        found = (_detect(sample, None, script), code, direction)
         if len(_DESCRIBED) >= _MAX_DETECTED:
             _DESCRIBED.clear()
         _DESCRIBED[sample] = found
