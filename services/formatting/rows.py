@@ -36,7 +36,7 @@ def members(model: BaseModel, name: str) -> list[Any]:
     for member in found:
         if type(member) is dict and len(member) < size:
             fill_defaults(member_class, member)
-    return found  # type: ignore[no-any-return]
+    return found
 
 
 def rows(model: BaseModel, name: str) -> list[Row]:
@@ -47,7 +47,7 @@ def rows(model: BaseModel, name: str) -> list[Row]:
 def row(value: Any) -> Row:
     """The field values of a member or of a nested model read from a `Row`: a JSON object
     or a model."""
-    return value if type(value) is dict else value.__dict__  # type: ignore[no-any-return]
+    return value if type(value) is dict else value.__dict__
 
 
 _MEMBER_CLASSES: dict[tuple[type[BaseModel], str], type[BaseModel]] = {}
