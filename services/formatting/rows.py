@@ -31,17 +31,22 @@ def members(model: BaseModel, name: str) -> list[Any]:
     found = passed_on(model, name)
     if type(found) is orjson.Fragment:  # (the member kept as its bytes)
         found = orjson.loads(orjson.dumps(found))
+    first = next((member for member in found if member is not None), None)
+    if type(first) is not dict:
+        return found  # (models, or no member)
     member_class = _member_class(type(model), name)
     size = len(member_class.model_fields)
     for member in found:
-        if type(member) is dict and len(member) < size:
+        if member is not None and len(member) < size:
             fill_defaults(member_class, member)
     return found
 
 
 def rows(model: BaseModel, name: str) -> list[Row]:
     """The field values of each member of list field `name` of `model` (none null)."""
-    return [row(member) for member in members(model, name)]
+    return [
+        member if type(member) is dict else member.__dict__ for member in members(model, name)
+    ]
 
 
 def row(value: Any) -> Row:
