@@ -4,11 +4,9 @@ by every rendering. The layout classes are plain slotted dataclasses, not frozen
 (a frozen one's `__init__` sets each field through `object.__setattr__`, a costly call
 here); nothing changes them after construction.
 
-Fields are read through each model's `__dict__` and gathered with `map` and `itemgetter`:
-attribute access on a pydantic model is a slow lookup (its class defines `__getattr__`),
-and the C-level loops cost a fraction of Python loops over 50 items. The `__dict__` tables
-themselves are read in comprehensions: `vars` is a call without a fast path (mapping it costs
-about twice as much, compiled or not).
+The citations, clusters and units are read as their field tables (`rows`: the JSON
+objects of a record rebuilt lazily, or the models' `__dict__`), their fields gathered with
+`map` and `itemgetter`: the C-level loops cost a fraction of Python loops over 50 items.
 """
 
 from __future__ import annotations
@@ -20,9 +18,8 @@ from itertools import chain
 from operator import itemgetter, le, lt
 from typing import TypeVar
 
-from schemas.citations import Citation, Cluster
 from schemas.formatted import FormattedSource
-from schemas.spans import AnswerUnit
+from services.formatting.rows import Row
 
 CitationKey = tuple[int, int | None, bool, str | None]
 """All a rendering shows of a citation: its id, source index, validity and problem."""
@@ -46,10 +43,10 @@ class Markers:
 @dataclass(slots=True)
 class Units:
     """The answer units placed on the text, in order: `bounds` holds the start and the
-    end of each (two entries per unit)."""
+    end of each (two entries per unit), `units` their field tables (`rows`)."""
 
     bounds: list[int]
-    units: list[AnswerUnit]
+    units: list[Row]
 
 
 @dataclass(slots=True)
@@ -97,19 +94,16 @@ def cut(text: str, starts: list[int], ends: list[int]) -> list[str]:
     return [text[start:end] for start, end in zip([0, *ends], [*starts, len(text)])]
 
 
-def marker_ranges(
-    length: int, citations: Sequence[Citation], clusters: Sequence[Cluster]
-) -> Markers:
+def marker_ranges(length: int, citations: Sequence[Row], clusters: Sequence[Row]) -> Markers:
     """One marker per cluster holding the citations inside it, one per citation outside
-    any cluster; markers outside the text or overlapping an earlier one are dropped."""
-    fields = [citation.__dict__ for citation in citations]
-    starts = list(map(_START, fields))
-    ends = list(map(_END, fields))
-    keys = list(map(_KEY, fields))
-    cluster_fields = [cluster.__dict__ for cluster in clusters]
+    any cluster; markers outside the text or overlapping an earlier one are dropped
+    (`citations`, `clusters`: the extraction's `rows`)."""
+    starts = list(map(_START, citations))
+    ends = list(map(_END, citations))
+    keys = list(map(_KEY, citations))
     if (
-        starts == list(map(_START, cluster_fields))
-        and ends == list(map(_END, cluster_fields))
+        starts == list(map(_START, clusters))
+        and ends == list(map(_END, clusters))
         and _disjoint(starts, ends, length)
     ):
         # The usual shape, every cluster one citation: each citation is a marker.
@@ -121,7 +115,7 @@ def marker_ranges(
     ]
     spans = [
         (start, end)
-        for start, end in zip(map(_START, cluster_fields), map(_END, cluster_fields))
+        for start, end in zip(map(_START, clusters), map(_END, clusters))
         if 0 <= start <= end <= length  # zero-width: a span citation's chip
     ]
     # stable sorts by start (no-ops when in order)
@@ -151,23 +145,23 @@ def marker_ranges(
     )
 
 
-def unit_ranges(length: int, units: Sequence[AnswerUnit], markers: Markers) -> Units:
-    """Units placed on the text, never cutting through a marker (a unit starting inside
-    one starts after it, a unit ending inside one takes it in) and never overlapping."""
-    fields = [unit.__dict__ for unit in units]
-    bounds = list(chain.from_iterable(zip(map(_START, fields), map(_END, fields))))
+def unit_ranges(length: int, units: list[Row], markers: Markers) -> Units:
+    """Units (their `rows`) placed on the text, never cutting through a marker (a unit
+    starting inside one starts after it, a unit ending inside one takes it in) and never
+    overlapping."""
+    bounds = list(chain.from_iterable(zip(map(_START, units), map(_END, units))))
     if (
         None not in bounds
         and _disjoint(bounds[0::2], bounds[1::2], length)
         and not _inside_markers(bounds, markers)
     ):
         # The usual shape, units in order and clear of markers: every unit as it is.
-        return Units(bounds, list(units))
+        return Units(bounds, units)
     starts = markers.starts
     ends = markers.ends
-    placed: list[tuple[int, int, AnswerUnit]] = []
-    for unit, unit_fields in zip(units, fields):
-        start, end = unit_fields["start"], unit_fields["end"]
+    placed: list[tuple[int, int, Row]] = []
+    for unit in units:
+        start, end = unit["start"], unit["end"]
         if start is None or end is None:
             continue
         start = max(start, 0)

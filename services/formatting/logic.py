@@ -2,16 +2,17 @@
 
 Everything upstream already validated is passed through as is (the same objects; the parts
 this stage only copies are taken with `passed_on`, so a record read lazily hands them on as
-the JSON they arrived as); the envelope objects built here are made with `schemas.construct`,
-so nothing is validated a second time.
+the JSON they arrived as, and the lists it reads are read as that JSON too:
+services.formatting.rows); the envelope objects built here are made with
+`schemas.construct`, so nothing is validated a second time.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import Any
 
 from schemas.answers import RenderingName
-from schemas.citations import Citation
 from schemas.construct import maker
 from schemas.formatted import (
     AnswerFormatted,
@@ -20,7 +21,7 @@ from schemas.formatted import (
     FormattedSource,
     Renderings,
 )
-from schemas.spans import AnswerResolved, Support
+from schemas.spans import AnswerResolved
 from schemas.trusted import passed_on
 from services.formatting.config import configured_marks
 from services.formatting.escaping import has_controls
@@ -34,6 +35,7 @@ from services.formatting.missing import markable, unsupported_words
 from services.formatting.render_html import render_html
 from services.formatting.render_markdown import render_markdown
 from services.formatting.render_plain import render_plain
+from services.formatting.rows import Row, members, rows
 from services.text.languages import describe
 from services.formatting.sources import format_sources
 
@@ -59,13 +61,17 @@ def format_answer(
     answer = resolved.answer
     extraction = resolved.extraction
     resolution = resolved.resolution
-    sources = format_sources(answer.sources, resolved.scores, extraction)
+    # (each list read once: read again, its bytes would be parsed again)
+    citations = rows(extraction, "citations")
+    support = members(resolution, "support")
+    sources = format_sources(answer.sources, rows(resolved, "scores"), extraction, citations)
     requested = answer.effective_options().renderings
     language, script, direction = describe(answer.text)
     renderings = (
         render_all(
             build_layout(resolved, sources, language, direction,
-                         configured_marks() if marked is None else marked),
+                         configured_marks() if marked is None else marked,
+                         citations, support),
             requested,
         )
         if requested
@@ -76,17 +82,17 @@ def format_answer(
             "answer_id": answer.answer_id,
             "query": answer.query,
             "text": answer.text,
-            "citations": with_support(extraction.citations, resolution.support),
-            "clusters": extraction.clusters,
+            "citations": with_support(citations, support),
+            "clusters": passed_on(extraction, "clusters"),
             "sentences": passed_on(extraction, "sentences"),
             "citation_map": passed_on(extraction, "citation_map"),
             "sentence_map": passed_on(extraction, "sentence_map"),
             "segments": passed_on(extraction, "segments"),
-            "answer_units": _answer_units({"units": resolution.units}),
+            "answer_units": _answer_units({"units": passed_on(resolution, "units")}),
             "sources": sources,
             "links": passed_on(resolution, "links"),
             "coverage": passed_on(extraction, "coverage"),
-            "problems": [*extraction.problems, *resolution.problems],
+            "problems": [*members(extraction, "problems"), *members(resolution, "problems")],
             "renderings": _renderings(renderings),
             "metadata": answer.metadata,
             "quality": passed_on(resolution, "quality"),
@@ -97,16 +103,15 @@ def format_answer(
     )
 
 
-def with_support(
-    citations: list[Citation], support: list[Support | None]
-) -> list[FormattedCitation]:
-    """The citations, each with its support verdict (the spans stage's entry at the same
-    position; none for an invalid citation, or when an older event carries no verdicts)."""
+def with_support(citations: list[Row], support: list[Any]) -> list[FormattedCitation]:
+    """The citations (their `rows`), each with its support verdict (the spans stage's
+    entry at the same position, as `members` gives it; none for an invalid citation, or
+    when an older event carries no verdicts)."""
     extra = len(citations) - len(support)
     entries = support + [None] * extra if extra > 0 else support
     found: list[FormattedCitation] = []
     for citation, entry in zip(citations, entries):
-        values = citation.__dict__.copy()  # a copy of the whole table: cheaper than a merge
+        values = citation.copy()  # a copy of the whole table: cheaper than a merge
         values["support"] = entry
         found.append(_formatted_citation(values))
     return found
@@ -128,16 +133,25 @@ def build_layout(
     language: str = "und",
     direction: str = "ltr",
     marked: frozenset[str] = frozenset(),
+    citations: list[Row] | None = None,
+    support: list[Any] | None = None,
 ) -> AnswerLayout:
     """Markers, units, text pieces and per-source data of one answer, shared by its
-    renderings; with the unsupported words when a rendering in `marked` marks them."""
+    renderings; with the unsupported words when a rendering in `marked` marks them.
+    `citations` and `support`: the extraction's citation `rows` and the resolution's
+    support `members`, when the caller has read them already."""
     text = resolved.answer.text
     extraction = resolved.extraction
+    resolution = resolved.resolution
     by_index = {source.index: source for source in sources}
-    markers = marker_ranges(len(text), extraction.citations, extraction.clusters)
-    units = unit_ranges(len(text), resolved.resolution.units, markers)
+    if citations is None:
+        citations = rows(extraction, "citations")
+    markers = marker_ranges(len(text), citations, rows(extraction, "clusters"))
+    units = unit_ranges(len(text), rows(resolution, "units"), markers)
     words = (
-        unsupported_words(extraction.citations, resolved.resolution.support)
+        unsupported_words(
+            citations, members(resolution, "support") if support is None else support
+        )
         if marked
         else []
     )

@@ -15,10 +15,10 @@ from bisect import bisect_left, bisect_right
 from collections.abc import Sequence
 from itertools import chain, repeat
 from operator import eq, gt, itemgetter, le, lt
+from typing import Any
 
-from schemas.citations import Citation
-from schemas.spans import Support
 from services.formatting.layout import cut
+from services.formatting.rows import Row, row
 
 MARK_OPEN = "{=="
 MARK_CLOSE = "==}"
@@ -27,24 +27,22 @@ Word = tuple[int, int]
 _SPAN = itemgetter("start", "end")
 
 
-def unsupported_words(
-    citations: Sequence[Citation], support: Sequence[Support | None]
-) -> list[Word]:
-    """`[start, end)` of every unsupported word of the answer, in text order."""
-    # Fields are read through each model's `__dict__` (see services.formatting.layout).
+def unsupported_words(citations: Sequence[Row], support: Sequence[Any]) -> list[Word]:
+    """`[start, end)` of every unsupported word of the answer, in text order (`citations`:
+    the extraction's `rows`; `support`: the resolution's `members`)."""
     by_sentence: dict[int, set[Word]] = {}
     for citation, entry in zip(citations, support):
         if entry is None:
             continue
-        fields = entry.__dict__
+        fields = row(entry)
         if fields["verdict"] == "unverifiable":
             continue
         words: set[Word] = (
             set()
             if fields["verdict"] == "supported"
-            else set(map(_SPAN, [word.__dict__ for word in fields["missing_words"]]))
+            else set(map(_SPAN, map(row, fields["missing_words"])))
         )
-        sentence = citation.__dict__["sentence_index"]
+        sentence = citation["sentence_index"]
         found = by_sentence.get(sentence)
         by_sentence[sentence] = words if found is None else found & words
     return sorted(chain.from_iterable(by_sentence.values()))

@@ -12,11 +12,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from schemas.spans import AnswerUnit
 from services.formatting.allowlist import LINK_REL, end_tag, start_tag
 from services.formatting.escaping import escape_html, escape_html_many
 from services.formatting.layout import AnswerLayout, CitationKey, cut
 from services.formatting.missing import marked_cut
+from services.formatting.rows import Row, row
 from services.formatting.sources import reference_link
 
 # fields: answer id, direction, language
@@ -203,17 +203,17 @@ def _marks_words(layout: AnswerLayout) -> bool:
     )
 
 
-def _unit_tags(units: list[AnswerUnit]) -> list[str]:
-    """The opening and closing tag of every unit, in order, their untrusted attribute
-    values escaped in one pass."""
+def _unit_tags(units: list[Row]) -> list[str]:
+    """The opening and closing tag of every unit (`rows`), in order, their untrusted
+    attribute values escaped in one pass."""
     values: list[str] = []
     # per unit, its first source span's fields and how many spans it has (None: not verbatim)
     spans: list[tuple[dict[str, Any], int] | None] = []
-    for unit in [model.__dict__ for model in units]:
+    for unit in units:
         values.append(unit["id"])
         source_spans = unit["source_spans"]
         if unit["kind"] == "verbatim" and source_spans:
-            span = source_spans[0].__dict__
+            span = row(source_spans[0])
             spans.append((span, len(source_spans)))
             values.append(span["doc_id"] or "")
             values.append(span["section_id"])

@@ -12,6 +12,7 @@ from schemas.construct import maker
 from schemas.formatted import FormattedSource
 from schemas.scoring import SourceScore
 from services.formatting.escaping import safe_url
+from services.formatting.rows import Row, row, rows
 from services.text.languages import describe, source_sample
 from services.text.spacing import excerpt
 
@@ -24,13 +25,17 @@ _VALID = itemgetter("valid")
 
 def format_sources(
     sources: Sequence[Source],
-    scores: Sequence[SourceScore],
+    scores: Sequence[SourceScore | Row],
     extraction: CitationExtraction,
+    citations: list[Row] | None = None,
 ) -> list[FormattedSource]:
-    """One FormattedSource per source, in the order upstream sent them."""
-    by_index = {score.index: score for score in scores}
-    # fields read through `__dict__` and counted in C loops (see `layout`)
-    citations = [citation.__dict__ for citation in extraction.citations]
+    """One FormattedSource per source, in the order upstream sent them (`scores`: the
+    models or their field tables; `citations`: the extraction's citation `rows`, when the
+    caller has read them already)."""
+    by_index = {fields["index"]: fields for fields in map(row, scores)}
+    if citations is None:
+        citations = rows(extraction, "citations")
+    # (counted in C loops: see `layout`)
     cited = list(map(_SOURCE_INDEX, filter(_VALID, citations)))
     references = extraction.references
     formatted: list[FormattedSource] = []
@@ -54,9 +59,10 @@ def format_sources(
                     "source_id": fields["source_id"],
                     "format": fields["format"],
                     "retriever_score": fields["score"],
-                    "score": score.score if score else 0.0,
-                    "rank": score.rank if score else len(sources),
-                    "eligible": score.eligible if score else False,
+                    # (a score as its model holds it: a JSON integer read as a float)
+                    "score": float(score["score"]) if score else 0.0,
+                    "rank": score["rank"] if score else len(sources),
+                    "eligible": score["eligible"] if score else False,
                     "cited": count > 0,
                     "citation_count": count,
                     "reference": references.get(str(index))

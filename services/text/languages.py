@@ -180,16 +180,20 @@ def term(word: str, language: str) -> str:
     return fold(word)
 
 
-def language_of(text: str, tokens: Collection[str] | None = None) -> str:
+def language_of(
+    text: str, tokens: Collection[str] | None = None, script: int | None = None
+) -> str:
     """The language of `text` (a BCP 47 primary subtag, or `und`); `tokens`, its word
     tokens when the caller has them (services.text.lexical.words), spare a second
-    tokenization. Memoised by text (bounded), but for ASCII text with its tokens given: set
-    lookups tell its language for less than a memo entry costs (`_ascii_language`)."""
+    tokenization, and `script`, its `scripts.text_script` (of its first `_SCRIPT_SAMPLE`
+    characters), a second reading. Memoised by text (bounded), but for ASCII text with its
+    tokens given: set lookups tell its language for less than a memo entry costs
+    (`_ascii_language`)."""
     if tokens is not None and text.isascii():
-        return _detect(text, tokens)
+        return _detect(text, tokens, script)
     found = _DETECTED.get(text)
     if found is None:
-        found = _detect(text, tokens)
+        found = _detect(text, tokens, script)
         if len(_DETECTED) >= _MAX_DETECTED:
             _DETECTED.clear()
         _DETECTED[text] = found
@@ -208,8 +212,9 @@ def read_as_tokens(text: str) -> bool:
 _SCRIPT_SAMPLE = 4_000  # the characters a text's script is read from (`_detect`)
 
 
-def _detect(text: str, tokens: Collection[str] | None) -> str:
-    script = scripts.text_script(text, _SCRIPT_SAMPLE)
+def _detect(text: str, tokens: Collection[str] | None, script: int | None) -> str:
+    if script is None:
+        script = scripts.text_script(text, _SCRIPT_SAMPLE)
     if script == scripts.LATIN:
         if tokens is None:
             folded = fold_punctuation(text)  # separators are no word characters: same words
@@ -338,7 +343,8 @@ def describe(text: str) -> tuple[str, str, str]:
         script = scripts.text_script(sample)
         code = _SCRIPT_CODES.get(script) or scripts.NAMES.get(script, "Zyyy")
         direction = "rtl" if script in RIGHT_TO_LEFT else "ltr"
-        found = (language_of(sample), code, direction)
+        # (the sample is shorter than `_SCRIPT_SAMPLE`: its script is the one `_detect` reads)
+        found = (language_of(sample, None, script), code, direction)
         if len(_DESCRIBED) >= _MAX_DETECTED:
             _DESCRIBED.clear()
         _DESCRIBED[sample] = found

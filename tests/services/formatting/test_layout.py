@@ -158,6 +158,10 @@ def _unit(
     )
 
 
+def _rows(models: list) -> list[dict]:
+    return [model.model_dump() for model in models]
+
+
 def _key(citation: Citation) -> tuple:
     return (citation.id, citation.source_index, citation.valid, citation.problem)
 
@@ -166,14 +170,15 @@ def _key(citation: Citation) -> tuple:
 def test_layout_matches_the_reference(seed: int) -> None:
     citations, clusters, units = _answer(seed)
     expected = _reference_markers(LENGTH, citations, clusters)
-    markers = marker_ranges(LENGTH, citations, clusters)
+    # (read as the field tables of the JSON a record carries)
+    markers = marker_ranges(LENGTH, _rows(citations), _rows(clusters))
     assert list(zip(markers.starts, markers.ends, markers.groups)) == [
         (start, end, tuple(map(_key, members))) for start, end, members in expected
     ]
     placed = _reference_units(LENGTH, units, expected)
-    laid = unit_ranges(LENGTH, units, markers)
+    laid = unit_ranges(LENGTH, _rows(units), markers)
     assert laid.bounds == [p for start, end, _ in placed for p in (start, end)]
-    assert laid.units == [unit for _, _, unit in placed]
+    assert laid.units == _rows([unit for _, _, unit in placed])
     text = "".join(chr(ord("a") + i % 26) for i in range(LENGTH))
     cuts = [0, *(p for start, end, _ in expected for p in (start, end)), LENGTH]
     assert text_pieces(text, markers) == [

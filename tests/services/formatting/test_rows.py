@@ -1,0 +1,66 @@
+"""The formatting stage's reading of the resolved event's lists as their JSON: the bytes a
+record with parts keeps parsed (the field written out again as those bytes), the defaults
+of the fields an older writer's objects lack, a validated record's models."""
+
+from __future__ import annotations
+
+import orjson
+
+from schemas.envelope import Event, payload_json
+from schemas.spans import AnswerResolved
+from schemas.trusted import decode_written_here, encode_written, passed_on, trusted_parts
+from services.bench.toy import real_events
+from services.formatting.rows import members, rows
+
+
+def _resolved() -> AnswerResolved:
+    return next(e for e in real_events() if isinstance(e, AnswerResolved))
+
+
+def _read_back(resolved: AnswerResolved) -> AnswerResolved:
+    """`resolved` written with parts and read back as the formatting stage reads it."""
+    event = Event("e1", "test", "citeflow.answer.resolved.v1", "a1", "", resolved)
+    value, headers = encode_written(event)
+    parts = trusted_parts(value, headers)
+    assert parts  # (the resolved event is written with parts)
+    decoded = decode_written_here(value, AnswerResolved, parts)
+    assert decoded is not None
+    return decoded.data  # type: ignore[return-value]
+
+
+def test_a_record_with_parts_gives_its_json_and_keeps_the_bytes_to_write() -> None:
+    resolved = _resolved()
+    written = orjson.loads(payload_json(resolved))
+    lazy = _read_back(resolved)
+    assert rows(lazy.extraction, "citations") == written["extraction"]["citations"]
+    assert members(lazy.resolution, "support") == written["resolution"]["support"]
+    assert all(type(r) is dict for r in rows(lazy.resolution, "units"))
+    kept = passed_on(lazy.resolution, "units")
+    assert type(kept) is orjson.Fragment  # not rebuilt by the reading
+    assert orjson.loads(orjson.dumps(kept)) == written["resolution"]["units"]
+
+
+def test_a_validated_record_gives_its_models() -> None:
+    resolved = _resolved()
+    validated = AnswerResolved.model_validate(orjson.loads(payload_json(resolved)))
+    support = members(validated.resolution, "support")
+    assert support == validated.resolution.support
+    assert any(entry is not None for entry in support)
+    assert rows(validated.extraction, "citations") == [
+        citation.__dict__ for citation in validated.extraction.citations
+    ]
+
+
+def test_members_of_an_older_writer_get_the_defaults_of_the_fields_they_lack() -> None:
+    written = orjson.loads(payload_json(_resolved()))
+    for citation in written["extraction"]["citations"]:
+        del citation["page"], citation["problem"]
+    event = decode_written_here(
+        orjson.dumps({"specversion": "1.0", "id": "e1", "source": "test", "subject": "a1",
+                      "type": "citeflow.answer.resolved.v1", "data": written}),
+        AnswerResolved,
+    )
+    assert event is not None
+    read = rows(event.data.extraction, "citations")  # type: ignore[attr-defined]
+    assert read and all(type(r) is dict for r in read)
+    assert all(r["page"] is None and r["problem"] is None for r in read)
