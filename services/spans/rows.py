@@ -29,10 +29,12 @@ def rows(model: BaseModel, name: str) -> list[Row]:
     found = passed_on(model, name)
     if type(found) is not list:  # (a member kept as its bytes: read as models)
         found = getattr(model, name)
-    member_class = _MEMBER_CLASSES.get((type(model), name))
-    if member_class is None:
-        member_class = _MEMBER_CLASSES[(type(model), name)] = _member_class(model, name)
-    size = len(member_class.model_fields)
+    key = (type(model), name)
+    known = _MEMBERS.get(key)
+    if known is None:
+        member_class = _member_class(model, name)
+        known = _MEMBERS[key] = (member_class, len(member_class.model_fields))
+    member_class, size = known
     found_rows = []
     for member in found:
         if type(member) is not dict:
@@ -43,7 +45,8 @@ def rows(model: BaseModel, name: str) -> list[Row]:
     return found_rows
 
 
-_MEMBER_CLASSES: dict[tuple[type[BaseModel], str], type[BaseModel]] = {}
+# The member class and its number of fields, by container class and field name.
+_MEMBERS: dict[tuple[type[BaseModel], str], tuple[type[BaseModel], int]] = {}
 
 
 def _member_class(model: BaseModel, name: str) -> type[BaseModel]:

@@ -427,7 +427,8 @@ def judge_counted(
     conflicts = counts.conflicts
     if conflicts:  # (rare: read again by the atom's rules, from the passage alone)
         conflicts = _reread(span, conflicts, counts.passage, language.get())
-    if has_digit(span.claims) or has_numerals(span.claims):  # (numbers as people write them)
+    digits = has_digit(span.claims)
+    if digits or has_numerals(span.claims):  # (numbers as people write them)
         absent, listed, lacking, changed = _counted_numbers(
             span, absent, listed, lacking, counts.passage, language.get()
         )
@@ -438,7 +439,12 @@ def judge_counted(
     unbacked = frozenset([*absent, *listed])
     facts: frozenset[str] = frozenset()
     if absent:  # (only a fact the whole source lacks keeps the atom from `supported`)
-        numbers = read_numbers(canonical_text(span.claims))
+        # (ASCII without a digit has no number: not read again)
+        numbers = (
+            read_numbers(canonical_text(span.claims))
+            if digits or not span.claims.isascii()
+            else frozenset()
+        )
         facts = frozenset(absent) & _facts(span, numbers, language.get())
     lacks_fact = bool(facts)
     check = AtomCheck(span, _atom_verdict(share, bool(conflicts), lacks_fact), "lexical", None,
@@ -446,7 +452,9 @@ def judge_counted(
     missing: list[tuple[int, int]] = []
     if unbacked:
         unheld = frozenset(absent)
-        missing = _missing_words(text, check, language, lambda term: term not in unheld)
+        missing = _missing_words(
+            text, check, language, lambda term: term not in unheld, digits
+        )
     score = _score(share, anywhere, len(conflicts) + lacks_fact)
     return AtomsJudged(check.verdict, score, [check], tuple(conflicts), missing)
 
@@ -602,7 +610,11 @@ class _Language:
 
 
 def _missing_words(
-    text: str, check: AtomCheck, language: _Language, held: Callable[[str], bool]
+    text: str,
+    check: AtomCheck,
+    language: _Language,
+    held: Callable[[str], bool],
+    digits: bool | None = None,
 ) -> list[tuple[int, int]]:
     """The spans of the atom's words whose items its evidence set lacks, as phrases
     (`_Phrases`): ASCII words by their terms (services.text.lexical.term_list), each
@@ -612,9 +624,12 @@ def _missing_words(
     its facts are missing: that is what the source does not back, and the atom's other
     words (its verb, the nouns a page words otherwise: `became an Armenian citizen` beside
     the day it lacks) are not marked beside it. A date is one fact (`_whole_dates`). The words of the atom's topic are not
-    missing (`_topic`; `held`: whether the source holds a term)."""
+    missing (`_topic`; `held`: whether the source holds a term; `digits`: whether the
+    atom has a digit, when the caller knows)."""
     span = check.span
-    lacking = check.lacking.difference(*(cover.items for cover in check.covers))
+    lacking = check.lacking
+    if check.covers:
+        lacking = lacking.difference(*(cover.items for cover in check.covers))
     if not lacking:
         return []
     if lacking & check.facts and check.verdict != "unsupported":
@@ -645,7 +660,9 @@ def _missing_words(
             if opening:
                 end = places[opening - 1][1]
                 found = [place for place in found if place[0] >= end]
-    return _whole_dates(text, span, found) if found and has_digit(span.claims) else found
+    if digits is None:
+        digits = has_digit(span.claims)
+    return _whole_dates(text, span, found) if found and digits else found
 
 
 def _topic(tokens: list[str], terms: list[str], held: Callable[[str], bool]) -> int:
