@@ -27,11 +27,10 @@ from services.citations.checks import (
     unchecked,
 )
 from services.text.extraction import Extracted
-from services.text.languages import NEGATIONS as OTHER_NEGATIONS
 from services.text.languages import reads_english
 from services.text.lexical import NO_NAMES, name_terms, span_tokens, terms_of, words
 from services.text.protected import positions
-from services.verification.claims import NEGATIONS, negates, numbers_of
+from services.verification.claims import NEGATING, negates, numbers_of
 
 MAX_PASSAGE_CHARS = 600
 # A chunk sentence ends after a run of terminal punctuation (then closing quotes and brackets)
@@ -46,9 +45,6 @@ MAX_COLUMN_TERMS = 255  # a sentence with more terms could overflow a column byt
 MAX_COLUMN_WINDOWS = (
     256  # larger sources keep only their masks (columns cost 8x the memory)
 )
-# Only a window holding one of these words can negate (services.verification.claims.negates
-# finds its negations among them): the windows of a chunk that holds none are not asked.
-_NEGATING = NEGATIONS | OTHER_NEGATIONS
 
 
 @dataclass(slots=True)
@@ -199,7 +195,7 @@ def source_index(chunks: Sequence[Chunk], names: frozenset[str] = NO_NAMES) -> S
         surface = list(chain.from_iterable(tokens))
         language = "en" if reads_english(surface) else None
         window_terms += map(terms_of, tokens, repeat(language))
-        if _NEGATING.isdisjoint(surface):
+        if NEGATING.isdisjoint(surface):  # (no window of the chunk can negate)
             negations += repeat(False, len(tokens))
         else:
             negations += map(negates, tokens)

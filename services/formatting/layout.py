@@ -19,7 +19,7 @@ from operator import itemgetter, le, lt
 from typing import TypeVar
 
 from schemas.formatted import FormattedSource
-from services.formatting.rows import Row
+from schemas.rows import Row
 
 CitationKey = tuple[int, int | None, bool, str | None]
 """All a rendering shows of a citation: its id, source index, validity and problem."""

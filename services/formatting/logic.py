@@ -3,7 +3,7 @@
 Everything upstream already validated is passed through as is (the same objects; the parts
 this stage only copies are taken with `passed_on`, so a record read lazily hands them on as
 the JSON they arrived as, and the lists it reads are read as that JSON too:
-services.formatting.rows); the envelope objects built here are made with
+schemas.rows); the envelope objects built here are made with
 `schemas.construct`, so nothing is validated a second time.
 """
 
@@ -35,7 +35,7 @@ from services.formatting.missing import markable, unsupported_words
 from services.formatting.render_html import render_html
 from services.formatting.render_markdown import render_markdown
 from services.formatting.render_plain import render_plain
-from services.formatting.rows import Row, members, rows
+from schemas.rows import Row, members, rows
 from services.text.languages import describe
 from services.formatting.sources import format_sources
 

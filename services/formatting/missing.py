@@ -18,7 +18,7 @@ from operator import eq, gt, itemgetter, le, lt
 from typing import Any
 
 from services.formatting.layout import cut
-from services.formatting.rows import Row, row
+from schemas.rows import Row, row
 
 MARK_OPEN = "{=="
 MARK_CLOSE = "==}"

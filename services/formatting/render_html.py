@@ -16,7 +16,7 @@ from services.formatting.allowlist import LINK_REL, end_tag, start_tag
 from services.formatting.escaping import escape_html, escape_html_many
 from services.formatting.layout import AnswerLayout, CitationKey, cut
 from services.formatting.missing import marked_cut
-from services.formatting.rows import Row, row
+from schemas.rows import Row, row
 from services.formatting.sources import reference_link
 
 # fields: answer id, direction, language

@@ -12,7 +12,7 @@ from schemas.construct import maker
 from schemas.formatted import FormattedSource
 from schemas.scoring import SourceScore
 from services.formatting.escaping import safe_url
-from services.formatting.rows import Row, row, rows
+from schemas.rows import Row, row, rows
 from services.text.languages import describe, source_sample
 from services.text.spacing import excerpt
 

@@ -14,7 +14,7 @@ from schemas.citations import AnswerCited
 from schemas.construct import maker
 from schemas.spans import Link, Locator
 from services.spans.locators import Locators, locator, text_quote
-from services.spans.rows import rows
+from schemas.rows import rows
 from services.spans.search import QuoteFinder
 from services.spans.sections import ChunkPlace, Piece, SectionIndex
 from services.text.spacing import excerpt

@@ -6,7 +6,7 @@ import re
 from bisect import bisect_right
 
 from schemas.citations import CitationExtraction
-from services.spans.rows import rows
+from schemas.rows import rows
 
 _SPACE_BEFORE_PUNCT = re.compile(r"\s+(?=[.,;:!?)\]])")
 _SPACES = re.compile(r"\s{2,}")

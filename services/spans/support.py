@@ -33,7 +33,7 @@ from schemas.spans import AnswerQuality, AnswerUnit, AnswerWord, Atom, SourceSpa
 from services.spans.atoms import Pending, with_atoms
 from services.spans.locators import Locators
 from services.spans.resolve import source_span
-from services.spans.rows import Row, row, rows
+from schemas.rows import Row, row, rows
 from services.spans.sections import Piece
 from services.spans.units import UnitContext
 from services.text.extraction import blank

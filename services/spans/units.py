@@ -33,7 +33,7 @@ from services.spans.closest import closest_match
 from services.spans.locators import Locators
 from services.spans.markers import MarkerStripper
 from services.spans.resolve import resolve_quote
-from services.spans.rows import Row, rows
+from schemas.rows import Row, rows
 from services.spans.search import QuoteFinder
 from services.spans.sections import Piece, same_offset, source_ref, utf16_offsets
 from services.text.scripts import UNSPACED_CHAR

@@ -116,6 +116,10 @@ def has_digit(text: str) -> bool:
     return _DIGIT.search(text) is not None
 
 
+# Every word `negates` can find a negation in: tokens that hold none negate nothing.
+NEGATING = NEGATIONS | OTHER_NEGATIONS
+
+
 def negates(tokens: list[str]) -> bool:
     """Whether the tokens hold a negation (another language's negations only where no
     English function word says the tokens are English: `non-verbal` negates nothing; `not

@@ -1,20 +1,43 @@
-"""The formatting stage's reading of the resolved event's lists as their JSON: the bytes a
-record with parts keeps parsed (the field written out again as those bytes), the defaults
-of the fields an older writer's objects lack, a validated record's models."""
+"""Reading an event's list fields as their JSON: a lazily rebuilt record's JSON objects, the
+bytes a record with parts keeps parsed (the field written out again as those bytes), the
+defaults of the fields an older writer's objects lack, a validated record's models."""
 
 from __future__ import annotations
 
 import orjson
 
+from schemas.citations import AnswerCited
 from schemas.envelope import Event, payload_json
+from schemas.rows import members, rows
 from schemas.spans import AnswerResolved
-from schemas.trusted import decode_written_here, encode_written, passed_on, trusted_parts
+from schemas.trusted import (
+    build,
+    decode_written_here,
+    encode_written,
+    passed_on,
+    trusted_parts,
+)
 from services.bench.toy import real_events
-from services.formatting.rows import members, rows
 
 
 def _resolved() -> AnswerResolved:
     return next(e for e in real_events() if isinstance(e, AnswerResolved))
+
+
+def _cited() -> AnswerCited:
+    return next(e for e in real_events() if isinstance(e, AnswerCited))
+
+
+def test_a_rebuilt_record_gives_its_json_objects_and_a_validated_one_its_models() -> None:
+    cited = _cited()
+    written = orjson.loads(payload_json(cited))
+    lazy = build(AnswerCited, orjson.loads(payload_json(cited)))
+    from_json = rows(lazy.extraction, "citations")
+    from_models = rows(AnswerCited.model_validate(written).extraction, "citations")
+    assert from_json == written["extraction"]["citations"]
+    assert all(type(r) is dict for r in from_json)
+    assert [dict(r, span=None) for r in from_json] == [
+        dict(r, span=None) for r in from_models]
 
 
 def _read_back(resolved: AnswerResolved) -> AnswerResolved:
