@@ -6,8 +6,8 @@
 # The virtualenv's interpreter: the distribution's CPython 3.11 (/usr/bin/python3.11, with
 # venv and its headers for the native build) when there is one, else `python3`. Distribution
 # builds (and the python:3.11 images deploy/ uses) are compiled with profile-guided and
-# link-time optimisation; a default source build (pyenv's, for one) runs the stages about
-# a fifth slower. `make PYTHON=...` picks another.
+# link-time optimisation; on a default source build (pyenv's, for one) the stages take
+# 20-35% more time per answer. `make PYTHON=...` picks another.
 SYSTEM_PYTHON := /usr/bin/python3.11
 PYTHON ?= $(if $(shell $(SYSTEM_PYTHON) -c 'import ensurepip, os, sysconfig; raise SystemExit(not os.path.exists(os.path.join(sysconfig.get_paths()["include"], "Python.h")))' 2>/dev/null && echo yes),$(SYSTEM_PYTHON),python3)
 VENV   ?= .venv
