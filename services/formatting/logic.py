@@ -21,6 +21,7 @@ from schemas.formatted import (
     FormattedSource,
     Renderings,
 )
+from schemas.rows import Row, members, rows
 from schemas.spans import AnswerResolved
 from schemas.trusted import passed_on
 from services.formatting.config import configured_marks
@@ -35,7 +36,6 @@ from services.formatting.missing import markable, unsupported_words
 from services.formatting.render_html import render_html
 from services.formatting.render_markdown import render_markdown
 from services.formatting.render_plain import render_plain
-from schemas.rows import Row, members, rows
 from services.text.languages import describe
 from services.formatting.sources import format_sources
 

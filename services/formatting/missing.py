@@ -17,8 +17,8 @@ from itertools import chain, repeat
 from operator import eq, gt, itemgetter, le, lt
 from typing import Any
 
-from services.formatting.layout import cut
 from schemas.rows import Row, row
+from services.formatting.layout import cut
 
 MARK_OPEN = "{=="
 MARK_CLOSE = "==}"

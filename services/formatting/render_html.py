@@ -12,11 +12,11 @@ from __future__ import annotations
 
 from typing import Any
 
+from schemas.rows import Row, row
 from services.formatting.allowlist import LINK_REL, end_tag, start_tag
 from services.formatting.escaping import escape_html, escape_html_many
 from services.formatting.layout import AnswerLayout, CitationKey, cut
 from services.formatting.missing import marked_cut
-from schemas.rows import Row, row
 from services.formatting.sources import reference_link
 
 # fields: answer id, direction, language

@@ -10,9 +10,9 @@ from schemas.answers import Source
 from schemas.citations import CitationExtraction
 from schemas.construct import maker
 from schemas.formatted import FormattedSource
+from schemas.rows import Row, row, rows
 from schemas.scoring import SourceScore
 from services.formatting.escaping import safe_url
-from schemas.rows import Row, row, rows
 from services.text.languages import describe, source_sample
 from services.text.spacing import excerpt
 

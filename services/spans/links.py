@@ -12,9 +12,9 @@ from __future__ import annotations
 from schemas.answers import Source
 from schemas.citations import AnswerCited
 from schemas.construct import maker
+from schemas.rows import rows
 from schemas.spans import Link, Locator
 from services.spans.locators import Locators, locator, text_quote
-from schemas.rows import rows
 from services.spans.search import QuoteFinder
 from services.spans.sections import ChunkPlace, Piece, SectionIndex
 from services.text.spacing import excerpt

@@ -29,11 +29,11 @@ from collections.abc import Callable, Mapping, Sequence
 from schemas.answers import Source
 from schemas.citations import CitationExtraction
 from schemas.construct import maker
+from schemas.rows import Row, row, rows
 from schemas.spans import AnswerQuality, AnswerUnit, AnswerWord, Atom, SourceSpan, Support
 from services.spans.atoms import Pending, with_atoms
 from services.spans.locators import Locators
 from services.spans.resolve import source_span
-from schemas.rows import Row, row, rows
 from services.spans.sections import Piece
 from services.spans.units import UnitContext
 from services.text.extraction import blank

@@ -28,12 +28,12 @@ from schemas.answers import AnswerSubmitted, AnswerUnitIn, Source
 from schemas.base import Problem
 from schemas.citations import CitationExtraction
 from schemas.construct import maker
+from schemas.rows import Row, rows
 from schemas.spans import AnswerUnit, ApproximateMatch, SourceSpan
 from services.spans.closest import closest_match
 from services.spans.locators import Locators
 from services.spans.markers import MarkerStripper
 from services.spans.resolve import resolve_quote
-from schemas.rows import Row, rows
 from services.spans.search import QuoteFinder
 from services.spans.sections import Piece, same_offset, source_ref, utf16_offsets
 from services.text.scripts import UNSPACED_CHAR

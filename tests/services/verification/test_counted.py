@@ -10,14 +10,14 @@ from typing import Any
 
 import pytest
 
+from schemas.rows import rows
+from schemas.spans import AnswerQuality, Support
 from services.bench.e2e import ANSWER_SHAPE
 from services.bench.verification import cited_event, expertqa_answers
 from services.bench.workload import bench_answer
 from services.spans.locators import Locators
-from schemas.rows import rows
 from services.spans.search import QuoteFinder
 from services.spans.sections import SectionIndex
-from schemas.spans import AnswerQuality, Support
 from services.spans.support import (
     SourcePieces,
     _claims,
