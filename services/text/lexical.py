@@ -304,7 +304,8 @@ def analyse(text: str) -> TextTerms:
     if cached is not None:
         return cached
     tokens = words(text)
-    language = "en" if languages.reads_english(tokens) else tokens_language(tokens)
+    plain = text.isascii()  # then so are its words (not joined to find out)
+    language = "en" if languages.reads_english(tokens, plain) else tokens_language(tokens)
     memo = _TERMS_IN.get(language) or _learn(frozenset(), language)
     counts = _counts(map(memo.get, tokens))
     if None in counts:  # words never seen before: learn them, count again
