@@ -12,6 +12,7 @@ from __future__ import annotations
 from bisect import bisect_right
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass, field
+from itertools import repeat
 
 from schemas.answers import AnswerSubmitted, CitationIn, Source
 from services.text.footnotes import check_definitions, footnote_definitions
@@ -58,9 +59,15 @@ class Extracted:
         if missing:
             sentences = self.sentences
             spans = [(sentences[i].start, sentences[i].end) for i in missing]
-            tokens = list(map(without_references, span_tokens(self.without_markers(), spans)))
+            # The markers blanked in the folded text (what `span_tokens` reads: the same
+            # words), which tells at once whether every word is ASCII.
+            folded = fold_punctuation(self.text)
+            plain = self._plain = folded.isascii()
+            blanked = self.without_markers() if folded is self.text else self._blank(folded)
+            tokens = list(map(without_references, span_tokens(blanked, spans)))
             self._tokens.update(zip(missing, tokens, strict=True))
-            known.update(zip(missing, map(terms_of, tokens), strict=True))
+            found = map(terms_of, tokens, repeat(None), repeat(plain))
+            known.update(zip(missing, found, strict=True))
         return known
 
     def remembered(self) -> tuple[dict[int, list[str]], dict[int, set[str]]]:
@@ -86,8 +93,12 @@ class Extracted:
     def without_markers(self) -> str:
         """The text with every citation marker blanked out (offsets unchanged)."""
         if self._blanked is None:
-            self._blanked = blank(self.text, [(c.start, c.end) for c in self.clusters])
+            self._blanked = self._blank(self.text)
         return self._blanked
+
+    def _blank(self, text: str) -> str:
+        """`text` (this one's, or of its length) with every citation marker blanked."""
+        return blank(text, [(c.start, c.end) for c in self.clusters])
 
     def folds_to_ascii(self) -> bool:
         """Whether the whole text is ASCII but for common separators
