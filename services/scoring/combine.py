@@ -53,18 +53,32 @@ class Plan:
         return round(min(1.0, max(0.0, score)), SCORE_DIGITS)
 
 
+# Plans by their parts and threshold (its exact bits: -0.0 is written apart from 0.0): a
+# process meets a handful, so each is made once, not once per answer (bounded all the same).
+_PLANS: dict[tuple[tuple[str, ...], str], Plan] = {}
+_MAX_PLANS = 64
+
+
 def plan(names: tuple[str, ...], threshold: float) -> Plan:
     """The plan for sources with the parts `names`, explained against `threshold`.
 
     The explanation reads "Source I ranks R of N with S = 0.40×retriever 0.75 + ...; cited
     2 times; eligible (min_citation_score T)."; building it from one template keeps the float
     formatting (the bulk of its cost) to a single %-operation per source."""
+    key = (names, threshold.hex())
+    found = _PLANS.get(key)
+    if found is not None:
+        return found
     weights = combine(dict.fromkeys(names, 0.0))[1]
     terms = " + ".join([f"{weights[name]:.2f}×{name} %.2f" for name in names])
     tail = f"(min_citation_score {threshold:g})".replace("%", "%%")
-    return Plan(
+    found = Plan(
         names,
         weights,
         tuple(weights.values()),
         f"Source %d ranks %d of %d with %.3f = {terms}; %s; %s {tail}.",
     )
+    if len(_PLANS) >= _MAX_PLANS:
+        _PLANS.clear()
+    _PLANS[key] = found
+    return found

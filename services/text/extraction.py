@@ -12,6 +12,7 @@ from __future__ import annotations
 from bisect import bisect_right
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass, field
+from itertools import repeat
 
 from schemas.answers import AnswerSubmitted, CitationIn, Source
 from services.text.footnotes import check_definitions, footnote_definitions
@@ -39,12 +40,13 @@ class Extracted:
     # (sentence index, source index) -> the page a pinpoint (`[1, p. 12]`) names there.
     pages: dict[tuple[int, int], int] = field(default_factory=dict)
     # Content terms and word tokens by sentence index, filled on demand by
-    # `sentence_terms`; the text with citation markers blanked, and whether it folds to
-    # ASCII (each made on first use).
+    # `sentence_terms`; the text with citation markers blanked, whether it folds to
+    # ASCII, and the folded text with the markers blanked (each made on first use).
     _terms: dict[int, set[str]] = field(default_factory=dict, init=False, repr=False)
     _tokens: dict[int, list[str]] = field(default_factory=dict, init=False, repr=False)
     _blanked: str | None = field(default=None, init=False, repr=False)
     _plain: bool | None = field(default=None, init=False, repr=False)
+    _words_in: str | None = field(default=None, init=False, repr=False)
 
     def sentence_terms(self, wanted: Collection[int]) -> dict[int, set[str]]:
         """The content terms of each sentence in `wanted` (indexes), citation markers left
@@ -58,9 +60,12 @@ class Extracted:
         if missing:
             sentences = self.sentences
             spans = [(sentences[i].start, sentences[i].end) for i in missing]
-            tokens = list(map(without_references, span_tokens(self.without_markers(), spans)))
+            text = self._words_text()
+            tokens = list(map(without_references, span_tokens(text, spans)))
             self._tokens.update(zip(missing, tokens, strict=True))
-            known.update(zip(missing, map(terms_of, tokens), strict=True))
+            # (the words of an ASCII text are ASCII)
+            found = map(terms_of, tokens, repeat(None), repeat(text.isascii()))
+            known.update(zip(missing, found, strict=True))
         return known
 
     def remembered(self) -> tuple[dict[int, list[str]], dict[int, set[str]]]:
@@ -86,8 +91,24 @@ class Extracted:
     def without_markers(self) -> str:
         """The text with every citation marker blanked out (offsets unchanged)."""
         if self._blanked is None:
-            self._blanked = blank(self.text, [(c.start, c.end) for c in self.clusters])
+            self._blanked = self._blank(self.text)
         return self._blanked
+
+    def _words_text(self) -> str:
+        """The text the sentences' words are read from: the markers blanked in the text
+        with its separators folded (`span_tokens` reads the same words in it, without
+        folding it again), which also tells whether the text folds to ASCII."""
+        if self._words_in is None:
+            folded = fold_punctuation(self.text)
+            self._plain = folded.isascii()
+            self._words_in = (
+                self.without_markers() if folded is self.text else self._blank(folded)
+            )
+        return self._words_in
+
+    def _blank(self, text: str) -> str:
+        """`text` (this one's, or of its length) with every citation marker blanked."""
+        return blank(text, [(c.start, c.end) for c in self.clusters])
 
     def folds_to_ascii(self) -> bool:
         """Whether the whole text is ASCII but for common separators

@@ -267,11 +267,12 @@ def _function_words(tokens: Collection[str]) -> set[str]:
     return _ANY_FUNCTION_WORD.intersection(tokens)
 
 
-def reads_english(tokens: Collection[str]) -> bool:
+def reads_english(tokens: Collection[str], ascii: bool = False) -> bool:
     """Whether word tokens are sure to read as English or undetermined, without detecting
     which (the two read with the same terms): plain ASCII words with fewer than two function
-    words of any candidate are one of them (`_by_function_words` needs two)."""
-    return len(_function_words(tokens)) < 2 and " ".join(tokens).isascii()
+    words of any candidate are one of them (`_by_function_words` needs two). `ascii`: the
+    caller knows the words are ASCII (they are not joined to find out)."""
+    return len(_function_words(tokens)) < 2 and (ascii or " ".join(tokens).isascii())
 
 
 def _by_function_words(tokens: Collection[str]) -> str:

@@ -232,11 +232,15 @@ def tokens_language(surface: Collection[str]) -> str:
     return languages.language_of(" ".join(surface), surface)
 
 
-def terms_of(surface: Collection[str], language: str | None = None) -> set[str]:
+def terms_of(
+    surface: Collection[str], language: str | None = None, ascii: bool = False
+) -> set[str]:
     """The content terms of some surface words in `language` (detected from the words when
-    None): stopwords and 1-character words dropped, words stemmed."""
+    None; `ascii`: the caller knows the words are ASCII): stopwords and 1-character words
+    dropped, words stemmed."""
     if language is None:
-        language = "en" if languages.reads_english(surface) else tokens_language(surface)
+        english = languages.reads_english(surface, ascii)
+        language = "en" if english else tokens_language(surface)
     memo = _TERMS_IN.get(language) or _learn(frozenset(), language)
     seen = set(map(memo.get, surface))
     if None in seen:
@@ -304,7 +308,8 @@ def analyse(text: str) -> TextTerms:
     if cached is not None:
         return cached
     tokens = words(text)
-    language = "en" if languages.reads_english(tokens) else tokens_language(tokens)
+    plain = text.isascii()  # then so are its words (not joined to find out)
+    language = "en" if languages.reads_english(tokens, plain) else tokens_language(tokens)
     memo = _TERMS_IN.get(language) or _learn(frozenset(), language)
     counts = _counts(map(memo.get, tokens))
     if None in counts:  # words never seen before: learn them, count again

@@ -125,4 +125,6 @@ def test_words_read_as_english_without_detection_only_where_detection_agrees(
 
     tokens = words(text)
     assert reads_english(tokens) is english
+    if text.isascii():  # a caller that knows the words are ASCII is told the same
+        assert reads_english(tokens, ascii=True) is english
     assert tokens_language(tokens) == detected

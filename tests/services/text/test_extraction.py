@@ -1,0 +1,30 @@
+"""The extraction's sentence words: read from the text with its separators folded and its
+markers blanked, the same as reading each sentence alone."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from schemas.answers import Source
+from services.text.extraction import extract
+from services.text.lexical import text_terms, words
+
+SOURCES = [Source(index=i, doc_id=f"d{i}", title="t") for i in (1, 2, 3)]
+
+
+@pytest.mark.parametrize("text", [
+    "Cats purr loudly [1]. Dogs bark at 2 cats [2][3]. Birds sing.",
+    "The study states that \u201cspan. Broker record\u201d [1]. Latency \u2014 stream [2].",
+    "Die Katze ist sehr gro\u00df und die Hunde sind klein [1]. Cats purr \u201cloudly\u201d [2].",
+    # few function words, not ASCII: detected (German), not read as English
+    "Gr\u00f6\u00dfere H\u00e4user \u00fcberall gebaut [1]. Cats \u201cpurr\u201d [2].",
+    "Le chat \u00abdort\u00bb sur le canap\u00e9 et la maison est calme [3]. Plain words here [1].",
+])
+def test_sentence_words_are_those_of_each_sentence_alone(text: str) -> None:
+    extracted = extract(text, SOURCES)
+    for sentence in extracted.sentences:  # asked one by one: each reads the same text
+        alone = re.sub(r"\[\d+\]", " ", sentence.text)
+        assert extracted.sentence_tokens(sentence.index) == words(alone)
+        assert extracted.sentence_terms([sentence.index])[sentence.index] == text_terms(alone)
