@@ -21,7 +21,7 @@ from services.text.extraction import Extracted
 from services.text.lexical import words
 from services.text.normalize import IGNORABLE, has_break_hyphen, same_words_in_nfkc
 from services.text.separators import fold_punctuation
-from services.verification.claims import has_digit, negates, numbers_of
+from services.verification.claims import NEGATING, has_digit, negates, numbers_of
 
 
 def reads_as_is(text: str) -> bool:
@@ -62,7 +62,8 @@ def sentence_check(extracted: Extracted, index: int) -> SentenceCheck | None:
         numbers = frozenset(filter(str.isdigit, tokens))  # (its `numbers_of`, in C)
     else:
         numbers = _NO_NUMBERS
-    return negates(tokens), numbers
+    # (no negation word: `negates` would read the tokens three times to say so)
+    return not NEGATING.isdisjoint(tokens) and negates(tokens), numbers
 
 
 _NO_NUMBERS: frozenset[str] = frozenset()

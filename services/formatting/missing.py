@@ -86,19 +86,18 @@ def markable(
 
 
 def marked_cut(
-    text: str, starts: list[int], ends: list[int], words: list[Word],
-    opening: str = MARK_OPEN, closing: str = MARK_CLOSE,
+    text: str, starts: list[int], ends: list[int], words: list[Word]
 ) -> list[str]:
     """The text before, between and after the ranges `[starts[k], ends[k])` (as
-    `layout.cut` gives them), each word wrapped in `opening` and `closing`; the words (from
-    `markable`) cross no range's edge. The text is marked in one pass, then cut where the
-    ranges moved to (each by the marks of the words ending before it)."""
+    `layout.cut` gives them), each word wrapped in `MARK_OPEN` and `MARK_CLOSE`; the words
+    (from `markable`) cross no range's edge. The text is marked in one pass, then cut where
+    the ranges moved to (each by the marks of the words ending before it)."""
     word_starts = [start for start, _ in words]
     word_ends = [end for _, end in words]
     marked = [""] * (2 * len(words) + 1)
     marked[0::2] = cut(text, word_starts, word_ends)
-    marked[1::2] = [opening + text[start:end] + closing for start, end in words]
-    width = len(opening) + len(closing)
+    marked[1::2] = [MARK_OPEN + text[start:end] + MARK_CLOSE for start, end in words]
+    width = len(MARK_OPEN) + len(MARK_CLOSE)
     return cut("".join(marked), _moved(starts, word_ends, width), _moved(ends, word_ends, width))
 
 

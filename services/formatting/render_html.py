@@ -16,7 +16,6 @@ from schemas.rows import Row, row
 from services.formatting.allowlist import LINK_REL, end_tag, start_tag
 from services.formatting.escaping import escape_html, escape_html_many
 from services.formatting.layout import AnswerLayout, CitationKey, cut
-from services.formatting.missing import marked_cut
 from services.formatting.sources import reference_link
 
 # fields: answer id, direction, language
@@ -92,10 +91,6 @@ _UNIT_END = end_tag("span")
 # An unsupported word of the answer (services.formatting.missing): a page styles it.
 _MISSING = start_tag("span", {"class": "cf-missing", "title": "Not in the cited source"})
 _MISSING_END = end_tag("span")
-# Private-use placeholders around an unsupported word in the raw text: escaping leaves them
-# as they are, and they become its tags in the escaped pieces.
-_OPEN = "\ue000"
-_CLOSE = "\ue001"
 
 _REFERENCES = start_tag("ol", {"class": "references"})
 _REFERENCES_END = end_tag("ol")
@@ -132,18 +127,13 @@ def render_html(layout: AnswerLayout) -> str:
         + [part for before, _, after in links for part in (before, after)]
     )
     titles = dict(zip(cited, escaped))
-    marks = _marks_words(layout)
     pieces, inserts = _split(
-        layout, _marker_chips(layout.markers.groups, titles, anchor), marks
+        layout,
+        _marker_chips(layout.markers.groups, titles, anchor),
+        layout.missing if "html" in layout.marked else [],
     )
     body: list[str] = [""] * (2 * len(inserts) + 1)
-    escaped_pieces = escape_html_many(pieces, _BR, clean=layout.clean)
-    if marks:
-        escaped_pieces = [
-            piece.replace(_OPEN, _MISSING).replace(_CLOSE, _MISSING_END)
-            for piece in escaped_pieces
-        ]
-    body[0::2] = escaped_pieces
+    body[0::2] = escape_html_many(pieces, _BR, clean=layout.clean)
     body[1::2] = inserts
     root = _ROOT % (escape_html(layout.answer_id), layout.direction, layout.language)
     markup = [root, _TEXT]
@@ -162,45 +152,37 @@ def render_html(layout: AnswerLayout) -> str:
 
 
 def _split(
-    layout: AnswerLayout, chips: list[str], marks: bool
+    layout: AnswerLayout, chips: list[str], words: list[tuple[int, int]]
 ) -> tuple[list[str], list[str]]:
-    """The answer text cut at every unit start and end and every marker: the raw text
-    pieces (one more than the inserts) and the markup inserted between them.
+    """The answer text cut at every unit start and end, every marker and every edge of an
+    unsupported word to mark (`words`, from `missing.markable`): the raw text pieces (one
+    more than the inserts) and the markup inserted between them.
 
-    A unit boundary never falls strictly inside a marker; at one position unit
-    boundaries come first (a unit ending there closes before a marker after it, a unit
-    starting there opens around the marker). An unsupported word (marked when `marks`,
-    `_marks_words`) lies inside a piece, wrapped in placeholders that become its tags once
-    the piece is escaped."""
-    text = layout.text
+    A unit boundary never falls strictly inside a marker, and no marker or unit boundary
+    strictly inside a word. At one position, a word ending there closes first, then unit
+    boundaries come (a unit ending there closes before a marker after it, a unit starting
+    there opens around the marker), then markers, and a word starting there opens last:
+    a stable sort of the positions keeps that order, and each unit's end before the next
+    one's start. A word's edges are cuts of no width, their inserts its tags (one cut pass
+    instead of marking the text and cutting it again)."""
     markers = layout.markers
     bounds = layout.units.bounds
-    # Every cut (unit boundaries first, then markers) in text order: a stable sort of
-    # their positions keeps unit boundaries before a marker at the same position, and
-    # each unit's end before the next one's start.
-    starts = bounds + markers.starts
-    order = sorted(range(len(starts)), key=starts.__getitem__)
-    resumes = bounds + markers.ends
     inserts = _unit_tags(layout.units.units) + chips
-    cut_starts = list(map(starts.__getitem__, order))
-    cut_ends = list(map(resumes.__getitem__, order))
-    if marks:
-        pieces = marked_cut(text, cut_starts, cut_ends, layout.missing, _OPEN, _CLOSE)
-    else:
-        pieces = cut(text, cut_starts, cut_ends)
-    return pieces, list(map(inserts.__getitem__, order))
-
-
-def _marks_words(layout: AnswerLayout) -> bool:
-    """Whether the answer's unsupported words are marked: asked for, there are some, and
-    the text holds neither placeholder itself (such a text is left unmarked, so that no
-    character of the answer can become markup)."""
-    return (
-        "html" in layout.marked
-        and bool(layout.missing)
-        and _OPEN not in layout.text
-        and _CLOSE not in layout.text
+    starts = bounds + markers.starts
+    resumes = bounds + markers.ends
+    if words:
+        word_starts = [start for start, _ in words]
+        word_ends = [end for _, end in words]
+        starts = word_ends + starts + word_starts
+        resumes = word_ends + resumes + word_starts
+        inserts = [_MISSING_END] * len(words) + inserts + [_MISSING] * len(words)
+    order = sorted(range(len(starts)), key=starts.__getitem__)
+    pieces = cut(
+        layout.text,
+        list(map(starts.__getitem__, order)),
+        list(map(resumes.__getitem__, order)),
     )
+    return pieces, list(map(inserts.__getitem__, order))
 
 
 def _unit_tags(units: list[Row]) -> list[str]:
