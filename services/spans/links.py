@@ -26,14 +26,13 @@ def _chunk_entry(
 ) -> tuple[Piece, ChunkPlace] | None:
     """The piece and place of a passage's chunk (of `source`, its `index.sources` entry):
     by position, checked against its id."""
-    source_index = source["index"]
-    entry = index.chunk_places.get((source_index, position))
+    entry = index.chunk_places.get((source["index"], position))
     if entry is not None and chunk_id in (None, entry[1].chunk_id):
         return entry
     if chunk_id is not None:
         for number, chunk in enumerate(source["chunks"]):
             if row(chunk)["chunk_id"] == chunk_id:
-                return index.chunk_places.get((source_index, number))
+                return index.chunk_places.get((source["index"], number))
     return None
 
 

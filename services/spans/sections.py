@@ -16,7 +16,7 @@ objects of a record read back without validation, or a validated answer's models
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -28,20 +28,28 @@ from schemas.rows import Row
 from services.text.offsets import Utf16Index
 
 
+def filled_rows(cls: type[BaseModel], values: list[Any]) -> list[Row]:
+    """The field values of each of `values`: `cls` models (of a validated record), or their
+    JSON objects (of a record read back), each given in place the defaults of the fields it
+    lacks (written by an older minor version), as a model rebuilt from it would be."""
+    if not values or type(values[0]) is not dict:
+        return list(map(vars, values))
+    size = len(fields_set(cls))
+    if min(map(len, values)) < size:
+        for fields in values:
+            if len(fields) < size:
+                fill_defaults(cls, fields)
+    return values
+
+
 def filled(cls: type[BaseModel], value: Any) -> Row:
-    """The field values of `value`, a `cls` model or its JSON object; a JSON object that
-    lacks fields (written by an older minor version) is given their defaults in place, as a
-    model rebuilt from it would be."""
-    if type(value) is not dict:
-        return value.__dict__
-    if len(value) < len(fields_set(cls)):
-        fill_defaults(cls, value)
-    return value
+    """The field values of `value`, a `cls` model or its JSON object (see `filled_rows`)."""
+    return filled_rows(cls, [value])[0]
 
 
-def source_rows(sources: Sequence[Any]) -> list[Row]:
+def source_rows(sources: list[Any]) -> list[Row]:
     """The field values of each source (`Source` models or their JSON objects)."""
-    return [filled(Source, source) for source in sources]
+    return filled_rows(Source, sources)
 
 
 def same_offset(offset: int) -> int:
@@ -158,8 +166,7 @@ def build_pieces(source: Row) -> list[Piece]:
     groups: dict[str, list[tuple[int, int, Row]]] = {}
     pieces: list[Piece] = []
     index = source["index"]
-    for position, member in enumerate(source["chunks"]):
-        chunk = filled(Chunk, member)
+    for position, chunk in enumerate(filled_rows(Chunk, source["chunks"])):
         text = chunk["text"]
         if not text:
             continue
@@ -191,7 +198,7 @@ class SectionIndex:
     sources: list[Row]
 
     @classmethod
-    def from_sources(cls, sources: Sequence[Any]) -> SectionIndex:
+    def from_sources(cls, sources: list[Any]) -> SectionIndex:
         """Build the pieces of all sources (`Source` models or their JSON objects), in
         source order."""
         found = source_rows(sources)

@@ -39,6 +39,7 @@ from services.spans.search import QuoteFinder
 from services.spans.sections import (
     Piece,
     filled,
+    filled_rows,
     same_offset,
     source_ref,
     source_rows,
@@ -174,11 +175,10 @@ def _find_unit(text: str, unit_text: str, cursor: int) -> int:
 
 
 def _upstream_unit(
-    ctx: UnitContext, unit: Any, cursor: int
+    ctx: UnitContext, fields: Row, cursor: int
 ) -> tuple[AnswerUnit, int]:
-    """Resolve one upstream unit (an `AnswerUnitIn` or its JSON object); returns it and the
-    answer position after it."""
-    fields = filled(AnswerUnitIn, unit)
+    """Resolve one upstream unit (its field values); returns it and the answer position
+    after it."""
     unit_id, unit_text, indexes = fields["id"], fields["text"], fields["source_indexes"]
     start = _find_unit(ctx.text, unit_text, cursor)
     if start != -1:
@@ -244,7 +244,7 @@ def upstream_units(ctx: UnitContext, units: list[Any]) -> list[AnswerUnit]:
     located in the answer after the previous)."""
     resolved: list[AnswerUnit] = []
     cursor = 0
-    for unit in units:
+    for unit in filled_rows(AnswerUnitIn, units):
         answer_unit, cursor = _upstream_unit(ctx, unit, cursor)
         resolved.append(answer_unit)
     return resolved
