@@ -9,10 +9,9 @@ has no locator.
 
 from __future__ import annotations
 
-from schemas.answers import Source
 from schemas.citations import AnswerCited
 from schemas.construct import maker
-from schemas.rows import rows
+from schemas.rows import Row, row, rows
 from schemas.spans import Link, Locator
 from services.spans.locators import Locators, locator, text_quote
 from services.spans.search import QuoteFinder
@@ -23,16 +22,17 @@ _link = maker(Link)
 
 
 def _chunk_entry(
-    index: SectionIndex, source: Source, position: int, chunk_id: str | None
+    index: SectionIndex, source: Row, position: int, chunk_id: str | None
 ) -> tuple[Piece, ChunkPlace] | None:
-    """The piece and place of a passage's chunk: by position, checked against its id."""
-    entry = index.chunk_places.get((source.index, position))
+    """The piece and place of a passage's chunk (of `source`, its `index.sources` entry):
+    by position, checked against its id."""
+    entry = index.chunk_places.get((source["index"], position))
     if entry is not None and chunk_id in (None, entry[1].chunk_id):
         return entry
     if chunk_id is not None:
-        for number, chunk in enumerate(source.chunks):
-            if chunk.chunk_id == chunk_id:
-                return index.chunk_places.get((source.index, number))
+        for number, chunk in enumerate(source["chunks"]):
+            if row(chunk)["chunk_id"] == chunk_id:
+                return index.chunk_places.get((source["index"], number))
     return None
 
 
@@ -40,13 +40,13 @@ def passage_locator(
     index: SectionIndex,
     finder: QuoteFinder,
     locators: Locators,
-    source: Source,
+    source: Row,
     chunk_position: int,
     chunk_id: str | None,
     passage: str,
 ) -> Locator | None:
-    """Where a passage of the chunk at `chunk_position` (named `chunk_id`) of `source` is, as
-    a locator (see the module docstring)."""
+    """Where a passage of the chunk at `chunk_position` (named `chunk_id`) of `source` (its
+    `index.sources` entry) is, as a locator (see the module docstring)."""
     entry = _chunk_entry(index, source, chunk_position, chunk_id)
     if entry is None:
         return None
@@ -56,8 +56,9 @@ def passage_locator(
     if found != -1:
         start = place.start + found
         return locators.at(piece, place, start, start + len(text))
-    for piece_hit, start, end in finder.find(text, (source.index,)):
-        if piece_hit.source_index == source.index:
+    number = source["index"]
+    for piece_hit, start, end in finder.find(text, (number,)):
+        if piece_hit.source_index == number:
             return locators.at(piece_hit, piece_hit.place_at(start), start, end)
     return locator(piece, place, text_quote(text))
 
@@ -68,8 +69,8 @@ def build_links(
     """One link per supporting passage, in the extraction's order (a passage cited
     several times is located once)."""
     sources = {
-        source.index: (source, source.doc_id, source.title)
-        for source in cited.answer.sources
+        source["index"]: (source, source["doc_id"], source["title"])
+        for source in index.sources
     }
     # (a score as its model holds it: a JSON integer read as a float)
     scores = {fields["index"]: float(fields["score"]) for fields in rows(cited, "scores")}

@@ -40,12 +40,12 @@ def _container(
     container = place.container
     if container is None:
         chunk, source = place.chunk, piece.source
-        if chunk.href:
-            container = ("epub_text", chunk.href, None, None, None)
-        elif chunk.page is not None:
-            container = ("pdf_text", None, chunk.page, None, None)
-        elif source.kind == "web" and source.url:
-            container = ("web", None, None, None, source.url)
+        if chunk["href"]:
+            container = ("epub_text", chunk["href"], None, None, None)
+        elif chunk["page"] is not None:
+            container = ("pdf_text", None, chunk["page"], None, None)
+        elif source["kind"] == "web" and source["url"]:
+            container = ("web", None, None, None, source["url"])
         else:
             container = ("text", None, None, piece.section_id, None)
         place.container = container

@@ -5,6 +5,7 @@ from __future__ import annotations
 from schemas.base import Problem
 from schemas.citations import AnswerCited
 from schemas.construct import construct
+from schemas.rows import row
 from schemas.spans import AnswerResolved, SpanResolution
 from schemas.trusted import passed_on
 from services.spans.links import build_links
@@ -23,18 +24,16 @@ def resolve_answer(cited: AnswerCited, judge: Judge | None = None) -> AnswerReso
 
     Units come from `answer_units` when upstream sent any, else from the sentences.
     """
-    answer = cited.answer
-    index = SectionIndex.from_sources(answer.sources)
+    # The answer is read as its field values (a record read back holds its JSON: rebuilding
+    # it as models costs more than the stage reads) and written out again as it came.
+    answer = passed_on(cited, "answer")
+    index = SectionIndex.from_sources(row(answer)["sources"])
     finder = QuoteFinder(index.pieces)
     locators = Locators()
     problems: list[Problem] = []
-    ctx = UnitContext(
-        answer, cited.extraction, finder, index.pieces, locators, problems
-    )
+    ctx = UnitContext(answer, cited.extraction, finder, index.pieces, locators, problems)
     units = (
-        upstream_units(ctx, answer.answer_units)
-        if answer.answer_units
-        else sentence_units(ctx)
+        upstream_units(ctx, ctx.answer_units) if ctx.answer_units else sentence_units(ctx)
     )
     links = build_links(cited, index, finder, locators)
     support, quality = citation_support(

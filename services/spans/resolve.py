@@ -21,7 +21,7 @@ def source_span(piece: Piece, start: int, end: int, locators: Locators) -> Sourc
     start_utf16, end_utf16 = piece.utf16_span(start, end)
     return _span(
         {
-            "doc_id": piece.source.doc_id,
+            "doc_id": piece.source["doc_id"],
             "section_id": piece.section_id,
             "source_index": piece.source_index,
             "chunk_id": place.chunk_id,

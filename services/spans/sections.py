@@ -9,6 +9,9 @@ Section ids: the chunk's `section_id`; else its `href` (EPUB) or `page-N` (PDF);
 source's position-bearing chunks without any of these, the source reference (`source_ref`).
 A chunk without `start_char` is its own section: its id is its `chunk_id`, else the generated
 `source-<index>-chunk-<position>`, and offsets are within the chunk.
+
+The sources and their chunks are read as their field tables (`source_rows`): the JSON
+objects of a record read back without validation, or a validated answer's models.
 """
 
 from __future__ import annotations
@@ -17,8 +20,36 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from pydantic import BaseModel
+
 from schemas.answers import Chunk, Source
+from schemas.construct import fields_set, fill_defaults
+from schemas.rows import Row
 from services.text.offsets import Utf16Index
+
+
+def filled_rows(cls: type[BaseModel], values: list[Any]) -> list[Row]:
+    """The field values of each of `values`: `cls` models (of a validated record), or their
+    JSON objects (of a record read back), each given in place the defaults of the fields it
+    lacks (written by an older minor version), as a model rebuilt from it would be."""
+    if not values or type(values[0]) is not dict:
+        return list(map(vars, values))
+    size = len(fields_set(cls))
+    if min(map(len, values)) < size:
+        for fields in values:
+            if len(fields) < size:
+                fill_defaults(cls, fields)
+    return values
+
+
+def filled(cls: type[BaseModel], value: Any) -> Row:
+    """The field values of `value`, a `cls` model or its JSON object (see `filled_rows`)."""
+    return filled_rows(cls, [value])[0]
+
+
+def source_rows(sources: list[Any]) -> list[Row]:
+    """The field values of each source (`Source` models or their JSON objects)."""
+    return filled_rows(Source, sources)
 
 
 def same_offset(offset: int) -> int:
@@ -34,18 +65,17 @@ def utf16_offsets(text: str) -> Callable[[int], int]:
     return Utf16Index(text)
 
 
-def source_ref(source: Source) -> str:
-    """How a source is named in `supporting_sources`: `source_id`, else `doc_id`, else its
-    index as a string."""
-    return source.source_id or source.doc_id or str(source.index)
+def source_ref(source: Row) -> str:
+    """How a source (its `source_rows` entry) is named in `supporting_sources`: `source_id`,
+    else `doc_id`, else its index as a string."""
+    return source["source_id"] or source["doc_id"] or str(source["index"])
 
 
 @dataclass(slots=True)
 class ChunkPlace:
-    """Where one chunk lies inside its piece (with the chunk's id and text, read once:
-    attribute reads on event models are slow)."""
+    """Where one chunk (its field values) lies inside its piece, with its id and text."""
 
-    chunk: Chunk
+    chunk: Row
     position: int
     start: int
     end: int
@@ -59,9 +89,10 @@ class ChunkPlace:
 
 @dataclass(slots=True)
 class Piece:
-    """Contiguous known text of one section: one chunk or several joined ones."""
+    """Contiguous known text of one section (of `source`, its `source_rows` entry): one
+    chunk or several joined ones."""
 
-    source: Source
+    source: Row
     source_index: int
     section_id: str
     section_start: int
@@ -93,67 +124,59 @@ class Piece:
         return convert(start), convert(end)
 
 
-def _section_key(source: Source, chunk: Chunk) -> str:
-    if chunk.section_id:
-        return chunk.section_id
-    if chunk.href:
-        return chunk.href
-    if chunk.page is not None:
-        return f"page-{chunk.page}"
+def _section_key(source: Row, chunk: Row) -> str:
+    if chunk["href"]:
+        return chunk["href"]
+    if chunk["page"] is not None:
+        return f"page-{chunk['page']}"
     return source_ref(source)
 
 
-def _place(
-    chunk: Chunk, fields: dict[str, Any], position: int, start: int
-) -> ChunkPlace:
-    text = fields["text"]
-    return ChunkPlace(
-        chunk, position, start, start + len(text), fields["chunk_id"], text
-    )
+def _place(chunk: Row, position: int, start: int) -> ChunkPlace:
+    text = chunk["text"]
+    return ChunkPlace(chunk, position, start, start + len(text), chunk["chunk_id"], text)
 
 
-def _join(
-    source: Source, section_id: str, group: list[tuple[int, int, Chunk]]
-) -> list[Piece]:
+def _join(source: Row, section_id: str, group: list[tuple[int, int, Row]]) -> list[Piece]:
     """Join chunks of one section, as `(start_char, position, chunk)` sorted by start, into
     pieces."""
     pieces: list[Piece] = []
     current: Piece | None = None
+    index = source["index"]
     for start, position, chunk in group:
-        fields = chunk.__dict__
         if current is not None:
-            text = fields["text"]
+            text = chunk["text"]
             end = current.section_start + len(current.text)
             local = start - current.section_start
             overlap = current.text[local:]
             if start <= end and (text.startswith(overlap) or overlap.startswith(text)):
                 if len(text) > len(overlap):
                     current.text += text[len(overlap) :]
-                current.places.append(_place(chunk, fields, position, local))
+                current.places.append(_place(chunk, position, local))
                 continue
-        place = _place(chunk, fields, position, 0)
-        current = Piece(source, source.index, section_id, start, place.text, [place])
+        place = _place(chunk, position, 0)
+        current = Piece(source, index, section_id, start, place.text, [place])
         pieces.append(current)
     return pieces
 
 
-def build_pieces(source: Source) -> list[Piece]:
-    """The pieces of one source, sections in order of first appearance."""
-    groups: dict[str, list[tuple[int, int, Chunk]]] = {}
+def build_pieces(source: Row) -> list[Piece]:
+    """The pieces of one source (its `source_rows` entry), sections in order of first
+    appearance."""
+    groups: dict[str, list[tuple[int, int, Row]]] = {}
     pieces: list[Piece] = []
-    for position, chunk in enumerate(source.chunks):
-        # The fields of the model, read at once (its attribute reads are slow).
-        fields = chunk.__dict__
-        text = fields["text"]
+    index = source["index"]
+    for position, chunk in enumerate(filled_rows(Chunk, source["chunks"])):
+        text = chunk["text"]
         if not text:
             continue
-        start = fields["start_char"]
+        start = chunk["start_char"]
         if start is None:
-            place = _place(chunk, fields, position, 0)
-            section_id = place.chunk_id or f"source-{source.index}-chunk-{position}"
-            pieces.append(Piece(source, source.index, section_id, 0, text, [place]))
+            place = _place(chunk, position, 0)
+            section_id = place.chunk_id or f"source-{index}-chunk-{position}"
+            pieces.append(Piece(source, index, section_id, 0, text, [place]))
         else:
-            key = fields["section_id"] or _section_key(source, chunk)
+            key = chunk["section_id"] or _section_key(source, chunk)
             groups.setdefault(key, []).append((start, position, chunk))
     for section_id, group in groups.items():
         group.sort(key=_start_char)
@@ -161,24 +184,28 @@ def build_pieces(source: Source) -> list[Piece]:
     return pieces
 
 
-def _start_char(item: tuple[int, int, Chunk]) -> int:
+def _start_char(item: tuple[int, int, Row]) -> int:
     return item[0]
 
 
 @dataclass(slots=True)
 class SectionIndex:
-    """Every piece of every source of one answer, and where each chunk landed."""
+    """Every piece of every source of one answer, where each chunk landed, and the sources'
+    field values (`source_rows`)."""
 
     pieces: list[Piece]
     chunk_places: dict[tuple[int, int], tuple[Piece, ChunkPlace]]
+    sources: list[Row]
 
     @classmethod
-    def from_sources(cls, sources: list[Source]) -> SectionIndex:
-        """Build the pieces of all sources, in source order."""
-        pieces = [piece for source in sources for piece in build_pieces(source)]
+    def from_sources(cls, sources: list[Any]) -> SectionIndex:
+        """Build the pieces of all sources (`Source` models or their JSON objects), in
+        source order."""
+        found = source_rows(sources)
+        pieces = [piece for source in found for piece in build_pieces(source)]
         places = {
             (piece.source_index, place.position): (piece, place)
             for piece in pieces
             for place in piece.places
         }
-        return cls(pieces, places)
+        return cls(pieces, places, found)

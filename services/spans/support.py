@@ -26,7 +26,6 @@ from __future__ import annotations
 from bisect import bisect_right
 from collections.abc import Callable, Mapping, Sequence
 
-from schemas.answers import Source
 from schemas.citations import CitationExtraction
 from schemas.construct import maker
 from schemas.rows import Row, row, rows
@@ -73,8 +72,9 @@ class SourcePieces:
 
     __slots__ = ("_languages", "_pieces", "_sources", "_views")
 
-    def __init__(self, pieces: Sequence[Piece], sources: Sequence[Source] = ()) -> None:
-        self._sources = {source.index: source for source in sources}  # (for their names)
+    def __init__(self, pieces: Sequence[Piece], sources: Sequence[Row] = ()) -> None:
+        # (`sources`: their field values, `source_rows`, for their names)
+        self._sources = {source["index"]: source for source in sources}
         self._pieces: dict[int, list[Piece]] = {}
         for piece in pieces:
             self._pieces.setdefault(piece.source_index, []).append(piece)
@@ -93,7 +93,7 @@ class SourcePieces:
     def names(self, index: int) -> frozenset[str]:
         """The content terms of source `index`'s name (title and authors)."""
         source = self._sources.get(index)
-        return name_terms(source.title, source.authors) if source else NO_NAMES
+        return name_terms(source["title"], source["authors"]) if source else NO_NAMES
 
     def language(self, index: int) -> str:
         """The language of source `index` (read from its pieces, without a view; once)."""
@@ -469,7 +469,7 @@ def citation_support(
     citations, passages = rows(extraction, "citations"), rows(extraction, "passages")
     text = blanked(ctx.text, extraction)
     bounds = sentence_bounds(rows(extraction, "sentences"))
-    by_source = SourcePieces(pieces, ctx.answer.sources)
+    by_source = SourcePieces(pieces, ctx.sources)
     verbatim_spans = _verbatim(units, bounds, text, by_source.names)
     verbatim: dict[int, frozenset[int]] = {}
     for sentence_index, source in verbatim_spans:
@@ -485,7 +485,7 @@ def citation_support(
     result = verify(
         claims,
         sentences,
-        [source.index for source in ctx.answer.sources],
+        [source["index"] for source in ctx.sources],
         by_source.view,
         verbatim,
         judge,

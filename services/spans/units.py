@@ -23,8 +23,9 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import Any
 
-from schemas.answers import AnswerSubmitted, AnswerUnitIn, Source
+from schemas.answers import AnswerSubmitted, AnswerUnitIn
 from schemas.base import Problem
 from schemas.citations import CitationExtraction
 from schemas.construct import maker
@@ -35,7 +36,15 @@ from services.spans.locators import Locators
 from services.spans.markers import MarkerStripper
 from services.spans.resolve import resolve_quote
 from services.spans.search import QuoteFinder
-from services.spans.sections import Piece, same_offset, source_ref, utf16_offsets
+from services.spans.sections import (
+    Piece,
+    filled,
+    filled_rows,
+    same_offset,
+    source_ref,
+    source_rows,
+    utf16_offsets,
+)
 from services.text.scripts import UNSPACED_CHAR
 
 MIN_WORDS = 3
@@ -57,25 +66,31 @@ _NEAR = 2048
 
 @dataclass(slots=True)
 class UnitContext:
-    """What unit resolution needs about one answer."""
+    """What unit resolution needs about one answer (`answer`: an `AnswerSubmitted` or its
+    JSON object; its sources and units are read as their field values)."""
 
-    answer: AnswerSubmitted
+    answer: Any
     extraction: CitationExtraction
     finder: QuoteFinder
     pieces: list[Piece]
     locators: Locators
     problems: list[Problem]
     text: str = field(init=False)
+    sources: list[Row] = field(init=False)
+    answer_units: list[Any] | None = field(init=False)
     _utf16: Callable[[int], int] = field(init=False, repr=False)
     _markers: MarkerStripper | None = field(init=False, repr=False)
-    _sources: dict[int, Source] = field(init=False, repr=False)
+    _sources: dict[int, Row] = field(init=False, repr=False)
     _refs: dict[tuple[int, ...], list[str]] = field(init=False, repr=False)
 
     def __post_init__(self) -> None:
-        self.text = self.answer.text
+        fields = filled(AnswerSubmitted, self.answer)
+        self.text = fields["text"]
+        self.sources = source_rows(fields["sources"])
+        self.answer_units = fields["answer_units"]
         self._utf16 = utf16_offsets(self.text)
         self._markers = None
-        self._sources = {s.index: s for s in self.answer.sources}
+        self._sources = {source["index"]: source for source in self.sources}
         self._refs = {}
 
     def refs(self, indexes: list[int]) -> list[str]:
@@ -160,11 +175,10 @@ def _find_unit(text: str, unit_text: str, cursor: int) -> int:
 
 
 def _upstream_unit(
-    ctx: UnitContext, unit: AnswerUnitIn, cursor: int
+    ctx: UnitContext, fields: Row, cursor: int
 ) -> tuple[AnswerUnit, int]:
-    """Resolve one upstream unit; returns it and the answer position after it."""
-    # The unit's fields, read at once (attribute reads on event models are slow).
-    fields = unit.__dict__
+    """Resolve one upstream unit (its field values); returns it and the answer position
+    after it."""
     unit_id, unit_text, indexes = fields["id"], fields["text"], fields["source_indexes"]
     start = _find_unit(ctx.text, unit_text, cursor)
     if start != -1:
@@ -225,11 +239,12 @@ def _upstream_unit(
     return downgraded, after
 
 
-def upstream_units(ctx: UnitContext, units: list[AnswerUnitIn]) -> list[AnswerUnit]:
-    """Resolve upstream units in order (each located in the answer after the previous)."""
+def upstream_units(ctx: UnitContext, units: list[Any]) -> list[AnswerUnit]:
+    """Resolve upstream units (`AnswerUnitIn` models or their JSON objects) in order (each
+    located in the answer after the previous)."""
     resolved: list[AnswerUnit] = []
     cursor = 0
-    for unit in units:
+    for unit in filled_rows(AnswerUnitIn, units):
         answer_unit, cursor = _upstream_unit(ctx, unit, cursor)
         resolved.append(answer_unit)
     return resolved

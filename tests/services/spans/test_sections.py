@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
+import orjson
+
 from schemas.answers import Source
-from services.spans.sections import build_pieces, source_ref
+from schemas.rows import Row
+from services.spans.sections import SectionIndex, build_pieces, source_ref, source_rows
 
 
-def _source(*chunks: dict, **fields) -> Source:
-    return Source.model_validate({"index": 3, "chunks": list(chunks), **fields})
+def _source(*chunks: dict, **fields) -> Row:
+    """The field values of a validated source."""
+    return source_rows([Source.model_validate({"index": 3, "chunks": list(chunks), **fields})])[0]
 
 
 def test_touching_chunks_are_joined() -> None:
@@ -20,8 +24,8 @@ def test_touching_chunks_are_joined() -> None:
     assert [(p.section_id, p.section_start, p.text) for p in pieces] == [
         ("s", 0, "hello world.")
     ]
-    assert [place.chunk.chunk_id for place in pieces[0].places] == ["a", "b"]
-    assert pieces[0].place_at(7).chunk.chunk_id == "b"
+    assert [place.chunk["chunk_id"] for place in pieces[0].places] == ["a", "b"]
+    assert pieces[0].place_at(7).chunk_id == "b"
 
 
 def test_overlapping_chunks_are_joined_once() -> None:
@@ -113,3 +117,35 @@ def test_utf16_offsets_only_with_a_known_prefix() -> None:
 
 def test_empty_chunks_are_skipped() -> None:
     assert build_pieces(_source({"text": "", "section_id": "s", "start_char": 0})) == []
+
+
+def _layout(index: SectionIndex) -> list[tuple[int, str, int, str, list[tuple[int, str | None]]]]:
+    return [
+        (p.source_index, p.section_id, p.section_start, p.text,
+         [(place.position, place.chunk_id) for place in p.places])
+        for p in index.pieces
+    ]
+
+
+def test_sources_as_json_give_the_pieces_of_their_models() -> None:
+    sources = [
+        {"index": 1, "doc_id": "d", "chunks": [
+            {"chunk_id": "a", "text": "hello ", "section_id": "s", "start_char": 0},
+            {"chunk_id": "b", "text": "world.", "section_id": "s", "start_char": 6}]},
+        {"index": 2, "kind": "web", "url": "https://example.org", "chunks": [{"text": "page"}]},
+    ]
+    models = [Source.model_validate(source) for source in sources]
+    written = orjson.loads(orjson.dumps([model.model_dump() for model in models]))
+    from_json, from_models = SectionIndex.from_sources(written), SectionIndex.from_sources(models)
+    assert _layout(from_json) == _layout(from_models)
+    assert from_json.sources == [model.model_dump() for model in models]
+
+
+def test_json_of_an_older_writer_gets_the_defaults_of_the_fields_it_lacks() -> None:
+    source = Source.model_validate(
+        {"index": 4, "chunks": [{"text": "abc", "page": 2, "start_char": 0}]}
+    ).model_dump()
+    del source["authors"], source["chunks"][0]["href"], source["chunks"][0]["section_id"]
+    index = SectionIndex.from_sources([source])
+    assert index.sources[0]["authors"] == []
+    assert [p.section_id for p in index.pieces] == ["page-2"]

@@ -96,7 +96,7 @@ def _both(data: dict[str, Any]) -> tuple[Verification, Verification, int]:
         cited.extraction, rows(cited.extraction, "citations"), text, bounds
     )
     verbatim: dict[int, frozenset[int]] = {}
-    names = SourcePieces(index.pieces, answer.sources).names
+    names = SourcePieces(index.pieces, index.sources).names
     for sentence, source in _verbatim(units, bounds, text, names):
         verbatim[sentence] = verbatim.get(sentence, frozenset()) | {source}
     passages = _passages(passages_of, passage_pairs(passages_of), claims, sentences)
@@ -104,7 +104,7 @@ def _both(data: dict[str, Any]) -> tuple[Verification, Verification, int]:
     counted = sum(p.terms is not None for p in passages.values())
     sources = [source.index for source in answer.sources]
     results = [
-        verify(claims, sentences, sources, SourcePieces(index.pieces, answer.sources).view, verbatim,
+        verify(claims, sentences, sources, SourcePieces(index.pieces, index.sources).view, verbatim,
                LEXICAL, given, uncited)
         for given in (passages, read)
     ]
