@@ -571,9 +571,10 @@ def split_sentences(
         if text[rs] in _LINE_BREAKS:
             end = rs + 2 if text.startswith("\r\n", rs) else rs + 1
             _line_break(scan, rs, end, wrapped)
-        elif text[rs] == "." and _plain_full_stop(scan, rs):
+        elif text[rs] == "." and (plain := _plain_full_stop(scan, rs)) is not False:
             end = rs + 1
-            scan.cut(end)
+            if plain:  # (None: protected)
+                scan.cut(end)
         elif text[rs] in _STOPS:
             end = _CJK_RUN.match(text, rs).end()  # type: ignore[union-attr]  # at a stop
             _cjk_run(scan, rs, end)
@@ -597,10 +598,12 @@ def _armenian_mark(text: str, start: int) -> bool:
     return text[start] == "`" and start > 0 and "\u0531" <= text[start - 1] <= "\u058f"
 
 
-def _plain_full_stop(scan: _Scan, rs: int) -> bool:
+def _plain_full_stop(scan: _Scan, rs: int) -> bool | None:
     """Fast path for the common boundary, decided as `_run` would: one period after an
     ordinary word or a citation marker, then a space and a capital (`word. Next`,
-    `[1]. Next`), outside quotations and brackets."""
+    `[1]. Next`), outside quotations and brackets (True: a cut), or inside them (None: no
+    cut; the period is a whole run, which `_run` would find protected); False when `_run`
+    decides."""
     text = scan.text
     if text[rs + 1 : rs + 2] != " " or not text[rs + 2 : rs + 3].isupper():
         return False
@@ -614,7 +617,7 @@ def _plain_full_stop(scan: _Scan, rs: int) -> bool:
         token = text[text.rfind(" ", low, rs) + 1 or low : rs]
         if len(token) < 2 or not token.isalpha() or token.lower() in _ANY_ABBREVIATION:
             return False
-    return not scan.is_protected(rs, rs + 1)
+    return None if scan.is_protected(rs, rs + 1) else True
 
 
 def _trim(text: str, spans: list[tuple[int, int]]) -> list[tuple[int, int]]:
