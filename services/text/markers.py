@@ -207,11 +207,12 @@ class _Resolver:
 
 
 def find_markers(
-    text: str, sources: Sequence[Source], code: list[tuple[int, int]]
+    text: str, sources: Sequence[Source], code: list[tuple[int, int]], *, plain: bool = False
 ) -> tuple[list[CitationHit], list[ClusterHit], list[ProblemHit]]:
-    """Every citation in `text` (outside `code` regions), its clusters and its problems."""
+    """Every citation in `text` (outside `code` regions), its clusters and its problems;
+    `plain`: the text is known to fold to ASCII (`has_rare_start`)."""
     # The rarer styles are scanned for only when a character of theirs is there.
-    rare = has_rare_start(text)
+    rare = has_rare_start(text, plain)
     if not rare and "[" not in text:
         return [], [], []
     matches: Iterator[re.Match[str]] = _MARKER.finditer(text)

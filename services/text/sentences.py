@@ -539,6 +539,7 @@ def split_sentences(
     *,
     wrapped: bool = False,
     language: str | None = None,
+    plain: bool = False,
 ) -> list[tuple[int, int]]:
     """Sentence spans `(start, end)` of `text`, trimmed of surrounding whitespace.
 
@@ -546,6 +547,7 @@ def split_sentences(
     code regions (no boundary inside), `fenced` the fenced blocks (each one sentence).
     `wrapped=True` treats single line breaks as wrapping (PDF text), not as boundaries.
     `language` (BCP 47, optional) is a hint: the segmenter reads every language without it.
+    `plain=True` tells that the text folds to ASCII (services.text.separators.fold_punctuation).
     """
     hint = language.replace("_", "-").split("-", 1)[0].lower() if language else ""
     if code:
@@ -557,9 +559,12 @@ def split_sentences(
     forced.sort()
     f = 0
     consumed = 0
-    # (an ASCII text holds no stop of another script: their scans are skipped)
+    # (a text that is ASCII, or folds to it, holds no stop of another script and no letter
+    # a colon or semicolon ends a sentence after: their scans are skipped)
     candidates = (
-        _CANDIDATE_CHARS if text.isascii() else _CANDIDATE_CHARS + _STOPS + _CONTEXT_STOPS
+        _CANDIDATE_CHARS
+        if plain or text.isascii()
+        else _CANDIDATE_CHARS + _STOPS + _CONTEXT_STOPS
     )
     for rs in positions(text, candidates):
         if rs < consumed:
@@ -571,9 +576,9 @@ def split_sentences(
         if text[rs] in _LINE_BREAKS:
             end = rs + 2 if text.startswith("\r\n", rs) else rs + 1
             _line_break(scan, rs, end, wrapped)
-        elif text[rs] == "." and (plain := _plain_full_stop(scan, rs)) is not False:
+        elif text[rs] == "." and (stop := _plain_full_stop(scan, rs)) is not False:
             end = rs + 1
-            if plain:  # (None: protected)
+            if stop:  # (None: protected)
                 scan.cut(end)
         elif text[rs] in _STOPS:
             end = _CJK_RUN.match(text, rs).end()  # type: ignore[union-attr]  # at a stop
