@@ -45,6 +45,7 @@ class Extracted:
     _terms: dict[int, set[str]] = field(default_factory=dict, init=False, repr=False)
     _tokens: dict[int, list[str]] = field(default_factory=dict, init=False, repr=False)
     _blanked: str | None = field(default=None, init=False, repr=False)
+    _folded: str | None = field(default=None, init=False, repr=False)
     _plain: bool | None = field(default=None, init=False, repr=False)
     _words_in: str | None = field(default=None, init=False, repr=False)
 
@@ -99,8 +100,10 @@ class Extracted:
         with its separators folded (`span_tokens` reads the same words in it, without
         folding it again), which also tells whether the text folds to ASCII."""
         if self._words_in is None:
-            folded = fold_punctuation(self.text)
-            self._plain = folded.isascii()
+            folded = self._folded
+            if folded is None:  # (an extraction read back from its carried rows)
+                folded = fold_punctuation(self.text)
+                self._plain = folded.isascii()
             self._words_in = (
                 self.without_markers() if folded is self.text else self._blank(folded)
             )
@@ -169,8 +172,12 @@ def extract(
     definitions = footnote_definitions(text)
     # Nothing inside a footnote definition is a citation or a sentence of the answer.
     notes = [(start, end) for start, end, _ in definitions]
+    # (made here for `Extracted.sentence_terms`: a text that folds to ASCII holds no rarer
+    # marker but `<sup>` and no full stop of another script, whose scans are skipped)
+    folded = fold_punctuation(text)
+    plain = folded.isascii()
     citations, clusters, problems = find_markers(
-        text, sources, sorted(code + notes) if notes else code
+        text, sources, sorted(code + notes) if notes else code, plain=plain
     )
     if supplied:
         add_supplied(text, sources, supplied, citations, clusters, problems)
@@ -181,6 +188,7 @@ def extract(
         code,
         fenced_blocks(text) if code else [],
         language=language,
+        plain=plain,
     )
     if definitions:
         spans = [span for span in spans if not inside(notes, span[0])]
@@ -194,7 +202,9 @@ def extract(
             return extract(text, sources, split, language)
     pages: dict[tuple[int, int], int] = {}
     _assign(citations, sentences, pages)
-    return Extracted(text, citations, clusters, sentences, problems, pages)
+    found = Extracted(text, citations, clusters, sentences, problems, pages)
+    found._folded, found._plain = folded, plain
+    return found
 
 
 def split_by_sentence(

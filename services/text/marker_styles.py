@@ -50,10 +50,12 @@ _SHORTEST_WORD = 3  # a superscript after a shorter word (`x²`, `m²`, `mc²`) 
 _SYMBOL_SCRIPTS = frozenset({scripts.LATIN, scripts.GREEK, scripts.CYRILLIC})
 
 
-def has_rare_start(text: str) -> bool:
-    """Whether a rarer style may be in `text` (see `_RARE_STARTS`). Only `<` is ASCII; each
-    `in` is a C-level scan (a regex character class over the text costs several times more)."""
-    if text.isascii():
+def has_rare_start(text: str, plain: bool = False) -> bool:
+    """Whether a rarer style may be in `text` (see `_RARE_STARTS`). Only `<` is ASCII, and
+    none is a common separator: when the text is ASCII, or `plain` says it folds to ASCII
+    (services.text.separators.fold_punctuation), `<` is the only one to look for. Each `in`
+    is a C-level scan (a regex character class over the text costs several times more)."""
+    if plain or text.isascii():
         return "<" in text
     for char in _RARE_STARTS:
         if char in text:

@@ -207,11 +207,12 @@ class _Resolver:
 
 
 def find_markers(
-    text: str, sources: Sequence[Source], code: list[tuple[int, int]]
+    text: str, sources: Sequence[Source], code: list[tuple[int, int]], *, plain: bool = False
 ) -> tuple[list[CitationHit], list[ClusterHit], list[ProblemHit]]:
-    """Every citation in `text` (outside `code` regions), its clusters and its problems."""
+    """Every citation in `text` (outside `code` regions), its clusters and its problems;
+    `plain`: the text is known to fold to ASCII (`has_rare_start`)."""
     # The rarer styles are scanned for only when a character of theirs is there.
-    rare = has_rare_start(text)
+    rare = has_rare_start(text, plain)
     if not rare and "[" not in text:
         return [], [], []
     matches: Iterator[re.Match[str]] = _MARKER.finditer(text)
@@ -246,22 +247,23 @@ def find_markers(
         cluster_index = len(clusters) - joins
         marker = match.group()
         first = len(citations)
-        if match.re is RARE_MARKER:
-            if not resolver.rare(match, text):
-                continue
-        else:
-            number, web, url, doc, foot, named, linked, lurl, pin, page, body, _ = (
-                match.groups()
-            )
-            if number is not None and (cited := int(number)) in by_index:
+        # (`[n]`, the common case, is read without the twelve groups)
+        number = None if rare and match.re is RARE_MARKER else match["num"]
+        if number is not None:
+            if (cited := int(number)) in by_index:
                 # The common case, inline: `[n]` citing an existing source.
                 citations.append(
                     CitationHit(cited, marker, start, end, cited, True, None, cluster_index)
                 )
                 first = -1  # its cluster index is set
-            elif number is not None:
+            else:
                 resolver.numbered(cited, marker, start, end)
-            elif body is not None or named is not None:
+        elif match.re is RARE_MARKER:
+            if not resolver.rare(match, text):
+                continue
+        else:
+            _, web, url, doc, foot, named, linked, lurl, pin, page, body, _ = match.groups()
+            if body is not None or named is not None:
                 resolver.number_list(body if named is None else named, marker, start, end)
             elif foot is not None:
                 resolver.numbered(int(foot), marker, start, end)

@@ -539,6 +539,7 @@ def split_sentences(
     *,
     wrapped: bool = False,
     language: str | None = None,
+    plain: bool = False,
 ) -> list[tuple[int, int]]:
     """Sentence spans `(start, end)` of `text`, trimmed of surrounding whitespace.
 
@@ -546,6 +547,7 @@ def split_sentences(
     code regions (no boundary inside), `fenced` the fenced blocks (each one sentence).
     `wrapped=True` treats single line breaks as wrapping (PDF text), not as boundaries.
     `language` (BCP 47, optional) is a hint: the segmenter reads every language without it.
+    `plain=True` tells that the text folds to ASCII (services.text.separators.fold_punctuation).
     """
     hint = language.replace("_", "-").split("-", 1)[0].lower() if language else ""
     if code:
@@ -557,9 +559,12 @@ def split_sentences(
     forced.sort()
     f = 0
     consumed = 0
-    # (an ASCII text holds no stop of another script: their scans are skipped)
+    # (a text that is ASCII, or folds to it, holds no stop of another script and no letter
+    # a colon or semicolon ends a sentence after: their scans are skipped)
     candidates = (
-        _CANDIDATE_CHARS if text.isascii() else _CANDIDATE_CHARS + _STOPS + _CONTEXT_STOPS
+        _CANDIDATE_CHARS
+        if plain or text.isascii()
+        else _CANDIDATE_CHARS + _STOPS + _CONTEXT_STOPS
     )
     for rs in positions(text, candidates):
         if rs < consumed:
@@ -571,9 +576,10 @@ def split_sentences(
         if text[rs] in _LINE_BREAKS:
             end = rs + 2 if text.startswith("\r\n", rs) else rs + 1
             _line_break(scan, rs, end, wrapped)
-        elif text[rs] == "." and _plain_full_stop(scan, rs):
+        elif text[rs] == "." and (stop := _plain_full_stop(scan, rs)) is not False:
             end = rs + 1
-            scan.cut(end)
+            if stop:  # (None: protected)
+                scan.cut(end)
         elif text[rs] in _STOPS:
             end = _CJK_RUN.match(text, rs).end()  # type: ignore[union-attr]  # at a stop
             _cjk_run(scan, rs, end)
@@ -597,10 +603,12 @@ def _armenian_mark(text: str, start: int) -> bool:
     return text[start] == "`" and start > 0 and "\u0531" <= text[start - 1] <= "\u058f"
 
 
-def _plain_full_stop(scan: _Scan, rs: int) -> bool:
+def _plain_full_stop(scan: _Scan, rs: int) -> bool | None:
     """Fast path for the common boundary, decided as `_run` would: one period after an
     ordinary word or a citation marker, then a space and a capital (`word. Next`,
-    `[1]. Next`), outside quotations and brackets."""
+    `[1]. Next`), outside quotations and brackets (True: a cut), or inside them (None: no
+    cut; the period is a whole run, which `_run` would find protected); False when `_run`
+    decides."""
     text = scan.text
     if text[rs + 1 : rs + 2] != " " or not text[rs + 2 : rs + 3].isupper():
         return False
@@ -614,7 +622,7 @@ def _plain_full_stop(scan: _Scan, rs: int) -> bool:
         token = text[text.rfind(" ", low, rs) + 1 or low : rs]
         if len(token) < 2 or not token.isalpha() or token.lower() in _ANY_ABBREVIATION:
             return False
-    return not scan.is_protected(rs, rs + 1)
+    return None if scan.is_protected(rs, rs + 1) else True
 
 
 def _trim(text: str, spans: list[tuple[int, int]]) -> list[tuple[int, int]]:

@@ -28,3 +28,27 @@ def test_sentence_words_are_those_of_each_sentence_alone(text: str) -> None:
         alone = re.sub(r"\[\d+\]", " ", sentence.text)
         assert extracted.sentence_tokens(sentence.index) == words(alone)
         assert extracted.sentence_terms([sentence.index])[sentence.index] == text_terms(alone)
+
+
+def test_a_text_folding_to_ascii_holds_no_stop_of_another_script() -> None:
+    """What `plain` lets the segmenter and the marker finder skip cannot be in such a text."""
+    from services.text.marker_styles import _RARE_STARTS
+    from services.text.separators import fold_punctuation
+    from services.text.sentences import _CONTEXT_STOPS, _STOPS
+
+    skipped = _STOPS + _CONTEXT_STOPS.replace(":", "").replace(";", "") + _RARE_STARTS
+    assert [c for c in skipped.replace("<", "") if fold_punctuation(c).isascii()] == []
+
+
+@pytest.mark.parametrize("text", [
+    "Cats \u201cpurr.\u201d Dogs: bark; loudly [1]. Birds\u2026 sing <sup>2</sup>. End \u2014 here.",
+    "\u00abQuoi ?\u00bb dit-il ; \u2018Non.\u2019 Fin : oui. Note\u00a0: [2][3].",
+])
+def test_the_plain_scans_find_what_the_full_ones_do(text: str) -> None:
+    from services.text.markers import find_markers
+    from services.text.separators import fold_punctuation
+    from services.text.sentences import split_sentences
+
+    assert fold_punctuation(text).isascii()
+    assert split_sentences(text, plain=True) == split_sentences(text)
+    assert find_markers(text, SOURCES, [], plain=True) == find_markers(text, SOURCES, [])
