@@ -18,7 +18,7 @@ from typing import Any, cast
 import orjson
 from pydantic import BaseModel
 
-from schemas.construct import fill_defaults, plan
+from schemas.construct import fields_set, fill_defaults, plan
 from schemas.trusted import passed_on
 
 # A member's field values by name (nested models may be JSON objects too: read them with `row`).
@@ -35,10 +35,26 @@ def members(model: BaseModel, name: str) -> list[Any]:
     if type(first) is not dict:
         return cast("list[Any]", found)  # (models, or no member)
     member_class, size = _member_class(type(model), name)
+    _fill(member_class, size, found)
+    return cast("list[Any]", found)
+
+
+def field_tables(cls: type[BaseModel], values: list[Any]) -> list[Row]:
+    """The field values of each of `values` (none null): all `cls` models (of a validated
+    record), or all their JSON objects (of a record read back), given their defaults as
+    `members` gives them."""
+    if not values or type(values[0]) is not dict:
+        return list(map(vars, values))
+    _fill(cls, len(fields_set(cls)), values)
+    return values
+
+
+def _fill(cls: type[BaseModel], size: int, found: list[Any]) -> None:
+    """Give each JSON object of `found` with fewer than `size` fields (written by an older
+    minor version) the defaults of the `cls` fields it lacks, as a rebuilt model has them."""
     for member in found:
         if member is not None and len(member) < size:
-            fill_defaults(member_class, member)
-    return cast("list[Any]", found)
+            fill_defaults(cls, member)
 
 
 def rows(model: BaseModel, name: str) -> list[Row]:

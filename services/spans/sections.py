@@ -20,36 +20,14 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from pydantic import BaseModel
-
 from schemas.answers import Chunk, Source
-from schemas.construct import fields_set, fill_defaults
-from schemas.rows import Row
+from schemas.rows import Row, field_tables
 from services.text.offsets import Utf16Index
-
-
-def filled_rows(cls: type[BaseModel], values: list[Any]) -> list[Row]:
-    """The field values of each of `values`: `cls` models (of a validated record), or their
-    JSON objects (of a record read back), each given in place the defaults of the fields it
-    lacks (written by an older minor version), as a model rebuilt from it would be."""
-    if not values or type(values[0]) is not dict:
-        return list(map(vars, values))
-    size = len(fields_set(cls))
-    if min(map(len, values)) < size:
-        for fields in values:
-            if len(fields) < size:
-                fill_defaults(cls, fields)
-    return values
-
-
-def filled(cls: type[BaseModel], value: Any) -> Row:
-    """The field values of `value`, a `cls` model or its JSON object (see `filled_rows`)."""
-    return filled_rows(cls, [value])[0]
 
 
 def source_rows(sources: list[Any]) -> list[Row]:
     """The field values of each source (`Source` models or their JSON objects)."""
-    return filled_rows(Source, sources)
+    return field_tables(Source, sources)
 
 
 def same_offset(offset: int) -> int:
@@ -166,7 +144,7 @@ def build_pieces(source: Row) -> list[Piece]:
     groups: dict[str, list[tuple[int, int, Row]]] = {}
     pieces: list[Piece] = []
     index = source["index"]
-    for position, chunk in enumerate(filled_rows(Chunk, source["chunks"])):
+    for position, chunk in enumerate(field_tables(Chunk, source["chunks"])):
         text = chunk["text"]
         if not text:
             continue

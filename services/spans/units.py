@@ -29,7 +29,7 @@ from schemas.answers import AnswerSubmitted, AnswerUnitIn
 from schemas.base import Problem
 from schemas.citations import CitationExtraction
 from schemas.construct import maker
-from schemas.rows import Row, rows
+from schemas.rows import Row, field_tables, rows
 from schemas.spans import AnswerUnit, ApproximateMatch, SourceSpan
 from services.spans.closest import closest_match
 from services.spans.locators import Locators
@@ -38,8 +38,6 @@ from services.spans.resolve import resolve_quote
 from services.spans.search import QuoteFinder
 from services.spans.sections import (
     Piece,
-    filled,
-    filled_rows,
     same_offset,
     source_ref,
     source_rows,
@@ -84,7 +82,7 @@ class UnitContext:
     _refs: dict[tuple[int, ...], list[str]] = field(init=False, repr=False)
 
     def __post_init__(self) -> None:
-        fields = filled(AnswerSubmitted, self.answer)
+        (fields,) = field_tables(AnswerSubmitted, [self.answer])
         self.text = fields["text"]
         self.sources = source_rows(fields["sources"])
         self.answer_units = fields["answer_units"]
@@ -244,7 +242,7 @@ def upstream_units(ctx: UnitContext, units: list[Any]) -> list[AnswerUnit]:
     located in the answer after the previous)."""
     resolved: list[AnswerUnit] = []
     cursor = 0
-    for unit in filled_rows(AnswerUnitIn, units):
+    for unit in field_tables(AnswerUnitIn, units):
         answer_unit, cursor = _upstream_unit(ctx, unit, cursor)
         resolved.append(answer_unit)
     return resolved

@@ -40,8 +40,9 @@ class Extracted:
     # (sentence index, source index) -> the page a pinpoint (`[1, p. 12]`) names there.
     pages: dict[tuple[int, int], int] = field(default_factory=dict)
     # Content terms and word tokens by sentence index, filled on demand by
-    # `sentence_terms`; the text with citation markers blanked, whether it folds to
-    # ASCII, and the folded text with the markers blanked (each made on first use).
+    # `sentence_terms`; the text with citation markers blanked, the text with its
+    # separators folded, whether that is ASCII, and it with the markers blanked (each made
+    # on first use, or handed over by `extract`).
     _terms: dict[int, set[str]] = field(default_factory=dict, init=False, repr=False)
     _tokens: dict[int, list[str]] = field(default_factory=dict, init=False, repr=False)
     _blanked: str | None = field(default=None, init=False, repr=False)
@@ -98,16 +99,20 @@ class Extracted:
     def _words_text(self) -> str:
         """The text the sentences' words are read from: the markers blanked in the text
         with its separators folded (`span_tokens` reads the same words in it, without
-        folding it again), which also tells whether the text folds to ASCII."""
+        folding it again)."""
         if self._words_in is None:
-            folded = self._folded
-            if folded is None:  # (an extraction read back from its carried rows)
-                folded = fold_punctuation(self.text)
-                self._plain = folded.isascii()
+            folded = self._folded_text()
             self._words_in = (
                 self.without_markers() if folded is self.text else self._blank(folded)
             )
         return self._words_in
+
+    def _folded_text(self) -> str:
+        """The text with its separators folded (`fold_punctuation`: `extract` hands it
+        over; an extraction read back from its carried rows folds it on first use)."""
+        if self._folded is None:
+            self._folded = fold_punctuation(self.text)
+        return self._folded
 
     def _blank(self, text: str) -> str:
         """`text` (this one's, or of its length) with every citation marker blanked."""
@@ -118,7 +123,7 @@ class Extracted:
         (services.text.separators.fold_punctuation): then so is each of its sentences (one
         look at the text instead of one per sentence)."""
         if self._plain is None:
-            self._plain = fold_punctuation(self.text).isascii()
+            self._plain = self._folded_text().isascii()
         return self._plain
 
     def sentence_citation_ids(self, sentence: SentenceHit) -> list[int]:
