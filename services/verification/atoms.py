@@ -66,6 +66,7 @@ from services.text.dates import WrittenDate, date_backed, dates_of, month_dates
 from services.text.numbers import backed, stated_numbers, values_of, written_numbers
 from services.text.numerals import has_numerals, numerals
 from services.text.separators import ascii_word_text
+from services.text.verbs import past_form
 from services.verification.claims import (
     NEGATIONS,
     canonical_text,
@@ -85,6 +86,7 @@ COVER_MIN = 2  # what a sentence must hold of an atom's lacking items to back th
 FILL = 1  # function words between two missing words that the phrase takes in
 OPENS = 1  # function words that open a missing phrase
 TOPIC_WORDS = 4  # content words an atom's topic holds at most (`_topic`)
+WHOLE = 0.25  # the share of its items an atom holds at most to be missing whole (`_whole`)
 _SURFACE = re.compile(r"[^\W_]+")
 _ASCII_NAME = re.compile(r"(?<![A-Za-z0-9])[A-Z][A-Za-z0-9]*")  # `_SURFACE` words, capitalised
 _CLAUSES = re.compile(r"[,;:.!?\u3001\u3002\uff0c\uff1b\u060c]")
@@ -632,9 +634,12 @@ def _missing_words(
         lacking = lacking.difference(*(cover.items for cover in check.covers))
     if not lacking:
         return []
-    if lacking & check.facts and check.verdict != "unsupported":
+    backed = check.verdict != "unsupported"
+    if lacking & check.facts and backed:
         lacking = lacking & check.facts
     if not text.isascii():
+        if backed and len(lacking) > 1:
+            lacking = _without_verbs(span.claims, lacking, language.get())
         found = _word_by_word(text, check, lacking, language.get())
         if found:
             tokens, ends = _opening_units(text, span)
@@ -655,14 +660,59 @@ def _missing_words(
         found = []
         if wanted:
             places = _word_places(pieces, span.start)
+            if backed and len(wanted) > 1:
+                # (the past forms of verbs written lowercase, `_without_verbs`, kept when
+                # nothing else is wanted)
+                wanted = [
+                    number for number in wanted
+                    if not past_form(lowered[number], terms[number], language.get())
+                    or not text[places[number][0]].islower()
+                ] or wanted
             found = _ascii_missing(text, span, wanted, places, lowered, terms, language.get())
             opening = _topic(lowered, terms, held) if found else 0
             if opening:
                 end = places[opening - 1][1]
                 found = [place for place in found if place[0] >= end]
+    if found and check.share <= WHOLE:
+        found = _whole(text, span, found, language.get())
     if digits is None:
         digits = has_digit(span.claims)
     return _whole_dates(text, span, found) if found and digits else found
+
+
+def _without_verbs(claims: str, lacking: frozenset[str], language: str) -> frozenset[str]:
+    """The `lacking` items of an atom (its words `claims`) less the terms of its past forms
+    of verbs written lowercase (services.text.verbs), unless nothing else is lacking."""
+    verbs = set()
+    for match in _SURFACE.finditer(claims):
+        word = match.group()
+        if word.islower():
+            term = term_list([word], language)[0]
+            if term in lacking and past_form(word, term, language):
+                verbs.add(term)
+    return lacking - verbs or lacking
+
+
+def _whole(
+    text: str, span: AtomSpan, found: list[tuple[int, int]], language: str
+) -> list[tuple[int, int]]:
+    """The missing words `found` of an atom the source backs at most `WHOLE` of, with every
+    function word between the first and the last of them (no word of the clause, `_word`):
+    the atom is a claim the source does not make, and a reader marks it as one phrase
+    (`Accounts vary as to whether the words were written`: `as to whether the` beside the
+    words the page lacks), not word by word as a clause whose other words the source holds."""
+    have = set(found)
+    added: list[tuple[int, int]] = []
+    for match in _SURFACE.finditer(text, found[0][0], found[-1][0]):
+        start, end = place = match.span()
+        if (
+            place not in have
+            and _own(span, start)
+            and _word(text, start, end)
+            and _lacking_part(match.group(), frozenset(), language)[1]
+        ):
+            added.append(place)
+    return sorted(found + added) if added else found
 
 
 def _topic(tokens: list[str], terms: list[str], held: Callable[[str], bool]) -> int:
@@ -863,7 +913,7 @@ class _Phrases:
             self._after_missing = True
             self._opening = False
             return
-        if not self._word(start, end):  # (`s` of `Jackson's` is no word of its own)
+        if not _word(self._text, start, end):  # (`s` of `Jackson's` is no word of its own)
             self.stop()
         elif function:
             if self._held is not None:
@@ -897,13 +947,6 @@ class _Phrases:
             self._dates = month_dates(self._text)
         return any(low <= start < high for low, high in self._dates)
 
-    def _word(self, start: int, end: int) -> bool:
-        """Whether `[start, end)` may be in a phrase: no word of the clause, no ending
-        after an apostrophe."""
-        return (not start or self._text[start - 1] not in "'\u2019") and (
-            self._text[start:end].lower() not in CLAUSE_WORDS
-        )
-
     def stop(self, opening: bool = False) -> None:
         """A word that no phrase runs through (neither missing nor a function word that
         may open or fill one); `opening`: the words after it open the atom."""
@@ -911,6 +954,14 @@ class _Phrases:
         self._after_missing = False
         self._held = None
         self._opening = opening
+
+
+def _word(text: str, start: int, end: int) -> bool:
+    """Whether `[start, end)` of `text` may be in a phrase: no word of the clause, no ending
+    after an apostrophe."""
+    return (not start or text[start - 1] not in "'\u2019") and (
+        text[start:end].lower() not in CLAUSE_WORDS
+    )
 
 
 def _own(span: AtomSpan, position: int) -> bool:
