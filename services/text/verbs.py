@@ -5,7 +5,8 @@ for spots` where a page says the players competed, `was appointed` where it says
 deputy): where a source backs most of a clause, the verb it lacks is the event worded
 otherwise more often than a claim it does not make (services.verification.atoms marks the
 atom's other words instead). Only a language whose past forms its words' endings tell apart
-has a rule: English, a regular `-ed` form (the stemmer takes the ending off: `died`, `vied`,
+has a rule: English (and undetermined text, whose terms are English's:
+services.text.lexical), a regular `-ed` form (the stemmer takes the ending off: `died`, `vied`,
 `appointed`; not `need` or `speed`) or an irregular past form. Romance participles end as
 many nouns do (`-é`, `-ado`, `-ato`: `société`, `estado`, `stato`), and German and Dutch
 `ge-` participles as adjectives and nouns do (`gesamten`, `gebied`): without a lexicon no
@@ -13,6 +14,10 @@ rule tells them, and no word of those languages is read as one.
 """
 
 from __future__ import annotations
+
+from services.text.languages import UNDETERMINED
+
+_ENGLISH = frozenset({"en", UNDETERMINED})
 
 # English irregular past forms (simple past and participle) that are no common noun or
 # adjective of their own (not `left`, `rose`, `saw`, `shot`, `born`: facts people mark).
@@ -26,7 +31,7 @@ _ENGLISH_IRREGULAR = frozenset("""became began begun brought built bought came c
 def past_form(word: str, term: str, language: str) -> bool:
     """Whether the lowercase `word` (its content `term`, services.text.lexical.term_list)
     is a past form of a verb in `language` (see the module docstring)."""
-    if language != "en":
+    if language not in _ENGLISH:
         return False
     return word in _ENGLISH_IRREGULAR or (
         len(word) > 3 and word.endswith("ed") and term != word

@@ -634,11 +634,11 @@ def _missing_words(
         lacking = lacking.difference(*(cover.items for cover in check.covers))
     if not lacking:
         return []
-    backed = check.verdict != "unsupported"
-    if lacking & check.facts and backed:
+    retold = check.verdict != "unsupported"  # (its verb is its event worded otherwise)
+    if retold and lacking & check.facts:
         lacking = lacking & check.facts
     if not text.isascii():
-        if backed and len(lacking) > 1:
+        if retold and len(lacking) > 1:
             lacking = _without_verbs(span.claims, lacking, language.get())
         found = _word_by_word(text, check, lacking, language.get())
         if found:
@@ -660,7 +660,7 @@ def _missing_words(
         found = []
         if wanted:
             places = _word_places(pieces, span.start)
-            if backed and len(wanted) > 1:
+            if retold and len(wanted) > 1:
                 # (the past forms of verbs written lowercase, `_without_verbs`, kept when
                 # nothing else is wanted)
                 wanted = [

@@ -15,6 +15,11 @@ def test_english_regular_and_irregular_past_forms() -> None:
         assert _past(word), word
 
 
+def test_undetermined_text_reads_as_english() -> None:
+    """Its terms are English's (services.text.lexical): so are its past forms."""
+    assert _past("died", "und")
+
+
 def test_english_words_that_only_end_as_past_forms_do() -> None:
     for word in ("need", "speed", "red", "bed", "left", "born", "editor", "deputy"):
         assert not _past(word), word
