@@ -83,7 +83,7 @@ ATOM_SUPPORTED = 0.5
 ATOM_PARTIAL = 0.4
 CLAIM_UNSUPPORTED = 0.25
 COVER_MIN = 2  # what a sentence must hold of an atom's lacking items to back them (`_covers`)
-FILL = 1  # function words between two missing words that the phrase takes in
+FILL = 2  # function words between two missing words that the phrase takes in
 OPENS = 1  # function words that open a missing phrase
 TOPIC_WORDS = 4  # content words an atom's topic holds at most (`_topic`)
 WHOLE = 0.25  # the share of its items an atom holds at most to be missing whole (`_whole`)
@@ -867,7 +867,8 @@ def _ascii_missing(
 class _Phrases:
     """An atom's missing words as whole phrases, as a reader marks what a source does not
     back: the function words (no term of their own) between two missing words (`FILL` at
-    most: `of` in `water-gazers of Manhattan`) are missing too, but not a word of the clause
+    most: `of` in `water-gazers of Manhattan`, `as a` in `performance as a fighter pilot`)
+    are missing too, but not a word of the clause
     (services.text.atoms.CLAUSE_WORDS: `was` of `was named`, `He` of `He appeared`). So is one
     word the source holds standing alone between two missing words: the phrase they make runs
     through it (`17th century fresco` against a page that has the century but neither of the

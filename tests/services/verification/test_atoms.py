@@ -563,3 +563,18 @@ def test_an_atom_the_source_backs_a_quarter_of_at_most_is_missing_whole() -> Non
     view = _view(["Les mots sur la pierre sont anciens."])
     assert _missing("Les récits divergent quant à savoir si les mots furent gravés", view) == [
         "Les", "récits", "divergent", "quant", "à", "savoir", "si", "les", "furent", "gravés"]
+
+
+def test_a_preposition_and_its_article_between_two_missing_words_are_in_their_phrase() -> None:
+    """Two function words between two missing words (`FILL`: a preposition and its
+    article, `performance as a fighter pilot`) are missing with them; three are not."""
+    view = _view(["Arnold joined Video Store Magazine in 1991.",
+                  "The magazine covers the home entertainment industry."])
+    claim = "Arnold joined Video Store Magazine in 1991 as editor of {}reviews"
+    assert _missing(claim.format(""), view) == ["editor", "of", "reviews"]
+    assert _missing(claim.format("the "), view) == ["editor", "of", "the", "reviews"]
+    assert _missing(claim.format("all the "), view) == ["editor", "the", "reviews"]
+    # The same in text that is not ASCII (read word by word).
+    view = _view(["L'autel abrite une peinture du siècle."])
+    assert _missing("L'autel abrite une fresque de la chapelle", view) == [
+        "fresque", "de", "la", "chapelle"]
