@@ -15,7 +15,10 @@ rule tells them, and no word of those languages is read as one.
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Sequence, Set as AbstractSet
+
 from services.text.languages import UNDETERMINED
+from services.text.lexical import term_list
 
 _ENGLISH = frozenset({"en", UNDETERMINED})
 
@@ -26,13 +29,29 @@ _ENGLISH_IRREGULAR = frozenset("""became began begun brought built bought came c
     held kept knew led lost made met paid ran rode risen said sang sung sent shown sold spent
     spoke spoken stood struck taught thought threw thrown told took taken understood won
     wrote written""".split())
+_IRREGULAR_TERMS = frozenset(term_list(sorted(_ENGLISH_IRREGULAR), "en"))
 
 
-def past_form(word: str, term: str, language: str) -> bool:
-    """Whether the lowercase `word` (its content `term`, services.text.lexical.term_list)
-    is a past form of a verb in `language` (see the module docstring)."""
-    if language not in _ENGLISH:
-        return False
-    return word in _ENGLISH_IRREGULAR or (
-        len(word) > 3 and word.endswith("ed") and term != word
+def may_hold(folded: str, lacking: AbstractSet[str], language: str) -> bool:
+    """Whether an atom may hold a past form of a verb in `language` among the words whose
+    terms are `lacking` (`folded`: its words lowercase between spaces,
+    services.text.separators.ascii_word_text): a test in C that most atoms fail, before
+    `past_forms` reads word by word."""
+    return language in _ENGLISH and (
+        "ed " in folded or folded.endswith("ed") or not _IRREGULAR_TERMS.isdisjoint(lacking)
     )
+
+
+def past_forms(
+    words: Sequence[str], terms: Sequence[str], numbers: Iterable[int], language: str
+) -> list[int]:
+    """Which of `numbers` (places in the lowercase `words`, whose content `terms` are
+    services.text.lexical.term_list's) are past forms of verbs in `language` (see the
+    module docstring)."""
+    if language not in _ENGLISH:
+        return []
+    return [
+        number for number in numbers
+        if (word := words[number]) in _ENGLISH_IRREGULAR
+        or (len(word) > 3 and word.endswith("ed") and terms[number] != word)
+    ]

@@ -66,7 +66,7 @@ from services.text.dates import WrittenDate, date_backed, dates_of, month_dates
 from services.text.numbers import backed, stated_numbers, values_of, written_numbers
 from services.text.numerals import has_numerals, numerals
 from services.text.separators import ascii_word_text
-from services.text.verbs import past_form
+from services.text.verbs import may_hold, past_forms
 from services.verification.claims import (
     NEGATIONS,
     canonical_text,
@@ -649,7 +649,8 @@ def _missing_words(
     else:
         # (the pieces between single spaces, empty where spaces run: its words, and where
         # they stand, `_word_places`)
-        pieces = ascii_word_text(text)[span.start : span.end].split(" ")
+        folded = ascii_word_text(text)[span.start : span.end]
+        pieces = folded.split(" ")
         lowered = list(filter(None, pieces))
         terms = term_list(lowered, language.get())
         # (the numbers of the words whose term or word is lacking)
@@ -660,14 +661,15 @@ def _missing_words(
         found = []
         if wanted:
             places = _word_places(pieces, span.start)
-            if retold and len(wanted) > 1:
-                # (the past forms of verbs written lowercase, `_without_verbs`, kept when
+            if retold and len(wanted) > 1 and may_hold(folded, lacking, language.get()):
+                # (the past forms of verbs written lowercase, `_without_verbs`, unless
                 # nothing else is wanted)
-                wanted = [
-                    number for number in wanted
-                    if not past_form(lowered[number], terms[number], language.get())
-                    or not text[places[number][0]].islower()
-                ] or wanted
+                verbs = [
+                    number for number in past_forms(lowered, terms, wanted, language.get())
+                    if text[places[number][0]].islower()
+                ]
+                if verbs and len(verbs) < len(wanted):
+                    wanted = [number for number in wanted if number not in verbs]
             found = _ascii_missing(text, span, wanted, places, lowered, terms, language.get())
             opening = _topic(lowered, terms, held) if found else 0
             if opening:
@@ -683,13 +685,10 @@ def _missing_words(
 def _without_verbs(claims: str, lacking: frozenset[str], language: str) -> frozenset[str]:
     """The `lacking` items of an atom (its words `claims`) less the terms of its past forms
     of verbs written lowercase (services.text.verbs), unless nothing else is lacking."""
-    verbs = set()
-    for match in _SURFACE.finditer(claims):
-        word = match.group()
-        if word.islower():
-            term = term_list([word], language)[0]
-            if term in lacking and past_form(word, term, language):
-                verbs.add(term)
+    lowered = [word for word in _SURFACE.findall(claims) if word.islower()]
+    terms = term_list(lowered, language)
+    numbers = [number for number, term in enumerate(terms) if term in lacking]
+    verbs = {terms[number] for number in past_forms(lowered, terms, numbers, language)}
     return lacking - verbs or lacking
 
 

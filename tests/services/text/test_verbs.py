@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 from services.text.lexical import term_list
-from services.text.verbs import past_form
+from services.text.verbs import may_hold, past_forms
 
 
 def _past(word: str, language: str = "en") -> bool:
-    return past_form(word, term_list([word], language)[0], language)
+    return past_forms([word], term_list([word], language), [0], language) == [0]
 
 
 def test_english_regular_and_irregular_past_forms() -> None:
@@ -23,6 +23,23 @@ def test_undetermined_text_reads_as_english() -> None:
 def test_english_words_that_only_end_as_past_forms_do() -> None:
     for word in ("need", "speed", "red", "bed", "left", "born", "editor", "deputy"):
         assert not _past(word), word
+
+
+def test_only_the_numbers_asked_about() -> None:
+    words = ["he", "appointed", "and", "died", "named"]
+    assert past_forms(words, term_list(words, "en"), [0, 1, 2, 4], "en") == [1, 4]
+    assert past_forms(words, term_list(words, "en"), [0, 2], "en") == []
+
+
+def test_an_atom_may_hold_one_only_with_an_ed_word_or_an_irregular_term() -> None:
+    """The quick test reads the folded atom (`-ed` before a space or at its end) and the
+    lacking terms (an irregular form's), in C."""
+    assert may_hold("he was appointed deputy", frozenset({"deputi"}), "en")
+    assert may_hold("he was named", frozenset({"name"}), "und")
+    assert may_hold("he became deputy", frozenset(term_list(["became"], "en")), "en")
+    assert not may_hold("he became deputy", frozenset({"deputi"}), "en")
+    assert not may_hold("the editor of the review", frozenset({"editor"}), "en")
+    assert not may_hold("il a été nommé", frozenset({"nomm"}), "fr")
 
 
 def test_no_rule_in_a_language_whose_endings_do_not_tell_past_forms() -> None:
