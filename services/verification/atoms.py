@@ -34,8 +34,10 @@ The claim's score is the mean of two shares, as the sentence check's is
 (services.verification.support): the item-weighted mean of its atoms' (halved per kind of
 conflict, and once more when an atom lacks a fact), and its items found anywhere in the
 source. The missing words are the answer's own: the words of each atom whose items the
-evidence set and its covers lack (only its facts, when it lacks one the source lacks), as
-spans of the claim text, taken as phrases (`_Phrases`), less the atom's topic (`_topic`).
+evidence set and its covers lack (only its facts, when it lacks one the source lacks; not
+its past forms of verbs beside other words when it is not `unsupported`), as spans of the
+claim text, taken as phrases (`_Phrases`; the whole atom as one when the source backs a
+quarter of it at most, `_whole`), less the atom's topic (`_topic`).
 """
 
 from __future__ import annotations
@@ -625,9 +627,12 @@ def _missing_words(
     (not `unsupported`) lacks a fact the source lacks (a name or number, `_facts`), only
     its facts are missing: that is what the source does not back, and the atom's other
     words (its verb, the nouns a page words otherwise: `became an Armenian citizen` beside
-    the day it lacks) are not marked beside it. A date is one fact (`_whole_dates`). The words of the atom's topic are not
-    missing (`_topic`; `held`: whether the source holds a term; `digits`: whether the
-    atom has a digit, when the caller knows)."""
+    the day it lacks) are not marked beside it; lacking no fact, such an atom leaves its past
+    forms of verbs unmarked beside its other missing words (the event worded otherwise,
+    services.text.verbs). An atom the source backs `WHOLE` of at most is one phrase
+    (`_whole`). A date is one fact (`_whole_dates`). The words of the atom's topic are not
+    missing (`_topic`; `held`: whether the source holds a term; `digits`: whether the atom
+    has a digit, when the caller knows)."""
     span = check.span
     lacking = check.lacking
     if check.covers:
@@ -867,11 +872,11 @@ class _Phrases:
     """An atom's missing words as whole phrases, as a reader marks what a source does not
     back: the function words (no term of their own) between two missing words (`FILL` at
     most: `of` in `water-gazers of Manhattan`, `as a` in `performance as a fighter pilot`)
-    are missing too, but not a word of the clause
-    (services.text.atoms.CLAUSE_WORDS: `was` of `was named`, `He` of `He appeared`). So is one
-    word the source holds standing alone between two missing words: the phrase they make runs
-    through it (`17th century fresco` against a page that has the century but neither of the
-    others, `United States and Canada`). The `OPENS` function words before a missing phrase
+    are missing too, but not a word of the clause (services.text.atoms.CLAUSE_WORDS: `was`
+    of `was named`, `He` of `He appeared`). So is one word the source holds standing alone
+    between two missing words: the phrase they make runs through it (`17th century fresco`
+    against a page that has the century but neither of the others, `United States and
+    Canada`). The `OPENS` function words before a missing phrase
     open it where they make it a phrase of its own: at the atom's start (`The following
     month`, `In 1997`), before a number or a date (`in 2015`, `on 16 May 2001`: the date's
     preposition is part of the fact), as a coordinator (`and Canada`: a member of a list), or
