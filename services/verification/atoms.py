@@ -34,8 +34,10 @@ The claim's score is the mean of two shares, as the sentence check's is
 (services.verification.support): the item-weighted mean of its atoms' (halved per kind of
 conflict, and once more when an atom lacks a fact), and its items found anywhere in the
 source. The missing words are the answer's own: the words of each atom whose items the
-evidence set and its covers lack (only its facts, when it lacks one the source lacks), as
-spans of the claim text, taken as phrases (`_Phrases`), less the atom's topic (`_topic`).
+evidence set and its covers lack (only its facts, when it lacks one the source lacks; not
+its past forms of verbs beside other words when it is not `unsupported`), as spans of the
+claim text, taken as phrases (`_Phrases`; the whole atom as one when the source backs a
+quarter of it at most, `_whole`), less the atom's topic (`_topic`).
 """
 
 from __future__ import annotations
@@ -66,6 +68,7 @@ from services.text.dates import WrittenDate, date_backed, dates_of, month_dates
 from services.text.numbers import backed, stated_numbers, values_of, written_numbers
 from services.text.numerals import has_numerals, numerals
 from services.text.separators import ascii_word_text
+from services.text.verbs import may_hold, past_forms
 from services.verification.claims import (
     NEGATIONS,
     canonical_text,
@@ -82,9 +85,10 @@ ATOM_SUPPORTED = 0.5
 ATOM_PARTIAL = 0.4
 CLAIM_UNSUPPORTED = 0.25
 COVER_MIN = 2  # what a sentence must hold of an atom's lacking items to back them (`_covers`)
-FILL = 1  # function words between two missing words that the phrase takes in
+FILL = 2  # function words between two missing words that the phrase takes in
 OPENS = 1  # function words that open a missing phrase
 TOPIC_WORDS = 4  # content words an atom's topic holds at most (`_topic`)
+WHOLE = 0.25  # the share of its items an atom holds at most to be missing whole (`_whole`)
 _SURFACE = re.compile(r"[^\W_]+")
 _ASCII_NAME = re.compile(r"(?<![A-Za-z0-9])[A-Z][A-Za-z0-9]*")  # `_SURFACE` words, capitalised
 _CLAUSES = re.compile(r"[,;:.!?\u3001\u3002\uff0c\uff1b\u060c]")
@@ -623,18 +627,24 @@ def _missing_words(
     (not `unsupported`) lacks a fact the source lacks (a name or number, `_facts`), only
     its facts are missing: that is what the source does not back, and the atom's other
     words (its verb, the nouns a page words otherwise: `became an Armenian citizen` beside
-    the day it lacks) are not marked beside it. A date is one fact (`_whole_dates`). The words of the atom's topic are not
-    missing (`_topic`; `held`: whether the source holds a term; `digits`: whether the
-    atom has a digit, when the caller knows)."""
+    the day it lacks) are not marked beside it; lacking no fact, such an atom leaves its past
+    forms of verbs unmarked beside its other missing words (the event worded otherwise,
+    services.text.verbs). An atom the source backs `WHOLE` of at most is one phrase
+    (`_whole`). A date is one fact (`_whole_dates`). The words of the atom's topic are not
+    missing (`_topic`; `held`: whether the source holds a term; `digits`: whether the atom
+    has a digit, when the caller knows)."""
     span = check.span
     lacking = check.lacking
     if check.covers:
         lacking = lacking.difference(*(cover.items for cover in check.covers))
     if not lacking:
         return []
-    if lacking & check.facts and check.verdict != "unsupported":
+    retold = check.verdict != "unsupported"  # (its verb is its event worded otherwise)
+    if retold and lacking & check.facts:
         lacking = lacking & check.facts
     if not text.isascii():
+        if retold and len(lacking) > 1:
+            lacking = _without_verbs(span.claims, lacking, language.get())
         found = _word_by_word(text, check, lacking, language.get())
         if found:
             tokens, ends = _opening_units(text, span)
@@ -644,7 +654,8 @@ def _missing_words(
     else:
         # (the pieces between single spaces, empty where spaces run: its words, and where
         # they stand, `_word_places`)
-        pieces = ascii_word_text(text)[span.start : span.end].split(" ")
+        folded = ascii_word_text(text)[span.start : span.end]
+        pieces = folded.split(" ")
         lowered = list(filter(None, pieces))
         terms = term_list(lowered, language.get())
         # (the numbers of the words whose term or word is lacking)
@@ -655,14 +666,57 @@ def _missing_words(
         found = []
         if wanted:
             places = _word_places(pieces, span.start)
+            if retold and len(wanted) > 1 and may_hold(folded, lacking, language.get()):
+                # (the past forms of verbs written lowercase, `_without_verbs`, unless
+                # nothing else is wanted)
+                verbs = [
+                    number for number in past_forms(lowered, terms, wanted, language.get())
+                    if text[places[number][0]].islower()
+                ]
+                if verbs and len(verbs) < len(wanted):
+                    wanted = [number for number in wanted if number not in verbs]
             found = _ascii_missing(text, span, wanted, places, lowered, terms, language.get())
             opening = _topic(lowered, terms, held) if found else 0
             if opening:
                 end = places[opening - 1][1]
                 found = [place for place in found if place[0] >= end]
+    if found and check.share <= WHOLE:
+        found = _whole(text, span, found, language.get())
     if digits is None:
         digits = has_digit(span.claims)
     return _whole_dates(text, span, found) if found and digits else found
+
+
+def _without_verbs(claims: str, lacking: frozenset[str], language: str) -> frozenset[str]:
+    """The `lacking` items of an atom (its words `claims`) less the terms of its past forms
+    of verbs written lowercase (services.text.verbs), unless nothing else is lacking."""
+    lowered = [word for word in _SURFACE.findall(claims) if word.islower()]
+    terms = term_list(lowered, language)
+    numbers = [number for number, term in enumerate(terms) if term in lacking]
+    verbs = {terms[number] for number in past_forms(lowered, terms, numbers, language)}
+    return lacking - verbs or lacking
+
+
+def _whole(
+    text: str, span: AtomSpan, found: list[tuple[int, int]], language: str
+) -> list[tuple[int, int]]:
+    """The missing words `found` of an atom the source backs at most `WHOLE` of, with every
+    function word between the first and the last of them (no word of the clause, `_word`):
+    the atom is a claim the source does not make, and a reader marks it as one phrase
+    (`Accounts vary as to whether the words were written`: `as to whether the` beside the
+    words the page lacks), not word by word as a clause whose other words the source holds."""
+    have = set(found)
+    added: list[tuple[int, int]] = []
+    for match in _SURFACE.finditer(text, found[0][0], found[-1][0]):
+        start, end = place = match.span()
+        if (
+            place not in have
+            and _own(span, start)
+            and _word(text, start, end)
+            and _lacking_part(match.group(), frozenset(), language)[1]
+        ):
+            added.append(place)
+    return sorted(found + added) if added else found
 
 
 def _topic(tokens: list[str], terms: list[str], held: Callable[[str], bool]) -> int:
@@ -817,11 +871,12 @@ def _ascii_missing(
 class _Phrases:
     """An atom's missing words as whole phrases, as a reader marks what a source does not
     back: the function words (no term of their own) between two missing words (`FILL` at
-    most: `of` in `water-gazers of Manhattan`) are missing too, but not a word of the clause
-    (services.text.atoms.CLAUSE_WORDS: `was` of `was named`, `He` of `He appeared`). So is one
-    word the source holds standing alone between two missing words: the phrase they make runs
-    through it (`17th century fresco` against a page that has the century but neither of the
-    others, `United States and Canada`). The `OPENS` function words before a missing phrase
+    most: `of` in `water-gazers of Manhattan`, `as a` in `performance as a fighter pilot`)
+    are missing too, but not a word of the clause (services.text.atoms.CLAUSE_WORDS: `was`
+    of `was named`, `He` of `He appeared`). So is one word the source holds standing alone
+    between two missing words: the phrase they make runs through it (`17th century fresco`
+    against a page that has the century but neither of the others, `United States and
+    Canada`). The `OPENS` function words before a missing phrase
     open it where they make it a phrase of its own: at the atom's start (`The following
     month`, `In 1997`), before a number or a date (`in 2015`, `on 16 May 2001`: the date's
     preposition is part of the fact), as a coordinator (`and Canada`: a member of a list), or
@@ -863,7 +918,7 @@ class _Phrases:
             self._after_missing = True
             self._opening = False
             return
-        if not self._word(start, end):  # (`s` of `Jackson's` is no word of its own)
+        if not _word(self._text, start, end):  # (`s` of `Jackson's` is no word of its own)
             self.stop()
         elif function:
             if self._held is not None:
@@ -897,13 +952,6 @@ class _Phrases:
             self._dates = month_dates(self._text)
         return any(low <= start < high for low, high in self._dates)
 
-    def _word(self, start: int, end: int) -> bool:
-        """Whether `[start, end)` may be in a phrase: no word of the clause, no ending
-        after an apostrophe."""
-        return (not start or self._text[start - 1] not in "'\u2019") and (
-            self._text[start:end].lower() not in CLAUSE_WORDS
-        )
-
     def stop(self, opening: bool = False) -> None:
         """A word that no phrase runs through (neither missing nor a function word that
         may open or fill one); `opening`: the words after it open the atom."""
@@ -911,6 +959,14 @@ class _Phrases:
         self._after_missing = False
         self._held = None
         self._opening = opening
+
+
+def _word(text: str, start: int, end: int) -> bool:
+    """Whether `[start, end)` of `text` may be in a phrase: no word of the clause, no ending
+    after an apostrophe."""
+    return (not start or text[start - 1] not in "'\u2019") and (
+        text[start:end].lower() not in CLAUSE_WORDS
+    )
 
 
 def _own(span: AtomSpan, position: int) -> bool:

@@ -502,8 +502,9 @@ def test_an_atom_lacking_a_fact_misses_the_fact_not_its_other_words() -> None:
                   "The magazine covers the home entertainment industry."])
     claim = "Arnold was appointed deputy editor of Video Store Magazine in {}"
     assert _missing(claim.format(1993), view) == ["in", "1993"]
-    # No fact lacking: the words it lacks are missing.
-    assert _missing(claim.format(1991), view) == ["appointed", "deputy", "editor"]
+    # No fact lacking: the words it lacks are missing, but not its verb beside them
+    # (`test_a_verb_the_source_backs_the_clause_of_is_not_missing_beside_other_words`).
+    assert _missing(claim.format(1991), view) == ["deputy", "editor"]
     # An atom the source backs nothing of: every word it lacks is missing, its name too.
     assert _missing("Bertrand founded the Lyon Silk Exchange", view) == [
         "Bertrand", "founded", "the", "Lyon", "Silk", "Exchange"]
@@ -524,3 +525,56 @@ def test_one_held_word_between_two_missing_words_is_in_their_phrase() -> None:
         "fresque", "ancienne", "dorée"]
     assert _missing("L'autel abrite une fresque ancienne et dorée", view) == [
         "fresque", "et", "dorée"]
+
+
+def test_a_verb_the_source_backs_the_clause_of_is_not_missing_beside_other_words() -> None:
+    """In an atom the source backs (not `unsupported`), a past form of a verb (`-ed`, an
+    irregular one) is the event a page words otherwise: the other words it lacks are
+    marked, not the verb; the verb alone lacking is. An `unsupported` atom keeps its verb,
+    and a language without a rule for its past forms (French) keeps its verbs."""
+    view = _view(["Arnold joined Video Store Magazine in 1991.",
+                  "The magazine covers the home entertainment industry."])
+    assert _missing("Arnold was appointed deputy editor of Video Store Magazine in 1991",
+                    view) == ["deputy", "editor"]
+    assert _missing("Arnold became deputy editor of Video Store Magazine in 1991",
+                    view) == ["deputy", "editor"]
+    assert _missing("Arnold was appointed to Video Store Magazine in 1991", view) == [
+        "appointed"]
+    assert _missing("Bertrand founded the Lyon Silk Exchange", view) == [
+        "Bertrand", "founded", "the", "Lyon", "Silk", "Exchange"]
+    # Text that is not ASCII (read word by word), in English and in French.
+    view = _view(["Arnold joined Vidéo Store Magazine in 1991."])
+    assert _missing("Arnold was appointed deputy editor of Vidéo Store Magazine in 1991",
+                    view) == ["deputy", "editor"]
+    view = _view(["Arnold a rejoint le magazine Vidéo Store en 1991."])
+    assert _missing("Arnold a dirigé la rédaction du magazine Vidéo Store en 1991", view) == [
+        "dirigé", "la", "rédaction"]
+
+
+def test_an_atom_the_source_backs_a_quarter_of_at_most_is_missing_whole() -> None:
+    """Its missing words are one phrase with every function word between them (no word of
+    the clause); an atom the source backs more of is marked word by word."""
+    view = _view(["The words on the stone are old.", "Nobody knows who put them there."])
+    assert _missing("Accounts vary as to whether the words were carved", view) == [
+        "Accounts", "vary", "as", "to", "whether", "the", "carved"]
+    assert _missing("Accounts of the stone vary as to whether the words were carved",
+                    view) == ["Accounts", "vary"]
+    # The same in text that is not ASCII (read word by word).
+    view = _view(["Les mots sur la pierre sont anciens."])
+    assert _missing("Les récits divergent quant à savoir si les mots furent gravés", view) == [
+        "Les", "récits", "divergent", "quant", "à", "savoir", "si", "les", "furent", "gravés"]
+
+
+def test_a_preposition_and_its_article_between_two_missing_words_are_in_their_phrase() -> None:
+    """Two function words between two missing words (`FILL`: a preposition and its
+    article, `performance as a fighter pilot`) are missing with them; three are not."""
+    view = _view(["Arnold joined Video Store Magazine in 1991.",
+                  "The magazine covers the home entertainment industry."])
+    claim = "Arnold joined Video Store Magazine in 1991 as editor of {}reviews"
+    assert _missing(claim.format(""), view) == ["editor", "of", "reviews"]
+    assert _missing(claim.format("the "), view) == ["editor", "of", "the", "reviews"]
+    assert _missing(claim.format("all the "), view) == ["editor", "the", "reviews"]
+    # The same in text that is not ASCII (read word by word).
+    view = _view(["L'autel abrite une peinture du siècle."])
+    assert _missing("L'autel abrite une fresque de la chapelle", view) == [
+        "fresque", "de", "la", "chapelle"]
