@@ -51,4 +51,5 @@ def test_the_plain_scans_find_what_the_full_ones_do(text: str) -> None:
 
     assert fold_punctuation(text).isascii()
     assert split_sentences(text, plain=True) == split_sentences(text)
-    assert find_markers(text, SOURCES, [], plain=True) == find_markers(text, SOURCES, [])
+    sources = [vars(source) for source in SOURCES]
+    assert find_markers(text, sources, [], plain=True) == find_markers(text, sources, [])
