@@ -8,14 +8,25 @@ uncited source would only take a slot from a cited one.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any
 
-from schemas.answers import AnswerAccepted, AnswerSubmitted
+from schemas.answers import (
+    AnswerAccepted,
+    AnswerOptions,
+    AnswerSubmitted,
+    AnswerUnitIn,
+    Chunk,
+    Source,
+)
 from schemas.construct import maker
+from schemas.rows import field_tables
 from schemas.scoring import AnswerScored, CarriedExtraction, ScoreExplanation, SourceScore
+from schemas.trusted import passed_on
 from services.scoring.combine import Plan, cited_phrase, plan
 from services.scoring.parts import lexical_relevance, retriever_norms, support
 from services.text.carry import rows
-from services.text.extraction import Extracted, extract_answer
+from services.text.extraction import Extracted, extract, extract_answer
+from services.text.footnotes import footnote_definitions
 from services.text.lexical import analyse
 
 
@@ -45,22 +56,30 @@ _make_explanation = maker(ScoreExplanation)
 _make_row = maker(SourceScore)
 _make_scored = maker(AnswerScored)
 _make_carried = maker(CarriedExtraction)
+_DEFAULT_OPTIONS = vars(AnswerOptions())
 
 
 def score_sources(
-    answer: AnswerSubmitted, citing: Citing, carried: CarriedExtraction | None = None
+    answer: Any, citing: Citing, carried: CarriedExtraction | None = None
 ) -> AnswerScored:
     """Score, rank and explain every source given what the citations say (`carried`: the
-    extraction they come from, for the citations stage)."""
-    sources = answer.sources
-    options = answer.effective_options()
-    threshold = options.min_citation_score
-    chunks = [[analyse(chunk.text) for chunk in source.chunks] for source in sources]
+    extraction they come from, for the citations stage). `answer` is an `AnswerSubmitted`
+    or, read back, its JSON object: its fields are read as rows (`schemas.rows`) and it is
+    passed on as it is."""
+    (fields,) = field_tables(AnswerSubmitted, [answer])
+    sources = field_tables(Source, fields["sources"])
+    given = fields["options"]
+    options = field_tables(AnswerOptions, [given])[0] if given is not None else _DEFAULT_OPTIONS
+    threshold = options["min_citation_score"]
+    chunks = [
+        [analyse(chunk["text"]) for chunk in field_tables(Chunk, source["chunks"])]
+        for source in sources
+    ]
     retriever = retriever_norms(sources)
     lexical = lexical_relevance(
-        answer.query,
+        fields["query"],
         [
-            (*stats, analyse(source.title)) if source.title else stats
+            (*stats, analyse(source["title"])) if source["title"] else stats
             for source, stats in zip(sources, chunks)
         ],
     )
@@ -71,7 +90,7 @@ def score_sources(
 
     combined: list[tuple[float, Plan, tuple[float, ...]]] = []
     for position, source in enumerate(sources):
-        cited_by = cited_sentences.get(source.index)
+        cited_by = cited_sentences.get(source["index"])
         values: tuple[float, ...] = (
             support(
                 list(map(sentence_terms.get, cited_by)),
@@ -94,7 +113,7 @@ def score_sources(
     order = [
         position
         for _, _, position in sorted(
-            zip([-score for score, _, _ in combined], [s.index for s in sources], range(len(sources)))
+            zip([-score for score, _, _ in combined], [s["index"] for s in sources], range(len(sources)))
         )
     ]
     ranks = [0] * len(sources)
@@ -108,7 +127,7 @@ def score_sources(
     rows: list[SourceScore] = []
     for position, source in enumerate(sources):
         score, chosen, values = combined[position]
-        index = source.index
+        index = source["index"]
         count = counts.get(index, 0)
         eligible = score >= threshold
         rank = ranks[position]
@@ -126,7 +145,7 @@ def score_sources(
             _make_row(
                 {
                     "index": index,
-                    "retriever_score": source.score,
+                    "retriever_score": source["score"],
                     "retriever_norm": retriever[position],
                     "lexical": parts.get("lexical", 0.0),
                     "support": values[-1],
@@ -148,7 +167,7 @@ def score_sources(
         {
             "answer": answer,
             "scores": rows,
-            "passage_sources": passage_sources[: options.max_citations],
+            "passage_sources": passage_sources[: options["max_citations"]],
             "carried": carried,
         }
     )
@@ -158,9 +177,22 @@ def score_answer(accepted: AnswerAccepted, found: Extracted | None = None) -> An
     """Score an accepted answer: its citations come from the shared citation extractor
     (`found`, when the caller already ran it on this answer and hands it on itself).
     Otherwise (a stage process) the extraction made here is carried in the event, for the
-    citations stage."""
-    answer = accepted.answer
+    citations stage.
+
+    The answer is read as its field values and written out again as it came (a record read
+    back holds its JSON: making it models costs more than scoring reads), but for one with
+    span citations or footnote definitions, whose checks read its sources as models."""
     if found is not None:
-        return score_sources(answer, citing_from(found))
-    found = extract_answer(answer)
+        return score_sources(accepted.answer, citing_from(found))
+    answer = passed_on(accepted, "answer")
+    (fields,) = field_tables(AnswerSubmitted, [answer])
+    text = fields["text"]
+    if fields["citations"] or footnote_definitions(text):
+        answer = accepted.answer
+        found = extract_answer(answer)
+    else:
+        if fields["answer_units"]:  # (given their defaults, as models would be: written out)
+            field_tables(AnswerUnitIn, fields["answer_units"])
+        sources = field_tables(Source, fields["sources"])
+        found = extract(text, sources, None, fields["language"])
     return score_sources(answer, citing_from(found), _make_carried(rows(found)))

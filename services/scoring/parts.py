@@ -5,18 +5,20 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 
-from schemas.answers import Source
+from schemas.rows import Row
 from services.text.lexical import TextTerms, bm25_of_parts, text_terms
 
 
-def retriever_norms(sources: Sequence[Source]) -> list[float | None]:
-    """The retriever's scores min-max normalised over this answer's sources.
+def retriever_norms(sources: Sequence[Row]) -> list[float | None]:
+    """The retriever's scores min-max normalised over this answer's sources (their field
+    values).
 
     A source without a (finite) score gets None; when every score is equal (or there is only
     one), each scored source gets 1.0: none is worse than the retriever's best.
     """
     scores = [
-        s.score if s.score is not None and math.isfinite(s.score) else None for s in sources
+        score if (score := s["score"]) is not None and math.isfinite(score) else None
+        for s in sources
     ]
     known = [score for score in scores if score is not None]
     if not known:

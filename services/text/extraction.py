@@ -13,8 +13,10 @@ from bisect import bisect_right
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass, field
 from itertools import repeat
+from typing import Any
 
 from schemas.answers import AnswerSubmitted, CitationIn, Source
+from schemas.rows import field_tables
 from services.text.footnotes import check_definitions, footnote_definitions
 from services.text.hits import CitationHit, ClusterHit, ProblemHit, SentenceHit
 from services.text.lexical import span_tokens, terms_of, without_references
@@ -167,12 +169,15 @@ def extract_answer(answer: AnswerSubmitted) -> Extracted:
 
 def extract(
     text: str,
-    sources: Sequence[Source],
+    sources: Sequence[Any],
     supplied: Sequence[CitationIn] | None = None,
     language: str | None = None,
 ) -> Extracted:
     """Find every citation of `text`, resolve it against `sources`, add the `supplied` span
-    citations, and map each to its sentence (`language`, a BCP 47 tag, is a hint)."""
+    citations, and map each to its sentence (`language`, a BCP 47 tag, is a hint).
+
+    `sources`: `Source` models, or (without `supplied`) their field values as a record read
+    back holds them (`schemas.rows`)."""
     code = code_regions(text)
     definitions = footnote_definitions(text)
     # Nothing inside a footnote definition is a citation or a sentence of the answer.
@@ -182,7 +187,10 @@ def extract(
     folded = fold_punctuation(text)
     plain = folded.isascii()
     citations, clusters, problems = find_markers(
-        text, sources, sorted(code + notes) if notes else code, plain=plain
+        text,
+        field_tables(Source, list(sources)),
+        sorted(code + notes) if notes else code,
+        plain=plain,
     )
     if supplied:
         add_supplied(text, sources, supplied, citations, clusters, problems)

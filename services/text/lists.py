@@ -4,7 +4,12 @@ from __future__ import annotations
 
 import re
 
+from services.text.separators import fold_punctuation
+
 _BULLETS = "•⁃◦▪‣●"
+# Those a text that folds to ASCII can hold (its only other characters are common
+# separators, services.text.separators).
+_PLAIN_BULLETS = [bullet for bullet in _BULLETS if fold_punctuation(bullet).isascii()]
 _BULLET = re.compile(r"(?<!\S)[•⁃◦▪‣●]")
 # Items of an inline list written `1. ... 2. ...` (only searched when a line starts with `1.`).
 _DOT_ITEM = re.compile(r"(?<!\S)(?P<label>\d{1,2}|[a-z])\.(?=\s)")
@@ -14,13 +19,17 @@ _LABEL_LEAD = " \t" + _BULLETS
 _SPACE = " \t\r\n\f\v\u00a0\u2028\u2029"
 
 
-def list_breaks(text: str) -> list[int]:
-    """Positions before inline list items (a run `1) ... 2) ...`) and inline bullets."""
+def list_breaks(text: str, plain: bool = False) -> list[int]:
+    """Positions before inline list items (a run `1) ... 2) ...`) and inline bullets.
+    `plain`: the text is known to fold to ASCII (services.text.separators.fold_punctuation)."""
     breaks: list[int] = []
-    if any(bullet in text for bullet in _BULLETS):
+    if any(bullet in text for bullet in (_PLAIN_BULLETS if plain else _BULLETS)):
         breaks.extend(m.start() for m in _BULLET.finditer(text))
     items = _paren_items(text) if ")" in text else []
-    if _DOT_LIST_FIRST.search(text) or _DOT_LIST_FIRST_AT_START.match(text):
+    # (a line break is found by `in` far faster than by the regex scan)
+    if ("\n" in text and _DOT_LIST_FIRST.search(text)) or _DOT_LIST_FIRST_AT_START.match(
+        text
+    ):
         items.extend((m.start(), m.group("label"), ".") for m in _DOT_ITEM.finditer(text))
         items.sort()
     last: dict[tuple[str, bool], tuple[int, list[int]]] = {}

@@ -18,7 +18,7 @@ from collections.abc import Iterator, Sequence
 from heapq import merge
 from urllib.parse import urlsplit
 
-from schemas.answers import Source
+from schemas.rows import Row
 from services.text.hits import CitationHit, ClusterHit, ProblemHit
 from services.text.marker_styles import (
     CITE_SEPARATOR,
@@ -73,12 +73,12 @@ def _is_definition(text: str, start: int, end: int) -> bool:
 class _Resolver:
     """Resolves cited numbers to sources and records invalid ones as problems."""
 
-    def __init__(self, sources: Sequence[Source]) -> None:
+    def __init__(self, sources: Sequence[Row]) -> None:
         self.sources = sources
-        self.by_index = {source.index: source for source in sources}
-        self.by_id: dict[str, Source] | None = None  # built on the first citation token
-        self.documents = [s for s in sources if s.kind == "document"]
-        self.webs = [s for s in sources if s.kind == "web"]
+        self.by_index = {source["index"]: source for source in sources}
+        self.by_id: dict[str, Row] | None = None  # built on the first citation token
+        self.documents = [s for s in sources if s["kind"] == "document"]
+        self.webs = [s for s in sources if s["kind"] == "web"]
         self.citations: list[CitationHit] = []
         self.problems: list[ProblemHit] = []
 
@@ -88,7 +88,7 @@ class _Resolver:
         marker: str,
         start: int,
         end: int,
-        source: Source | None,
+        source: Row | None,
         problem: tuple[str, str] | None,
     ) -> None:
         """Record one citation; `problem` is `(code, message)` when it is invalid."""
@@ -97,7 +97,7 @@ class _Resolver:
                 "unknown_source",
                 f"{marker} cites source {cited}, which does not exist",
             )
-        index = source.index if source is not None else None
+        index = source["index"] if source is not None else None
         self.citations.append(
             CitationHit(
                 cited if index is None else index,
@@ -139,7 +139,7 @@ class _Resolver:
 
     def nth(
         self, kind: str, nth: int, marker: str, start: int, end: int
-    ) -> Source | None:
+    ) -> Row | None:
         """`[Document N]` / `[Web Source N]`: the Nth source of that kind, or a problem."""
         pool = self.documents if kind == "document" else self.webs
         if 1 <= nth <= len(pool):
@@ -159,24 +159,27 @@ class _Resolver:
             self.linked(source, url, f"web source {nth}", marker, start, end)
 
     def linked(
-        self, source: Source, url: str, label: str, marker: str, start: int, end: int
+        self, source: Row, url: str, label: str, marker: str, start: int, end: int
     ) -> None:
         """A citation of `source` whose marker links `url`: the URL must be the source's."""
         problem = None
-        if source.url and url_key(url) != url_key(source.url):
-            problem = ("url_mismatch", f"{marker} links {url}, but {label} is {source.url}")
-        self.add(source.index, marker, start, end, source, problem)
+        own = source["url"]
+        if own and url_key(url) != url_key(own):
+            problem = ("url_mismatch", f"{marker} links {url}, but {label} is {own}")
+        self.add(source["index"], marker, start, end, source, problem)
 
     def named(self, ids: list[str], marker: str, start: int, end: int) -> None:
         """OpenAI's citation token: each id names the source with that `source_id`, else
         the one with that `doc_id`."""
         if self.by_id is None:
-            self.by_id = {s.doc_id: s for s in reversed(self.sources) if s.doc_id}
-            self.by_id.update((s.source_id, s) for s in reversed(self.sources) if s.source_id)
+            self.by_id = {s["doc_id"]: s for s in reversed(self.sources) if s["doc_id"]}
+            self.by_id.update(
+                (s["source_id"], s) for s in reversed(self.sources) if s["source_id"]
+            )
         for source_id in ids:
             source = self.by_id.get(source_id)
             if source is not None:
-                self.add(source.index, marker, start, end, source, None)
+                self.add(source["index"], marker, start, end, source, None)
                 continue
             message = f"a citation token cites {source_id!r}, no source's source_id or doc_id"
             self.add(0, marker, start, end, None, ("unknown_source", message))
@@ -207,9 +210,10 @@ class _Resolver:
 
 
 def find_markers(
-    text: str, sources: Sequence[Source], code: list[tuple[int, int]], *, plain: bool = False
+    text: str, sources: Sequence[Row], code: list[tuple[int, int]], *, plain: bool = False
 ) -> tuple[list[CitationHit], list[ClusterHit], list[ProblemHit]]:
-    """Every citation in `text` (outside `code` regions), its clusters and its problems;
+    """Every citation in `text` (outside `code` regions), its clusters and its problems
+    (`sources`: the field values of the answer's sources, `schemas.rows`);
     `plain`: the text is known to fold to ASCII (`has_rare_start`)."""
     # The rarer styles are scanned for only when a character of theirs is there.
     rare = has_rare_start(text, plain)
@@ -270,7 +274,7 @@ def find_markers(
             elif doc is not None:
                 source = resolver.nth("document", int(doc), marker, start, end)
                 if source is not None:
-                    resolver.add(source.index, marker, start, end, source, None)
+                    resolver.add(source["index"], marker, start, end, source, None)
             elif web is not None:
                 resolver.web(int(web), url, marker, start, end)
             elif pin is not None:

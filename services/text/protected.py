@@ -5,6 +5,8 @@ from __future__ import annotations
 import re
 from re import Match
 
+from services.text.separators import fold_punctuation
+
 QUOTE_REACH = 400  # longest protected span
 # Only a pair holding one of these can protect a sentence end (with the full stops of
 # Chinese and Japanese, Devanagari, Arabic and Urdu, Armenian, Ethiopic and Burmese).
@@ -34,6 +36,9 @@ _PAIRS = [
     )
     for escaped in [re.escape(opener + closer)]
 ]
+# Those a text that folds to ASCII can hold (its only other characters are common
+# separators, services.text.separators): the others are not looked for in it.
+_PLAIN_PAIRS = [pair for pair in _PAIRS if fold_punctuation(pair[0]).isascii()]
 # Straight double quotes pair up consecutively; a quote that cannot close the pending one
 # (too far, or on another line) opens the next pair.
 _QUOTES = re.compile(rf'"[^"\n]{{0,{QUOTE_REACH - 1}}}"')
@@ -62,14 +67,15 @@ def positions(text: str, chars: str) -> list[int]:
     return found
 
 
-def protected_intervals(text: str) -> list[tuple[int, int]]:
+def protected_intervals(text: str, plain: bool = False) -> list[tuple[int, int]]:
     """Sorted `(open, close)` of quotations, parentheses and brackets on one line and at most
     `QUOTE_REACH` long (`close` is the closing character): innermost pairs for brackets (only
     those holding `TERMINAL` punctuation), consecutive pairs for straight double quotes, and
-    single quotations that open after a space or bracket."""
+    single quotations that open after a space or bracket. `plain`: the text is known to fold
+    to ASCII (services.text.separators.fold_punctuation)."""
     intervals = [
         (start, end - 1)
-        for opener, pattern in _PAIRS
+        for opener, pattern in (_PLAIN_PAIRS if plain else _PAIRS)
         if opener in text  # cheaper than a scan that finds nothing
         for start, end in map(Match.span, pattern.finditer(text))
         if end - start <= QUOTE_REACH + 1

@@ -105,6 +105,7 @@ class _Scan:
         code: list[tuple[int, int]],
         fenced: list[tuple[int, int]],
         language: str,
+        plain: bool = False,
     ) -> None:
         self.text = text
         self.language = language  # the hint's primary subtag, lower case ("" when none)
@@ -115,7 +116,7 @@ class _Scan:
         self.cluster_ends = set(self.cluster_end.values())
         self.code = code
         self.fenced = fenced
-        self.protected = protected_intervals(text)
+        self.protected = protected_intervals(text, plain)
         # Sweep state of `is_protected`: the first interval not yet passed, the furthest
         # close of those passed, and the last start asked about.
         self.swept = 0
@@ -552,8 +553,8 @@ def split_sentences(
     hint = language.replace("_", "-").split("-", 1)[0].lower() if language else ""
     if code:
         code = [span for span in code if not _armenian_mark(text, span[0])]
-    scan = _Scan(text, clusters or [], code or [], fenced or [], hint)
-    forced = list_breaks(text)
+    scan = _Scan(text, clusters or [], code or [], fenced or [], hint, plain)
+    forced = list_breaks(text, plain)
     for start, end in scan.fenced:
         forced.extend((start, end))
     forced.sort()

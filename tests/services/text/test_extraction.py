@@ -43,12 +43,19 @@ def test_a_text_folding_to_ascii_holds_no_stop_of_another_script() -> None:
 @pytest.mark.parametrize("text", [
     "Cats \u201cpurr.\u201d Dogs: bark; loudly [1]. Birds\u2026 sing <sup>2</sup>. End \u2014 here.",
     "\u00abQuoi ?\u00bb dit-il ; \u2018Non.\u2019 Fin : oui. Note\u00a0: [2][3].",
+    "Steps \u2014 \u2022 mix (slowly. then) \u2022 bake [1] \u201eGut.\u201c Done.",
+    "Intro \u201cnote\u201d:\n1. First step. Then rest [2].\n2. Second \u00bbja.\u00ab step.",
 ])
 def test_the_plain_scans_find_what_the_full_ones_do(text: str) -> None:
+    from services.text.lists import list_breaks
     from services.text.markers import find_markers
+    from services.text.protected import protected_intervals
     from services.text.separators import fold_punctuation
     from services.text.sentences import split_sentences
 
     assert fold_punctuation(text).isascii()
     assert split_sentences(text, plain=True) == split_sentences(text)
-    assert find_markers(text, SOURCES, [], plain=True) == find_markers(text, SOURCES, [])
+    assert protected_intervals(text, plain=True) == protected_intervals(text)
+    assert list_breaks(text, plain=True) == list_breaks(text)
+    sources = [vars(source) for source in SOURCES]
+    assert find_markers(text, sources, [], plain=True) == find_markers(text, sources, [])
