@@ -27,8 +27,7 @@ from services.citations.checks import (
     unchecked,
 )
 from services.text.extraction import Extracted
-from services.text.languages import reads_english
-from services.text.lexical import NO_NAMES, name_terms, span_tokens, terms_of, words
+from services.text.lexical import NO_NAMES, name_terms, span_tokens, terms_of_each, words
 from services.text.protected import positions
 from services.verification.claims import NEGATING, negates, numbers_of
 
@@ -190,12 +189,9 @@ def source_index(chunks: Sequence[Chunk], names: frozenset[str] = NO_NAMES) -> S
         spans = chunk_sentences(text)
         windows += zip(repeat(position), *zip(*spans)) if spans else ()
         tokens = span_tokens(text, spans)
-        # Words that read as English (or undetermined: the same terms) read so in every
-        # window they hold too: one decision for the chunk instead of one per window.
-        surface = list(chain.from_iterable(tokens))
-        language = "en" if reads_english(surface) else None
-        window_terms += map(terms_of, tokens, repeat(language))
-        if NEGATING.isdisjoint(surface):  # (no window of the chunk can negate)
+        unique = set().union(*tokens)  # (its words, each once: read by set operations)
+        window_terms += terms_of_each(tokens, unique, text.isascii())
+        if NEGATING.isdisjoint(unique):  # (no window of the chunk can negate)
             negations += repeat(False, len(tokens))
         else:
             negations += map(negates, tokens)
