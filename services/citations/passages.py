@@ -11,7 +11,7 @@ is then its own section).
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from itertools import chain, repeat
 from operator import lshift
@@ -197,9 +197,11 @@ def source_index(chunks: Sequence[Chunk], names: frozenset[str] = NO_NAMES) -> S
             negations += map(negates, tokens)
     # Bit order is free: only overlaps and their sizes are ever read.
     vocabulary = set().union(names, *window_terms)
-    bits = dict(zip(vocabulary, chain(
-        _POWERS, map(lshift, repeat(1), range(len(_POWERS), len(vocabulary))))))
-    masks = [sum(map(bits.__getitem__, terms)) for terms in window_terms]
+    powers: Iterable[int] = _POWERS  # (enough for all but the largest sources)
+    if len(vocabulary) > len(_POWERS):
+        powers = chain(_POWERS, map(lshift, repeat(1), range(len(_POWERS), len(vocabulary))))
+    bits = dict(zip(vocabulary, powers))
+    masks = list(map(sum, map(map, repeat(bits.__getitem__), window_terms)))
     cached = SourceIndex(windows, masks, bits, negations)
     cached.name_mask = sum(map(bits.__getitem__, names))
     if len(windows) <= MAX_COLUMN_WINDOWS:
