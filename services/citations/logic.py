@@ -65,12 +65,13 @@ def cite_answer(scored: AnswerScored, extracted: Extracted | None = None) -> Ans
             extracted = extracted_from(answer.text, carried)
         if extracted is None:
             extracted = extract_answer(answer)
+    passage_sources = scored.passage_sources  # (a field read of a lazy record: once)
     return _answer_cited(
         {
             "answer": answer,
             "scores": passed_on(scored, "scores"),
-            "passage_sources": scored.passage_sources,
-            "extraction": build_extraction(answer, extracted, scored.passage_sources),
+            "passage_sources": passage_sources,
+            "extraction": build_extraction(answer, extracted, passage_sources),
         }
     )
 

@@ -11,7 +11,7 @@ is then its own section).
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from itertools import chain, repeat
 from operator import lshift
@@ -27,8 +27,7 @@ from services.citations.checks import (
     unchecked,
 )
 from services.text.extraction import Extracted
-from services.text.languages import reads_english
-from services.text.lexical import NO_NAMES, name_terms, span_tokens, terms_of, words
+from services.text.lexical import NO_NAMES, name_terms, span_tokens, terms_of_each, words
 from services.text.protected import positions
 from services.verification.claims import NEGATING, negates, numbers_of
 
@@ -190,20 +189,19 @@ def source_index(chunks: Sequence[Chunk], names: frozenset[str] = NO_NAMES) -> S
         spans = chunk_sentences(text)
         windows += zip(repeat(position), *zip(*spans)) if spans else ()
         tokens = span_tokens(text, spans)
-        # Words that read as English (or undetermined: the same terms) read so in every
-        # window they hold too: one decision for the chunk instead of one per window.
-        surface = list(chain.from_iterable(tokens))
-        language = "en" if reads_english(surface) else None
-        window_terms += map(terms_of, tokens, repeat(language))
-        if NEGATING.isdisjoint(surface):  # (no window of the chunk can negate)
+        unique = set().union(*tokens)  # (its words, each once: read by set operations)
+        window_terms += terms_of_each(tokens, unique, text.isascii())
+        if NEGATING.isdisjoint(unique):  # (no window of the chunk can negate)
             negations += repeat(False, len(tokens))
         else:
             negations += map(negates, tokens)
     # Bit order is free: only overlaps and their sizes are ever read.
     vocabulary = set().union(names, *window_terms)
-    bits = dict(zip(vocabulary, chain(
-        _POWERS, map(lshift, repeat(1), range(len(_POWERS), len(vocabulary))))))
-    masks = [sum(map(bits.__getitem__, terms)) for terms in window_terms]
+    powers: Iterable[int] = _POWERS  # (enough for all but the largest sources)
+    if len(vocabulary) > len(_POWERS):
+        powers = chain(_POWERS, map(lshift, repeat(1), range(len(_POWERS), len(vocabulary))))
+    bits = dict(zip(vocabulary, powers))
+    masks = list(map(sum, map(map, repeat(bits.__getitem__), window_terms)))
     cached = SourceIndex(windows, masks, bits, negations)
     cached.name_mask = sum(map(bits.__getitem__, names))
     if len(windows) <= MAX_COLUMN_WINDOWS:

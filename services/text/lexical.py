@@ -24,7 +24,7 @@ from collections import _count_elements  # type: ignore[attr-defined]  # Counter
 from collections.abc import Collection, Iterable, Sequence
 from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
-from itertools import filterfalse
+from itertools import filterfalse, repeat
 from operator import add
 from typing import cast
 
@@ -160,7 +160,8 @@ def span_tokens(text: str, spans: Iterable[tuple[int, int]]) -> list[list[str]]:
 
 def span_terms(text: str, spans: Iterable[tuple[int, int]]) -> list[set[str]]:
     """The content terms of several `[start, end)` slices of one text (`span_tokens`)."""
-    return list(map(terms_of, span_tokens(text, spans)))
+    tokens = span_tokens(text, spans)
+    return terms_of_each(tokens, set().union(*tokens), text.isascii())
 
 
 def stem(word: str) -> str:
@@ -250,6 +251,22 @@ def terms_of(
     else:
         found = cast("set[str]", seen)  # every word was known: only terms
     found.discard("")
+    return found
+
+
+def terms_of_each(
+    tokens: Sequence[Collection[str]], unique: AbstractSet[str], ascii: bool = False
+) -> list[set[str]]:
+    """`terms_of` of each of several token lists of one text (`unique`: every word among
+    them; `ascii`: the caller knows they are ASCII), each in its own language. Words that
+    read as English (or undetermined: the same terms) read so in any part of them too (no
+    more function words, the same script): then the language is decided and the words are
+    learnt once for all the lists, not once per list."""
+    if not languages.reads_english(unique, ascii):
+        return [terms_of(surface, None, ascii) for surface in tokens]
+    found = list(map(set, map(map, repeat(_learn(unique).__getitem__), tokens)))
+    for terms in found:
+        terms.discard("")
     return found
 
 

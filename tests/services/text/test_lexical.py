@@ -18,6 +18,7 @@ from services.text.lexical import (
     span_terms,
     stem,
     terms_of,
+    terms_of_each,
     text_terms,
     words,
 )
@@ -84,6 +85,21 @@ def test_span_terms_match_each_slice() -> None:
     mixed = "naïve 東京 cafés. Other."
     assert span_terms(mixed, [(0, 15)]) == [text_terms(mixed[:15])]
     assert "東京" in text_terms(mixed[:15])
+
+
+# English, German, French and Spanish function words, content words and non-ASCII words:
+# token lists that read as English together, and lists where some read as another language.
+MIXED = ["the", "of", "cases", "studies", "der", "die", "und", "nicht", "le", "les", "et",
+         "pas", "el", "los", "y", "häuser", "straße", "café", "glaciers", "a", "1999"]
+
+
+@given(st.lists(st.lists(st.sampled_from(MIXED), max_size=10), max_size=6))
+def test_terms_of_each_match_terms_of_each_list(tokens: list[list[str]]) -> None:
+    unique = set().union(*tokens)
+    expected = [terms_of(surface) for surface in tokens]
+    assert terms_of_each(tokens, unique) == expected
+    if all(map(str.isascii, unique)):
+        assert terms_of_each(tokens, unique, ascii=True) == expected
 
 
 def test_analyse_counts_terms_and_is_memoised() -> None:
