@@ -58,10 +58,13 @@ def _fill(cls: type[BaseModel], size: int, found: list[Any]) -> None:
 
 
 def rows(model: BaseModel, name: str) -> list[Row]:
-    """The field values of each member of list field `name` of `model` (none null)."""
-    return [
-        member if type(member) is dict else member.__dict__ for member in members(model, name)
-    ]
+    """The field values of each member of list field `name` of `model` (none null), in a
+    list of their own."""
+    found = members(model, name)
+    # (the members are all JSON objects or all models: C-level copies, no loop here)
+    if found and type(found[0]) is dict:
+        return list(found)
+    return list(map(vars, found))
 
 
 def row(value: Any) -> Row:

@@ -14,10 +14,10 @@ from __future__ import annotations
 from bisect import bisect_left, bisect_right
 from collections.abc import Sequence
 from itertools import chain, repeat
-from operator import eq, gt, itemgetter, le, lt
+from operator import attrgetter, eq, gt, itemgetter, le, lt
 from typing import Any
 
-from schemas.rows import Row, row
+from schemas.rows import Row
 from services.formatting.layout import cut
 
 MARK_OPEN = "{=="
@@ -25,6 +25,7 @@ MARK_CLOSE = "==}"
 
 Word = tuple[int, int]
 _SPAN = itemgetter("start", "end")
+_SPAN_OF = attrgetter("start", "end")
 
 
 def unsupported_words(citations: Sequence[Row], support: Sequence[Any]) -> list[Word]:
@@ -34,13 +35,17 @@ def unsupported_words(citations: Sequence[Row], support: Sequence[Any]) -> list[
     for citation, entry in zip(citations, support):
         if entry is None:
             continue
-        fields = row(entry)
-        if fields["verdict"] == "unverifiable":
+        # (a JSON object's words are JSON objects too, a model's models: read as such,
+        # without a call per entry and word)
+        json = type(entry) is dict
+        fields = entry if json else entry.__dict__
+        verdict = fields["verdict"]
+        if verdict == "unverifiable":
             continue
         words: set[Word] = (
             set()
-            if fields["verdict"] == "supported"
-            else set(map(_SPAN, map(row, fields["missing_words"])))
+            if verdict == "supported"
+            else set(map(_SPAN if json else _SPAN_OF, fields["missing_words"]))
         )
         sentence = citation["sentence_index"]
         found = by_sentence.get(sentence)

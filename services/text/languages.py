@@ -217,16 +217,10 @@ def _detect(text: str, tokens: Collection[str] | None, script: int | None) -> st
         script = scripts.text_script(text, _SCRIPT_SAMPLE)
     if script == scripts.LATIN:
         if tokens is None:
-            folded = fold_punctuation(text)  # separators are no word characters: same words
-            tokens = (ascii_word_text(folded).split() if folded.isascii()
-                      else _WORD.findall(text.lower()))
+            return _latin_text(text)
         if not ENGLISH_MARKS.isdisjoint(tokens):
             return "en"
-        if text.isascii():
-            return _by_function_words(tokens)
-        if _too_few(tokens):
-            return UNDETERMINED
-        return _latin(text)  # letters English lacks: the model tells which language
+        return _unmarked(text, tokens, _function_words(tokens))
     if script == scripts.OTHER:
         return UNDETERMINED
     if script == scripts.CYRILLIC:
@@ -236,6 +230,49 @@ def _detect(text: str, tokens: Collection[str] | None, script: int | None) -> st
     if script == scripts.INDIC:
         return "hi" if any("\u0900" <= ch <= "\u097f" for ch in text[:400]) else UNDETERMINED
     return _BY_SCRIPT.get(script, UNDETERMINED)
+
+
+def _tokens(text: str) -> list[str]:
+    """The word tokens of a text, lowercase, as `_detect` reads them."""
+    folded = fold_punctuation(text)  # separators are no word characters: same words
+    return ascii_word_text(folded).split() if folded.isascii() else _WORD.findall(text.lower())
+
+
+def _latin_text(text: str) -> str:
+    """`_detect` of a Latin-script text not tokenized yet. Most English texts show an
+    English mark in their first words (`_english_head`): the rest is not tokenized. Any
+    other is tokenized whole and its words looked up once, among the English marks and the
+    candidates' function words together (a text without marks needs the latter)."""
+    if _english_head(text):
+        return "en"
+    tokens = _tokens(text)
+    common = _function_words(tokens, marks=True)
+    if not ENGLISH_MARKS.isdisjoint(common):
+        return "en"
+    return _unmarked(text, tokens, common)  # (no mark among `tokens`: `common` is theirs)
+
+
+_HEAD = 120  # the characters of a text's head (`_english_head`)
+
+
+def _english_head(text: str) -> bool:
+    """Whether a word of the text's first `_HEAD` characters, split at white space and
+    lowercased (the last one left out: it may be cut), is an English mark as it stands:
+    such a word is one of the text's tokens (`_tokens` splits at white space too, and no
+    character but a mark's own capitals lowercases to its ASCII letters: the Kelvin sign,
+    the one other that lowercases to ASCII, makes a `k`, in no mark)."""
+    words = text[:_HEAD].lower().split()
+    return len(words) > 1 and not ENGLISH_MARKS.isdisjoint(words[:-1])
+
+
+def _unmarked(text: str, tokens: Collection[str], common: set[str]) -> str:
+    """The language of Latin-script `text` whose word `tokens` hold no English mark
+    (`common`: the candidates' function words among them)."""
+    if text.isascii():
+        return _by_function_words(tokens, common)
+    if _too_few(tokens):
+        return UNDETERMINED
+    return _latin(text)  # letters English lacks: the model tells which language
 
 
 _BY_SCRIPT = {
@@ -251,7 +288,9 @@ _ASCII_CANDIDATES = ("de", "fr", "es", "it", "pt", "nl", "id", "sv", "da", "no",
                      "pl", "cs", "ro", "hu")
 
 
-_ANY_FUNCTION_WORD: set[str] = set()  # every candidate's stopwords (made on first use)
+# Every candidate's stopwords, and those with the English marks (made on first use).
+_ANY_FUNCTION_WORD: set[str] = set()
+_FUNCTION_OR_MARK: set[str] = set()
 
 
 def _too_few(tokens: Collection[str]) -> bool:
@@ -259,12 +298,14 @@ def _too_few(tokens: Collection[str]) -> bool:
     return len(tokens) - sum(map(str.isdigit, tokens)) < _MIN_TOKENS
 
 
-def _function_words(tokens: Collection[str]) -> set[str]:
-    """The function words of any ASCII candidate language among `tokens`."""
+def _function_words(tokens: Collection[str], marks: bool = False) -> set[str]:
+    """The function words of any ASCII candidate language among `tokens` (with `marks`,
+    the English marks among them too)."""
     if not _ANY_FUNCTION_WORD:
         for language in _ASCII_CANDIDATES:
             _ANY_FUNCTION_WORD.update(stopwords(language))
-    return _ANY_FUNCTION_WORD.intersection(tokens)
+        _FUNCTION_OR_MARK.update(_ANY_FUNCTION_WORD, ENGLISH_MARKS)
+    return (_FUNCTION_OR_MARK if marks else _ANY_FUNCTION_WORD).intersection(tokens)
 
 
 def reads_english(tokens: Collection[str], ascii: bool = False) -> bool:
@@ -275,13 +316,13 @@ def reads_english(tokens: Collection[str], ascii: bool = False) -> bool:
     return len(_function_words(tokens)) < 2 and (ascii or " ".join(tokens).isascii())
 
 
-def _by_function_words(tokens: Collection[str]) -> str:
+def _by_function_words(tokens: Collection[str], common: set[str]) -> str:
     """The language of plain ASCII words with no English function word among them: the one
     whose function words are most of them, when they are dense (a model calls short English
     lists of names and nouns anything); else undetermined (so for too few words). Set
-    intersections only: no model runs on the English that makes most texts."""
+    intersections only: no model runs on the English that makes most texts. `common`: the
+    candidates' function words among `tokens` (`_function_words`)."""
     # Every candidate's hits are among `common`: most texts (nouns, names) end here.
-    common = _function_words(tokens)
     if len(common) < 2 or 5 * len(common) < len(tokens) or _too_few(tokens):
         return UNDETERMINED
     best, hits = UNDETERMINED, 1

@@ -5,13 +5,14 @@ is not marked."""
 
 from __future__ import annotations
 
+import orjson
 import pytest
 
 from schemas.answers import ALL_RENDERINGS
 from schemas.spans import AnswerWord
 from services.formatting.config import MarkMissingConfigError, marked_from_setting
 from services.formatting.logic import format_answer
-from services.formatting.missing import markable, marked_cut
+from services.formatting.missing import markable, marked_cut, unsupported_words
 from tests.services.formatting.builders import Mark, Unit, build_resolved, source, with_missing
 from tests.services.formatting.oracle import bleach_clean, executable_findings
 
@@ -108,3 +109,14 @@ def test_markable_and_marked_cut() -> None:
     assert marked_cut(text, [6], [9], [(0, 2), (3, 5), (13, 15)]) == [
         "{==ab==} {==cd==} ", " ef {==gh==}"]
     assert marked_cut(text, [0], [9], [(3, 5)]) == ["", " ef gh"]  # cut out: left out
+
+
+def test_the_words_of_a_record_read_back_are_those_of_its_models() -> None:
+    # (a record written here is read as JSON objects, a validated one as models)
+    resolved = _resolved(["Gustave", "<Eiffel>"])
+    citations = [vars(citation) for citation in resolved.extraction.citations]
+    support = resolved.resolution.support
+    json = orjson.loads(orjson.dumps([entry and entry.model_dump() for entry in support]))
+    words = unsupported_words(citations, support)
+    assert words == [(13, 20), (23, 31)]
+    assert unsupported_words(citations, json) == words
