@@ -240,10 +240,11 @@ def _tokens(text: str) -> list[str]:
 
 def _latin_text(text: str) -> str:
     """`_detect` of a Latin-script text not tokenized yet. Most English texts show an
-    English mark in their first words (`_english_head`): the rest is not tokenized. Any
+    English mark in their first words (`_english_head`): the rest of a long one is not
+    tokenized (a short one is read whole at once: its head is most of it). Any
     other is tokenized whole and its words looked up once, among the English marks and the
     candidates' function words together (a text without marks needs the latter)."""
-    if _english_head(text):
+    if len(text) > _LONG and _english_head(text):
         return "en"
     tokens = _tokens(text)
     common = _function_words(tokens, marks=True)
@@ -253,6 +254,7 @@ def _latin_text(text: str) -> str:
 
 
 _HEAD = 120  # the characters of a text's head (`_english_head`)
+_LONG = 4 * _HEAD  # a text read by its head first
 
 
 def _english_head(text: str) -> bool:
