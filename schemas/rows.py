@@ -44,7 +44,7 @@ def field_tables(cls: type[BaseModel], values: list[Any]) -> list[Row]:
     record), or all their JSON objects (of a record read back), given their defaults as
     `members` gives them."""
     if not values or type(values[0]) is not dict:
-        return list(map(vars, values))
+        return [value.__dict__ for value in values]
     _fill(cls, len(fields_set(cls)), values)
     return values
 
@@ -61,10 +61,10 @@ def rows(model: BaseModel, name: str) -> list[Row]:
     """The field values of each member of list field `name` of `model` (none null), in a
     list of their own."""
     found = members(model, name)
-    # (the members are all JSON objects or all models: C-level copies, no loop here)
+    # (the members are all JSON objects, copied in C, or all models)
     if found and type(found[0]) is dict:
         return list(found)
-    return list(map(vars, found))
+    return [member.__dict__ for member in found]
 
 
 def row(value: Any) -> Row:
