@@ -78,7 +78,7 @@ def _verification_call(cited: AnswerCited) -> tuple[Callable[[], object], Callab
     answer = cited.answer
     index = SectionIndex.from_sources(answer.sources)
     ctx = UnitContext(
-        answer, cited.extraction, QuoteFinder(index.pieces), index.pieces, Locators(), []
+        answer, cited.extraction, QuoteFinder(index.pieces), index, Locators(), []
     )
     units = upstream_units(ctx, answer.answer_units) if answer.answer_units else (
         sentence_units(ctx)

@@ -31,7 +31,7 @@ def resolve_answer(cited: AnswerCited, judge: Judge | None = None) -> AnswerReso
     finder = QuoteFinder(index.pieces)
     locators = Locators()
     problems: list[Problem] = []
-    ctx = UnitContext(answer, cited.extraction, finder, index.pieces, locators, problems)
+    ctx = UnitContext(answer, cited.extraction, finder, index, locators, problems)
     units = (
         upstream_units(ctx, ctx.answer_units) if ctx.answer_units else sentence_units(ctx)
     )

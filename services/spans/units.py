@@ -38,9 +38,9 @@ from services.spans.resolve import resolve_quote
 from services.spans.search import QuoteFinder
 from services.spans.sections import (
     Piece,
+    SectionIndex,
     same_offset,
     source_ref,
-    source_rows,
     utf16_offsets,
 )
 from services.text.scripts import UNSPACED_CHAR
@@ -65,15 +65,16 @@ _NEAR = 2048
 @dataclass(slots=True)
 class UnitContext:
     """What unit resolution needs about one answer (`answer`: an `AnswerSubmitted` or its
-    JSON object; its sources and units are read as their field values)."""
+    JSON object; its units are read as their field values, its sources' are the `index`'s)."""
 
     answer: Any
     extraction: CitationExtraction
     finder: QuoteFinder
-    pieces: list[Piece]
+    index: SectionIndex
     locators: Locators
     problems: list[Problem]
     text: str = field(init=False)
+    pieces: list[Piece] = field(init=False)
     sources: list[Row] = field(init=False)
     answer_units: list[Any] | None = field(init=False)
     _utf16: Callable[[int], int] = field(init=False, repr=False)
@@ -84,7 +85,8 @@ class UnitContext:
     def __post_init__(self) -> None:
         (fields,) = field_tables(AnswerSubmitted, [self.answer])
         self.text = fields["text"]
-        self.sources = source_rows(fields["sources"])
+        self.pieces = self.index.pieces
+        self.sources = self.index.sources
         self.answer_units = fields["answer_units"]
         self._utf16 = utf16_offsets(self.text)
         self._markers = None

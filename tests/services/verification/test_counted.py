@@ -86,7 +86,7 @@ def _both(data: dict[str, Any]) -> tuple[Verification, Verification, int]:
     answer = cited.answer
     index = SectionIndex.from_sources(answer.sources)
     ctx = UnitContext(
-        answer, cited.extraction, QuoteFinder(index.pieces), index.pieces, Locators(), []
+        answer, cited.extraction, QuoteFinder(index.pieces), index, Locators(), []
     )
     units = sentence_units(ctx)
     text = blanked(ctx.text, cited.extraction)
